@@ -1,0 +1,239 @@
+/* libiolens-log: read every Darshan 3.x log, write Darshan 3.41 logs.
+ *
+ * Contract (all functions):
+ *  - Return IOLENS_OK (0) or a negative iolens_status; never print, never exit.
+ *  - A log is hostile input: every offset, length and count is checked before use.
+ *    Failures carry a human-readable detail that names the problem (which region,
+ *    which record, what was expected), readable through iolens_log_error() or the
+ *    errbuf of iolens_log_open().
+ *  - A handle (iolens_log, iolens_writer) is not thread-safe; distinct handles are.
+ *  - All decoded values are in host byte order and already upgraded to the current
+ *    record layout of the module (log-format spec section 8.4), with correct values
+ *    (no upstream data-loss quirks; see docs/deviations.md).
+ */
+#ifndef IOLENS_LOG_H
+#define IOLENS_LOG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "iolens/counters.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------- errors */
+typedef enum iolens_status {
+    IOLENS_OK = 0,
+    IOLENS_E_IO = -1,              /* open/read/write/seek of the file failed (errno in detail) */
+    IOLENS_E_NOMEM = -2,
+    IOLENS_E_TRUNCATED = -3,       /* file shorter than the header or a region it names */
+    IOLENS_E_BAD_MAGIC = -4,       /* not a Darshan log */
+    IOLENS_E_BAD_VERSION = -5,     /* version string not a supported 3.x version */
+    IOLENS_E_BAD_COMPRESSION = -6, /* unknown comp_type */
+    IOLENS_E_BAD_REGION = -7,      /* region offset/length outside the file or overlapping */
+    IOLENS_E_DECOMPRESS = -8,      /* a region does not decompress */
+    IOLENS_E_BAD_JOB = -9,         /* job region too short or malformed mount table */
+    IOLENS_E_BAD_NAMES = -10,      /* name region malformed */
+    IOLENS_E_BAD_MODULE_VERSION = -11, /* mod_ver 0 or newer than we know */
+    IOLENS_E_BAD_RECORD = -12,     /* a record is cut short or has impossible counts */
+    IOLENS_E_UNKNOWN_MODULE = -13, /* module id with no decoder (unknown id or opaque) */
+    IOLENS_E_INVALID_ARG = -14,
+    IOLENS_E_UNSUPPORTED = -15,    /* e.g. compression library not built in */
+    IOLENS_E_NOT_PRESENT = -16     /* module has no region in this log */
+} iolens_status;
+
+/* Stable short text for a status code ("truncated log", ...). Never NULL. */
+const char *iolens_strerror(int status);
+
+/* ---------------------------------------------------------------- header */
+enum iolens_comp { IOLENS_COMP_ZLIB = 0, IOLENS_COMP_BZIP2 = 1, IOLENS_COMP_NONE = 2 };
+
+typedef struct iolens_region { uint64_t off, len; } iolens_region;
+
+typedef struct iolens_header {
+    char version[9];          /* "3.41", NUL-terminated */
+    int major, minor;         /* 3, 41 */
+    int big_endian;           /* writer byte order was big-endian */
+    int comp_type;            /* enum iolens_comp (as stored; may be unknown => open fails) */
+    size_t header_size;       /* 1328 or 360 */
+    uint64_t partial_flag;    /* bit i = module i incomplete (renumbered to current ids) */
+    iolens_region job;        /* derived extent of the job region */
+    iolens_region names;
+    iolens_region mod[IOL_MAX_MODULES];  /* indexed by current module id */
+    uint32_t mod_ver[IOL_MAX_MODULES];   /* record version as stored, current ids */
+} iolens_header;
+
+/* ---------------------------------------------------------------- job */
+typedef struct iolens_mount {
+    char *path;               /* mount point */
+    char *fstype;
+} iolens_mount;
+
+typedef struct iolens_job {
+    int64_t uid, start_sec, start_nsec, end_sec, end_nsec, nprocs, jobid;
+    char metadata[1025];      /* raw "key=value\n..." text, NUL-terminated */
+    char *exe_mounts;         /* the raw exe+mounts string as stored (section 4.4) */
+    char *exe;                /* command line as upstream reports it (empty if no '\n') */
+    size_t nmounts;
+    iolens_mount *mounts;     /* sorted as upstream sorts them (section 4.4) */
+} iolens_job;
+
+/* Run time as darshan-parser computes it (section 4.1/4.2). */
+double iolens_job_runtime(const iolens_job *job, int log_minor);
+
+/* ---------------------------------------------------------------- modules */
+enum iolens_module_kind {
+    IOLENS_KIND_COUNTERS, IOLENS_KIND_LUSTRE, IOLENS_KIND_DXT,
+    IOLENS_KIND_HEATMAP, IOLENS_KIND_MDHIM, IOLENS_KIND_OPAQUE
+};
+
+typedef struct iolens_module_info {
+    int id;
+    const char *name;           /* as printed: "POSIX", "MPI-IO", "BG/Q" ... */
+    uint32_t version;           /* current (written) record version */
+    int kind;                   /* enum iolens_module_kind */
+    size_t n_int, n_flt;        /* counters per record (0 for non-counter kinds) */
+    const char *const *int_names, *const *flt_names;
+    const char *const *int_desc, *const *flt_desc;
+    const unsigned char *int_combine, *flt_combine;  /* enum iolens_combine */
+} iolens_module_info;
+
+/* Static description of module `id` (0..63); NULL for an unassigned id. */
+const iolens_module_info *iolens_module_info_get(int id);
+/* Module id by printed name ("MPI-IO") or symbol ("MPIIO"); -1 if none. */
+int iolens_module_id(const char *name);
+
+/* ---------------------------------------------------------------- reading */
+typedef struct iolens_log iolens_log;
+
+/* Open and validate the header, job region and name region.  On failure *out is
+ * NULL and errbuf (if given) holds a message naming the problem. */
+int iolens_log_open(const char *path, iolens_log **out, char *errbuf, size_t errlen);
+/* The same on a buffer the caller keeps alive until close (fuzzing, Python bytes). */
+int iolens_log_open_mem(const void *buf, size_t len, iolens_log **out, char *errbuf, size_t errlen);
+void iolens_log_close(iolens_log *log);
+
+/* Detail text of the last failing call on this handle ("" if none). */
+const char *iolens_log_error(const iolens_log *log);
+
+const iolens_header *iolens_log_header(const iolens_log *log);
+const iolens_job *iolens_log_job(const iolens_log *log);
+
+/* Names (section 5.2 rules applied): lookup by id (NULL if none), or iterate. */
+const char *iolens_log_name(const iolens_log *log, uint64_t id);
+size_t iolens_log_name_count(const iolens_log *log);
+int iolens_log_name_at(const iolens_log *log, size_t i, uint64_t *id, const char **name);
+
+/* Decompressed payload of a module region (all streams concatenated), as stored
+ * (writer byte order, stored version).  Owned by the log; valid until close. */
+int iolens_log_region(iolens_log *log, int module, const void **payload, size_t *len);
+
+/* Counter-kind modules and MDHIM: all records, in file order, as row-major arrays.
+ * ints[i*n_int + k] is counter k of record i; flts likewise. */
+typedef struct iolens_records {
+    int module;
+    uint32_t stored_version;
+    size_t count, n_int, n_flt;
+    uint64_t *id;
+    int64_t *rank;
+    uint64_t *file_rec_id;    /* H5D, PNETCDF_VAR; NULL otherwise */
+    int64_t *ints;
+    double *flts;
+    size_t aux_size;          /* bytes of aux per record: DFS 32 (pool, cont uuid), */
+    uint8_t *aux;             /*   DAOS 48 (pool, cont uuid, oid_hi, oid_lo as host u64) */
+    size_t *tail_start;       /* MDHIM: count+1 offsets into tail (server histogram) */
+    int64_t *tail;
+    int dropped;              /* records skipped by the upgrade (POSIX v1 with FOPENS>0) */
+} iolens_records;
+int iolens_log_records(iolens_log *log, int module, iolens_records **out);
+void iolens_records_free(iolens_records *r);
+
+/* DXT_POSIX / DXT_MPIIO.  Segments of record i are seg_start[i] .. seg_start[i+1]-1,
+ * its write segments first, then its read segments (as stored). */
+typedef struct iolens_dxt {
+    int module;
+    uint32_t stored_version;
+    size_t count;
+    uint64_t *id;
+    int64_t *rank;
+    char (*hostname)[65];
+    int64_t *write_count, *read_count;
+    size_t *seg_start;        /* count + 1 entries */
+    size_t nseg;
+    int64_t *offset, *length;
+    double *start, *end;
+    uint64_t *thread_id;      /* NULL when the stored version has none */
+} iolens_dxt;
+int iolens_log_dxt(iolens_log *log, int module, iolens_dxt **out);
+void iolens_dxt_free(iolens_dxt *d);
+
+/* HEATMAP.  Bins of record i are bin_start[i] .. bin_start[i+1]-1. */
+typedef struct iolens_heatmap {
+    size_t count;
+    uint64_t *id;
+    int64_t *rank;
+    double *bin_width;
+    int64_t *nbins;
+    size_t *bin_start;        /* count + 1 entries */
+    int64_t *write_bins, *read_bins;
+} iolens_heatmap;
+int iolens_log_heatmap(iolens_log *log, iolens_heatmap **out);
+void iolens_heatmap_free(iolens_heatmap *h);
+
+/* LUSTRE, after the truncation rule of section 7.9. */
+typedef struct iolens_lustre {
+    size_t count;
+    uint64_t *id;
+    int64_t *rank;
+    int64_t *num_comps, *num_stripes;
+    size_t *comp_start;       /* count + 1: components of record i */
+    int64_t *comp;            /* LUSTRE_COMP_NUM_INDICES per component */
+    char (*pool_name)[17];
+    size_t *ost_start;        /* count + 1: OST ids of record i */
+    int64_t *ost;
+} iolens_lustre;
+int iolens_log_lustre(iolens_log *log, iolens_lustre **out);
+void iolens_lustre_free(iolens_lustre *l);
+
+/* ---------------------------------------------------------------- record ids */
+/* Bob Jenkins' 64-bit hash as Darshan uses it (section 5.3), level 0. */
+uint64_t iolens_record_id(const void *name, size_t len);
+
+/* ---------------------------------------------------------------- writing */
+/* A 3.41 writer.  Usage: open, set_job, add names, put each module region (ascending
+ * module id), close.  The header is written last.  On any failure the partial file
+ * is removed by close unless keep-partial is requested. */
+typedef struct iolens_writer iolens_writer;
+
+int iolens_writer_open(const char *path, int comp_type, iolens_writer **out);
+/* Job record; exe and mounts are encoded as section 4.4 (mount order kept as given). */
+int iolens_writer_set_job(iolens_writer *w, const iolens_job *job);
+int iolens_writer_add_name(iolens_writer *w, uint64_t id, const char *name);
+/* A module region from a payload already encoded little-endian at `version`. */
+int iolens_writer_put_region(iolens_writer *w, int module, uint32_t version,
+                             const void *payload, size_t len);
+/* Encoders from decoded structures to a little-endian payload at the current version. */
+int iolens_writer_put_records(iolens_writer *w, const iolens_records *r);
+int iolens_writer_put_dxt(iolens_writer *w, const iolens_dxt *d);
+int iolens_writer_put_heatmap(iolens_writer *w, const iolens_heatmap *h);
+int iolens_writer_put_lustre(iolens_writer *w, const iolens_lustre *l);
+void iolens_writer_set_partial(iolens_writer *w, uint64_t partial_flag);
+/* Finish: write header, fsync, close.  Returns the first error of the writer's life. */
+int iolens_writer_close(iolens_writer *w);
+/* Abandon: close and remove the file. */
+void iolens_writer_abort(iolens_writer *w);
+const char *iolens_writer_error(const iolens_writer *w);
+
+/* Building blocks for writers that place regions themselves (MPI collective write). */
+/* Compress `len` bytes as one complete stream; *out is malloc'ed. */
+int iolens_compress(int comp_type, const void *in, size_t len, void **out, size_t *outlen);
+/* Encode a 1328-byte 3.41 header. */
+int iolens_header_encode(const iolens_header *h, uint8_t out[1328]);
+/* Encode the uncompressed job region (job record + exe/mounts string); *out malloc'ed. */
+int iolens_job_encode(const iolens_job *job, void **out, size_t *len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Install everything iolens needs on a fresh Debian machine, then build it.
+#  - Debian packages: compilers, CMake, zlib, bzip2, MPI, Python, Chromium;
+#  - a virtual environment in .venv with the iolens package (C tools, runtime and
+#    Python package, built by scikit-build-core) and the test dependencies;
+#  - a CMake build tree in build/ for the C unit tests.
+# Safe to run again: each step is skipped when already done.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+
+SUDO=""
+[ "$(id -u)" = 0 ] || SUDO="sudo"
+APT_PACKAGES=(build-essential cmake ninja-build pkg-config zlib1g-dev libbz2-dev
+  python3 python3-dev python3-venv python3-pip git xz-utils
+  openmpi-bin libopenmpi-dev mpich libmpich-dev
+  clang libclang-rt-14-dev valgrind chromium)
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing Debian packages: ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+if [ ! -x .venv/bin/python ]; then
+  python3 -m venv .venv
+fi
+. .venv/bin/activate
+python -m pip install -q --upgrade pip
+python -m pip install -q -r requirements-test.txt
+# The package itself: C tools + runtime + Python extension in one build.
+python -m pip install -q --no-build-isolation -v . > .venv/iolens-build.log 2>&1 || {
+  tail -40 .venv/iolens-build.log; exit 1; }
+
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build -j2 >/dev/null
+echo "setup: done (venv: $ROOT/.venv, build tree: $ROOT/build)"

@@ -1,0 +1,45 @@
+/* Internal interface of libiolens-log shared by its source files.
+ * Not installed; symbols start with iol_. */
+#ifndef IOLENS_FORMAT_INTERNAL_H
+#define IOLENS_FORMAT_INTERNAL_H
+
+#include <stdint.h>
+#include <string.h>
+#include "iolens/log.h"
+
+/* Record a failure on the handle: formats the detail text (no allocation), and
+ * returns `code` so callers can `return iol_log_fail(log, CODE, "...", ...)`. */
+int iol_log_fail(iolens_log *log, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Field access in the log's byte order.  `swap` is non-zero for big-endian logs
+ * read on this (little-endian) host.  p may be unaligned. */
+static inline uint64_t iol_get_u64(const uint8_t *p, int swap)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return swap ? __builtin_bswap64(v) : v;
+}
+static inline int64_t iol_get_i64(const uint8_t *p, int swap)
+{
+    return (int64_t)iol_get_u64(p, swap);
+}
+static inline uint32_t iol_get_u32(const uint8_t *p, int swap)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return swap ? __builtin_bswap32(v) : v;
+}
+static inline double iol_get_f64(const uint8_t *p, int swap)
+{
+    uint64_t u = iol_get_u64(p, swap);
+    double d;
+    memcpy(&d, &u, 8);
+    return d;
+}
+static inline void iol_put_u64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
+static inline void iol_put_i64(uint8_t *p, int64_t v) { memcpy(p, &v, 8); }
+static inline void iol_put_u32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
+static inline void iol_put_f64(uint8_t *p, double v) { memcpy(p, &v, 8); }
+
+#endif
