@@ -93,7 +93,8 @@ typedef struct iolens_module_info {
     const char *name;           /* as printed: "POSIX", "MPI-IO", "BG/Q" ... */
     uint32_t version;           /* current (written) record version */
     int kind;                   /* enum iolens_module_kind */
-    size_t n_int, n_flt;        /* counters per record (0 for non-counter kinds) */
+    size_t n_int, n_flt;        /* counters per record (0 for DXT/HEATMAP/OPAQUE; MDHIM: its
+                                 * fixed counters; LUSTRE: n_int = the per-component counters) */
     const char *const *int_names, *const *flt_names;
     const char *const *int_desc, *const *flt_desc;
     const unsigned char *int_combine, *flt_combine;  /* enum iolens_combine */
@@ -221,6 +222,8 @@ int iolens_writer_put_lustre(iolens_writer *w, const iolens_lustre *l);
 void iolens_writer_set_partial(iolens_writer *w, uint64_t partial_flag);
 /* Finish: write header, fsync, close.  Returns the first error of the writer's life. */
 int iolens_writer_close(iolens_writer *w);
+/* The same, first copying the writer's error detail ("" if none) to errbuf. */
+int iolens_writer_close_err(iolens_writer *w, char *errbuf, size_t errlen);
 /* Abandon: close and remove the file. */
 void iolens_writer_abort(iolens_writer *w);
 const char *iolens_writer_error(const iolens_writer *w);

@@ -42,4 +42,23 @@ static inline void iol_put_i64(uint8_t *p, int64_t v) { memcpy(p, &v, 8); }
 static inline void iol_put_u32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
 static inline void iol_put_f64(uint8_t *p, double v) { memcpy(p, &v, 8); }
 
+/* ---------------------------------------------------------------- regions */
+/* Decompress `len` bytes of `comp_type` (enum iolens_comp): a concatenation of
+ * complete streams (log-format 3.2).  A region that ends inside a stream yields the
+ * bytes decoded so far (as upstream).  Output beyond `max_out` bytes is an error
+ * (IOLENS_E_DECOMPRESS) unless `clip` is non-zero, in which case the output is cut
+ * at max_out and decoding stops (job region: upstream reads at most 4096 bytes).
+ * On success *out is malloc'ed (never NULL, even for 0 bytes).  On failure a short
+ * detail is written to detail (the caller adds which region). */
+int iol_inflate(int comp_type, const uint8_t *in, size_t len, size_t max_out, int clip,
+                void **out, size_t *outlen, char *detail, size_t detail_len);
+
+/* Largest decompressed payload accepted for a region of `len` compressed bytes:
+ * a guard against decompression bombs (ratio cap with a floor, absolute cap). */
+size_t iol_region_cap(uint64_t len);
+
+/* Highest record version of module `id` that the decoders understand (section 8.3;
+ * DXT modules may be newer than what we write).  0 for unassigned ids. */
+uint32_t iol_module_max_version(int id);
+
 #endif

@@ -1,9 +1,164 @@
-/* Placeholder until the run verb lands; exits with a clear message. */
+/* `iolens run [--logpath DIR] [--] CMD ARGS...`: run a program with the runtime
+ * preloaded in non-MPI mode, wait for it, say where its logs went, and exit with
+ * its status.  The runtime appends each final log path to the file named by
+ * IOLENS_LOG_REPORT, which this verb creates and reads back. */
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "tools.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: iolens run [--logpath DIR] [--] CMD [ARGS...]\n"
+                 "  Runs CMD with libiolens.so preloaded (DARSHAN_ENABLE_NONMPI=1) and prints\n"
+                 "  where the log(s) went.  Exits with CMD's exit status.\n"
+                 "  --logpath DIR  write logs under DIR (DIR/Y/M/D when that tree exists)\n"
+                 "  The runtime is found via $IOLENS_RUNTIME, <prefix>/lib next to this\n"
+                 "  program, the build tree, then the install directory.\n");
+}
+
+static int exists(const char *p) { return access(p, R_OK) == 0; }
+
+/* The runtime library: env, next to the executable, build tree, install dir. */
+static int find_runtime(char *out, size_t len)
+{
+    const char *env = getenv("IOLENS_RUNTIME");
+    if (env && *env) {
+        snprintf(out, len, "%s", env);
+        return exists(out) ? 0 : -1;
+    }
+    char self[3800];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n > 0) {
+        self[n] = '\0';
+        char *slash = strrchr(self, '/');
+        if (slash) {
+            *slash = '\0';
+            snprintf(out, len, "%s/../lib/libiolens.so", self);
+            if (exists(out))
+                return 0;
+        }
+    }
+#ifdef IOLENS_RUNTIME_BUILD_PATH
+    snprintf(out, len, "%s", IOLENS_RUNTIME_BUILD_PATH);
+    if (exists(out))
+        return 0;
+#endif
+#ifdef IOLENS_INSTALL_LIBDIR
+    snprintf(out, len, "%s/libiolens.so", IOLENS_INSTALL_LIBDIR);
+    if (exists(out))
+        return 0;
+#endif
+    return -1;
+}
+
+static int set_preload(const char *lib)
+{
+    const char *old = getenv("LD_PRELOAD");
+    char buf[8192];
+    if (old && *old)
+        snprintf(buf, sizeof buf, "%s:%s", old, lib);
+    else
+        snprintf(buf, sizeof buf, "%s", lib);
+    return setenv("LD_PRELOAD", buf, 1);
+}
+
+/* A fresh empty file for the runtime to append log paths to. */
+static int make_report(char *path, size_t len)
+{
+    const char *tmp = getenv("TMPDIR");
+    snprintf(path, len, "%s/iolens-run-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    int fd = mkstemp(path);
+    if (fd < 0)
+        return -1;
+    close(fd);
+    return setenv("IOLENS_LOG_REPORT", path, 1);
+}
+
+static int print_logs(const char *report)
+{
+    FILE *f = fopen(report, "r");
+    int n = 0;
+    char line[8192];
+    while (f && fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = '\0';
+        fprintf(stderr, "iolens: log written to %s\n", line);
+        n++;
+    }
+    if (f)
+        fclose(f);
+    if (!n)
+        fprintf(stderr, "iolens: no log was written (is DARSHAN_DISABLE set, or the program "
+                        "statically linked?)\n");
+    return n;
+}
+
+static int wait_child(pid_t pid)
+{
+    struct sigaction ign = {.sa_handler = SIG_IGN}, oldint, oldquit;
+    sigaction(SIGINT, &ign, &oldint);     /* the child gets ^C; we wait for it */
+    sigaction(SIGQUIT, &ign, &oldquit);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    sigaction(SIGINT, &oldint, NULL);
+    sigaction(SIGQUIT, &oldquit, NULL);
+    if (WIFEXITED(status))
+        return WEXITSTATUS(status);
+    return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 1;
+}
 
 int iol_cmd_run(int argc, char **argv)
 {
-    fprintf(stderr, "iolens run: not available in this build yet\n");
-    return 2;
+    int i = 1;
+    const char *logpath = NULL;
+    for (; i < argc && argv[i][0] == '-'; i++) {
+        if (!strcmp(argv[i], "--")) {
+            i++;
+            break;
+        } else if (!strcmp(argv[i], "--logpath") && i + 1 < argc) {
+            logpath = argv[++i];
+        } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            usage(stdout);
+            return 0;
+        } else {
+            fprintf(stderr, "iolens run: unknown option %s\n", argv[i]);
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (i >= argc) {
+        usage(stderr);
+        return 2;
+    }
+    char lib[4096], report[4096];
+    if (find_runtime(lib, sizeof lib) != 0) {
+        fprintf(stderr, "iolens run: cannot find libiolens.so (set IOLENS_RUNTIME)\n");
+        return 2;
+    }
+    if (set_preload(lib) || setenv("DARSHAN_ENABLE_NONMPI", "1", 1) || make_report(report, sizeof report) ||
+        (logpath && setenv("DARSHAN_LOGPATH", logpath, 1))) {
+        fprintf(stderr, "iolens run: cannot prepare the environment: %s\n", strerror(errno));
+        return 2;
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        fprintf(stderr, "iolens run: fork: %s\n", strerror(errno));
+        return 2;
+    }
+    if (pid == 0) {
+        execvp(argv[i], argv + i);
+        fprintf(stderr, "iolens run: cannot run %s: %s\n", argv[i], strerror(errno));
+        _exit(127);
+    }
+    int rc = wait_child(pid);
+    print_logs(report);
+    unlink(report);
+    return rc;
 }

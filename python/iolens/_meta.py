@@ -1,0 +1,82 @@
+"""Module and counter metadata, read from the C core at import time.
+
+Nothing here is a hand-written list: names, descriptions, versions and combine
+rules all come from the counter tables compiled into the library
+(``src/format/counters/*.def``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, Tuple, Union
+
+from . import _core
+from .errors import UnknownModuleError
+
+
+@dataclass(frozen=True)
+class ModuleInfo:
+    """Static description of one Darshan module.
+
+    ``counters``/``fcounters`` are the integer and floating-point counter names in
+    record order (for LUSTRE: the per-component counters); ``descriptions`` and
+    ``combine`` map each counter name to its description and to the rule that
+    combines two processes' values ("sum", "max", "min_nonzero", "first", ...).
+    ``kind`` is one of "counters", "lustre", "dxt", "heatmap", "mdhim", "opaque".
+    """
+
+    id: int
+    name: str
+    version: int
+    kind: str
+    counters: Tuple[str, ...]
+    fcounters: Tuple[str, ...]
+    descriptions: Dict[str, str]
+    combine: Dict[str, str]
+
+
+def _load() -> Dict[int, ModuleInfo]:
+    table = {}
+    for m in _core.module_table():
+        names = tuple(m["int_names"]) + tuple(m["flt_names"])
+        table[m["id"]] = ModuleInfo(
+            id=m["id"], name=m["name"], version=m["version"], kind=m["kind"],
+            counters=tuple(m["int_names"]), fcounters=tuple(m["flt_names"]),
+            descriptions=dict(zip(names, m["int_desc"] + m["flt_desc"])),
+            combine=dict(zip(names, m["int_combine"] + m["flt_combine"])))
+    return table
+
+
+_BY_ID = _load()
+_BY_NAME = {m.name: m for m in _BY_ID.values()}
+
+
+def modules() -> Dict[str, ModuleInfo]:
+    """All modules known to the C core, by printed name ("POSIX", "MPI-IO", ...), in id order."""
+    return dict(_BY_NAME)
+
+
+def module_info(module: Union[str, int]) -> ModuleInfo:
+    """ModuleInfo by id, printed name ("MPI-IO"), symbol ("MPIIO") or any letter case.
+
+    Raises UnknownModuleError for anything else.
+    """
+    if isinstance(module, int):
+        if module in _BY_ID:
+            return _BY_ID[module]
+    elif isinstance(module, str):
+        for cand in (module, module.upper()):
+            mid = _core.module_id(cand)
+            if mid >= 0 and mid in _BY_ID:
+                return _BY_ID[mid]
+    raise UnknownModuleError(f"unknown module {module!r}")
+
+
+def counter_names(module: Union[str, int]) -> Tuple[str, ...]:
+    """Integer then floating-point counter names of a module, in record order."""
+    m = module_info(module)
+    return m.counters + m.fcounters
+
+
+def record_id(name: Union[str, bytes]) -> int:
+    """The Darshan record id (64-bit Jenkins hash) of a record name."""
+    return _core.record_id(name)

@@ -1,0 +1,91 @@
+"""The I/O interfaces the report compares, as data.
+
+An interface is what users think in (HDF5, PnetCDF); a module is what the log
+stores (H5F + H5D, PNETCDF_FILE + PNETCDF_VAR).  `perf_module` is the module
+whose records feed the parser-style performance estimate (section 9.7 of the
+format spec); `time_modules` contribute read/write/metadata time."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+PREFIX = {
+    "POSIX": "POSIX_", "MPI-IO": "MPIIO_", "STDIO": "STDIO_",
+    "H5F": "H5F_", "H5D": "H5D_", "PNETCDF_FILE": "PNETCDF_FILE_",
+    "PNETCDF_VAR": "PNETCDF_VAR_", "DFS": "DFS_", "DAOS": "DAOS_",
+}
+
+# Modules whose per-file metrics and totals `iolens parse` prints (9.5-9.7).
+PARSER_PERF_MODULES = ("POSIX", "MPI-IO", "STDIO", "DFS", "DAOS")
+
+
+@dataclass(frozen=True)
+class Interface:
+    name: str
+    perf_modules: tuple      # first one present in the log is used for bytes/perf
+    time_modules: tuple      # all present ones add read/write/meta time
+    ops: tuple = field(default=())   # (label, (counter, ...)) pairs
+
+    def modules(self) -> tuple:
+        return tuple(dict.fromkeys(self.perf_modules + self.time_modules))
+
+
+def _ops(prefix: str, *pairs):
+    return tuple((label, tuple(prefix + c for c in counters))
+                 for label, counters in pairs)
+
+
+INTERFACES = (
+    Interface("POSIX", ("POSIX",), ("POSIX",), _ops(
+        "POSIX_", ("read", ("READS",)), ("write", ("WRITES",)),
+        ("open", ("OPENS",)), ("stat", ("STATS",)), ("seek", ("SEEKS",)),
+        ("mmap", ("MMAPS",)), ("fsync", ("FSYNCS", "FDSYNCS")),
+        ("rename", ("RENAME_SOURCES",)))),
+    Interface("MPI-IO", ("MPI-IO",), ("MPI-IO",), _ops(
+        "MPIIO_", ("indep. read", ("INDEP_READS",)),
+        ("indep. write", ("INDEP_WRITES",)),
+        ("coll. read", ("COLL_READS",)), ("coll. write", ("COLL_WRITES",)),
+        ("split read", ("SPLIT_READS",)), ("split write", ("SPLIT_WRITES",)),
+        ("nb read", ("NB_READS",)), ("nb write", ("NB_WRITES",)),
+        ("open", ("INDEP_OPENS", "COLL_OPENS")), ("sync", ("SYNCS",)),
+        ("set view", ("VIEWS",)), ("hints", ("HINTS",)))),
+    Interface("STDIO", ("STDIO",), ("STDIO",), _ops(
+        "STDIO_", ("read", ("READS",)), ("write", ("WRITES",)),
+        ("open", ("OPENS", "FDOPENS")), ("seek", ("SEEKS",)),
+        ("flush", ("FLUSHES",)))),
+    Interface("HDF5", ("H5D",), ("H5D", "H5F"), _ops(
+        "H5D_", ("dataset read", ("READS",)), ("dataset write", ("WRITES",)),
+        ("dataset open", ("OPENS",)), ("dataset flush", ("FLUSHES",)))
+        + _ops("H5F_", ("file open", ("OPENS",)),
+               ("file flush", ("FLUSHES",)))),
+    Interface("PnetCDF", ("PNETCDF_VAR", "PNETCDF_FILE"),
+              ("PNETCDF_VAR", "PNETCDF_FILE"), _ops(
+        "PNETCDF_VAR_", ("indep. read", ("INDEP_READS",)),
+        ("indep. write", ("INDEP_WRITES",)), ("coll. read", ("COLL_READS",)),
+        ("coll. write", ("COLL_WRITES",)), ("nb read", ("NB_READS",)),
+        ("nb write", ("NB_WRITES",)), ("var open", ("OPENS",)))
+        + _ops("PNETCDF_FILE_", ("file create", ("CREATES",)),
+               ("file open", ("OPENS",)), ("redef", ("REDEFS",)),
+               ("wait", ("INDEP_WAITS", "COLL_WAITS")), ("sync", ("SYNCS",)))),
+    Interface("DFS", ("DFS",), ("DFS",), _ops(
+        "DFS_", ("read", ("READS", "READXS")), ("write", ("WRITES", "WRITEXS")),
+        ("nb read", ("NB_READS",)), ("nb write", ("NB_WRITES",)),
+        ("open", ("OPENS", "GLOBAL_OPENS")), ("lookup", ("LOOKUPS",)),
+        ("stat", ("STATS",)), ("get size", ("GET_SIZES",)),
+        ("punch", ("PUNCHES",)), ("remove", ("REMOVES",)))),
+    Interface("DAOS", ("DAOS",), ("DAOS",), _ops(
+        "DAOS_", ("obj fetch", ("OBJ_FETCHES",)),
+        ("obj update", ("OBJ_UPDATES",)), ("obj open", ("OBJ_OPENS",)),
+        ("array read", ("ARRAY_READS",)), ("array write", ("ARRAY_WRITES",)),
+        ("array open", ("ARRAY_OPENS",)), ("kv get", ("KV_GETS",)),
+        ("kv put", ("KV_PUTS",)), ("kv open", ("KV_OPENS",)),
+        ("punch", ("OBJ_PUNCHES", "ARRAY_PUNCHES")))),
+)
+
+
+def present(data) -> list:
+    """Interfaces with at least one record in the log (in table order)."""
+    return [i for i in INTERFACES if any(data.has(m) for m in i.modules())]
+
+
+def perf_module(data, iface: Interface):
+    return next((m for m in iface.perf_modules if data.has(m)), None)

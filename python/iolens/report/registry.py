@@ -1,0 +1,96 @@
+"""The report's contents, as data: one entry per figure or table.
+
+Adding a figure is one entry here plus its function.  `modules` says which
+log modules an entry applies to (empty = always shown); an entry whose
+modules are all absent is left out, and an entry whose function returns None
+says "no data" in its place."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from . import figures, tables
+
+FIGURE, TABLE = "figure", "table"
+
+ALL_IO = ("POSIX", "MPI-IO", "STDIO", "H5D", "H5F", "PNETCDF_FILE", "PNETCDF_VAR",
+          "DFS", "DAOS")
+
+
+@dataclass(frozen=True)
+class Item:
+    section: str
+    id: str            # HTML element id: stable, tests and links use it
+    title: str
+    caption: str       # one sentence: what the figure or table shows
+    build: Callable    # ReportData -> Figure | Table | None
+    kind: str = FIGURE
+    modules: tuple = ()
+
+
+ITEMS = (
+    Item("Job", "job-table", "Job", "What ran, who ran it, when and for how long.",
+         tables.job, TABLE),
+    Item("Job", "modules-table", "Modules in the log",
+         "The modules that recorded data, their record versions, and whether their data is complete.",
+         tables.modules, TABLE),
+    Item("Overall I/O", "overview-table", "I/O per interface",
+         "Bytes moved, I/O time of the slowest process plus shared-file time, and the resulting "
+         "bandwidth estimate, computed as `iolens parse --perf` computes them "
+         "(* = same formula applied to a module the parser does not summarise).",
+         tables.overview, TABLE, ALL_IO),
+    Item("I/O cost", "fig-io-cost", "I/O cost per process",
+         "Average time each process spent in reads, writes and metadata operations, per interface.",
+         figures.io_cost, FIGURE, ALL_IO),
+    Item("I/O cost", "cost-table", "I/O cost per process (numbers)",
+         "The same averages as the figure: total time over all processes divided by the process count.",
+         tables.cost, TABLE, ALL_IO),
+    Item("Operation counts", "fig-op-counts", "Operation counts",
+         "How many calls of each kind each interface made, summed over all processes and files.",
+         figures.op_counts, FIGURE, ALL_IO),
+    Item("Access sizes", "fig-access-sizes", "Access size histograms",
+         "How many reads and writes fell into each access-size range, per module.",
+         figures.access_sizes, FIGURE, ("POSIX", "MPI-IO", "H5D", "PNETCDF_VAR", "DFS", "DAOS")),
+    Item("Access sizes", "common-access-table", "Most common access sizes",
+         "The access sizes used most often, summed over every file's four most common sizes.",
+         tables.common_accesses, TABLE, ("POSIX", "MPI-IO", "H5D", "PNETCDF_VAR", "DFS", "DAOS")),
+    Item("Files", "file-kinds-table", "Files by kind",
+         "How many files were read-only, write-only, read/write, unique to one process or shared, "
+         "and how much data they moved (the parser's --file categories).",
+         tables.file_kinds, TABLE, ALL_IO),
+    Item("Files", "fig-mounts", "Data per mount point",
+         "Bytes read and written on each file system, from the mount table recorded in the log.",
+         figures.by_mount, FIGURE, ("POSIX", "STDIO", "DFS")),
+    Item("Files", "mount-table", "Data per mount point (numbers)",
+         "Files, bytes read and bytes written per mount point and module.",
+         tables.by_mount, TABLE, ("POSIX", "STDIO", "DFS")),
+    Item("Files", "top-time-table", "Top files by I/O time",
+         "The files whose reads, writes and metadata operations took the longest, summed over processes.",
+         tables.top_by_time, TABLE, ALL_IO),
+    Item("Files", "top-bytes-table", "Top files by data moved",
+         "The files that moved the most bytes.", tables.top_by_bytes, TABLE, ALL_IO),
+    Item("Files", "fig-sequential", "Sequential and consecutive access",
+         "The share of POSIX reads and writes that started after the previous one (sequential) "
+         "or exactly where it ended (consecutive).",
+         figures.sequential, FIGURE, ("POSIX",)),
+    Item("Shared files", "shared-table", "Shared files",
+         "For each file shared by all processes: the fastest and slowest process and the variance "
+         "of I/O time and bytes across processes.",
+         tables.shared_files, TABLE, ALL_IO),
+    Item("Time", "fig-timeline", "File access timeline",
+         "For each process, the span from its first to its last file access, per module.",
+         figures.timeline, FIGURE, ALL_IO),
+    Item("Time", "fig-heatmap", "Heat map",
+         "Bytes moved by each process in each time bin, as recorded by the runtime heat map module.",
+         figures.heatmap, FIGURE, ("HEATMAP",)),
+    Item("Time", "fig-dxt-heatmap", "DXT heat map",
+         "Bytes moved by each process in each time bin, binned from the DXT trace segments.",
+         figures.dxt_heatmap, FIGURE, ("DXT_POSIX", "DXT_MPIIO")),
+    Item("Module notes", "lustre-table", "Lustre striping",
+         "Stripe size and count of the first layout component of each Lustre file.",
+         tables.lustre, TABLE, ("LUSTRE",)),
+)
+
+
+def sections() -> list:
+    return list(dict.fromkeys(item.section for item in ITEMS))

@@ -1,0 +1,129 @@
+"""The report's view of one log: job facts plus per-module frames, optionally
+restricted to one file.
+
+Frames are loaded once per module and cached, because several sections read
+the same module; everything downstream works column-wise on these frames."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..errors import LogError
+
+
+def _safe(call, default=None):
+    """Call a data-layer accessor; a module the log cannot decode yields the
+    default so that one damaged module does not sink the whole report."""
+    try:
+        return call()
+    except (LogError, KeyError, ValueError, OSError):
+        return default
+
+
+class ReportData:
+    """Wraps an open log (the `iolens.open` API) for the report sections."""
+
+    def __init__(self, log, file: str | None = None):
+        self.log = log
+        self.file = file
+        self.job = dict(log.job)
+        self.exe = log.exe or ""
+        self.version = log.version
+        self.mounts = list(log.mounts or [])
+        self.modules = dict(log.modules or {})
+        self.notes: list[str] = []
+        self._frames: dict[str, pd.DataFrame | None] = {}
+        self._dxt: dict[str, pd.DataFrame | None] = {}
+
+    @property
+    def nprocs(self) -> int:
+        return max(int(self.job.get("nprocs", 1) or 1), 1)
+
+    @property
+    def run_time(self) -> float:
+        return float(self.job.get("run_time", 0.0) or 0.0)
+
+    def has(self, module: str) -> bool:
+        frame = self.frame(module)
+        return frame is not None and len(frame) > 0
+
+    def frame(self, module: str) -> pd.DataFrame | None:
+        """The module's records (one row each), or None if absent."""
+        if module not in self._frames:
+            self._frames[module] = self._load(module)
+        return self._frames[module]
+
+    def _load(self, module: str):
+        if module not in self.modules:
+            return None
+        frame = _safe(lambda: self.log.records(module))
+        if frame is None:
+            self.notes.append(f"The {module} module could not be decoded; "
+                              "its data is left out of this report.")
+            return None
+        return self._restrict(frame)
+
+    def _restrict(self, frame: pd.DataFrame) -> pd.DataFrame:
+        if self.file is None or "name" not in frame.columns:
+            return frame
+        return frame[frame["name"] == self.file].reset_index(drop=True)
+
+    def dxt(self, module: str) -> pd.DataFrame | None:
+        """DXT segments (one row each) of DXT_POSIX or DXT_MPIIO, or None."""
+        if module not in self._dxt:
+            frame = None
+            if module in self.modules:
+                frame = _safe(lambda: self.log.dxt(module))
+            self._dxt[module] = None if frame is None else self._restrict(frame)
+        return self._dxt[module]
+
+    def heatmap(self):
+        """Runtime heat map as {api: (width_s, read[ranks, bins],
+        write[ranks, bins], ranks)}; empty when absent or restricted to a file
+        (heat map bins are per process and API, not per file)."""
+        if self.file is not None or "HEATMAP" not in self.modules:
+            return {}
+        raw = _safe(lambda: self.log.heatmap(), None)
+        return normalize_heatmap(raw)
+
+    def lustre(self) -> pd.DataFrame | None:
+        """Lustre layouts, one row per (record, component), or None."""
+        if "LUSTRE" not in self.modules:
+            return None
+        frame = _safe(lambda: self.log.lustre())
+        return None if frame is None else self._restrict(frame)
+
+    def partial_modules(self) -> list[str]:
+        """Modules whose partial flag is set, with or without a data region."""
+        flagged = dict(getattr(self.log, "partial", None) or {})
+        for name, info in self.modules.items():
+            if _info(info, "partial"):
+                flagged[name] = True
+        return [name for name, on in flagged.items() if on]
+
+
+def _info(info, key, default=None):
+    if isinstance(info, dict):
+        return info.get(key, default)
+    return getattr(info, key, default)
+
+
+def normalize_heatmap(raw) -> dict:
+    """The data layer's heat map rows (api, rank, bin, width, read_bytes,
+    write_bytes) as dense per-API matrices."""
+    if raw is None or not len(raw):
+        return {}
+    raw = raw.rename(columns={"read_bytes": "read", "write_bytes": "write"})
+    return {str(api): _dense(g) for api, g in raw.groupby("api", sort=True, observed=True)}
+
+
+def _dense(frame: pd.DataFrame):
+    ranks, rank_idx = np.unique(frame["rank"].to_numpy(), return_inverse=True)
+    bins = frame["bin"].to_numpy().astype(np.int64)
+    nbins = int(bins.max()) + 1 if len(bins) else 0
+    read = np.zeros((len(ranks), nbins))
+    write = np.zeros((len(ranks), nbins))
+    np.add.at(read, (rank_idx, bins), frame["read"].to_numpy())
+    np.add.at(write, (rank_idx, bins), frame["write"].to_numpy())
+    width = float(frame["width"].iloc[0]) if "width" in frame.columns else 0.1
+    return width, read, write, ranks

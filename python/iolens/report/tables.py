@@ -1,0 +1,174 @@
+"""Table functions: each takes the ReportData and returns a Table, or None
+when the log has no data for it."""
+from __future__ import annotations
+
+import datetime as dt
+import math
+from dataclasses import dataclass, field
+
+from . import stats
+from .interfaces import PARSER_PERF_MODULES, PREFIX
+from .perf import file_categories, per_file
+from .source import _info
+
+
+@dataclass
+class Cell:
+    text: str
+    key: str | None = None     # stable name, for tests and scripts
+    value: str | None = None   # the raw number as `iolens parse` prints it
+
+
+@dataclass
+class Table:
+    columns: list
+    rows: list = field(default_factory=list)
+
+
+def human_bytes(n) -> str:
+    n = float(n)
+    if n < 0:
+        return "n/a"
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if n < 1024 or unit == "PiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.2f} {unit}"
+        n /= 1024
+
+
+def seconds(x) -> str:
+    return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.4f} s"
+
+
+def _when(sec, nsec=0) -> str:
+    try:
+        stamp = dt.datetime.fromtimestamp(int(sec), dt.timezone.utc)
+    except (OverflowError, OSError, ValueError):
+        return str(sec)
+    return stamp.strftime("%Y-%m-%d %H:%M:%S UTC") + (f" (+{int(nsec)} ns)" if nsec else "")
+
+
+def job(data):
+    j = data.job
+    rows = [("executable and arguments", data.exe or "(not recorded)"),
+            ("user id", str(j.get("uid", ""))), ("job id", str(j.get("jobid", ""))),
+            ("processes", str(j.get("nprocs", ""))),
+            ("start time", _when(j.get("start_time_sec", 0), j.get("start_time_nsec", 0))),
+            ("end time", _when(j.get("end_time_sec", 0), j.get("end_time_nsec", 0))),
+            ("run time", seconds(data.run_time)), ("log format version", str(data.version))]
+    if data.file is not None:
+        rows.append(("report restricted to file", data.file))
+    for key, value in (j.get("metadata") or {}).items():
+        rows.append((f"metadata: {key}", str(value)))
+    return Table(["field", "value"], [[Cell(a, key=f"job.{a}"), b] for a, b in rows])
+
+
+def modules(data):
+    if not data.modules:
+        return None
+    rows = []
+    for name, info in data.modules.items():
+        frame = data.frame(name) if name in PREFIX else None
+        count = "" if frame is None else f"{len(frame):,}"
+        partial = bool(_info(info, "partial"))
+        rows.append([name, str(_info(info, "version", "")), count,
+                     Cell("PARTIAL" if partial else "complete", key=f"partial.{name}")])
+    return Table(["module", "record version", "records", "data"], rows)
+
+
+def overview(data):
+    rows = []
+    for name, module, p, frac in stats.overview(data):
+        exact = module in PARSER_PERF_MODULES
+        rows.append([
+            Cell(f"{name}" + ("" if module == name else f" ({module})"), key=f"iface.{name}"),
+            Cell(human_bytes(p.bytes_read), f"{module}.bytes_read", str(p.bytes_read)),
+            Cell(human_bytes(p.bytes_written), f"{module}.bytes_written", str(p.bytes_written)),
+            Cell(f"{p.agg_time_by_slowest:.6f} s", f"{module}.agg_time_by_slowest",
+                 "%f" % p.agg_time_by_slowest),
+            Cell(f"{p.agg_perf_by_slowest:.2f}" + ("" if exact else " *"),
+                 f"{module}.agg_perf_by_slowest", "%f" % p.agg_perf_by_slowest),
+            Cell("n/a" if math.isnan(frac) else f"{100 * frac:.1f} %", f"{module}.io_fraction")])
+    if not rows:
+        return None
+    return Table(["interface", "bytes read", "bytes written", "I/O time (slowest rank + shared)",
+                  "estimated MiB/s", "share of run time in I/O"], rows)
+
+
+def cost(data):
+    frame = stats.cost(data)
+    if not len(frame):
+        return None
+    return Table(["interface", "read (s/process)", "write (s/process)", "metadata (s/process)"],
+                 [[name] + [f"{v:.6f}" for v in row] for name, row in frame.iterrows()])
+
+
+def common_accesses(data):
+    frame = stats.common_accesses(data)
+    if not len(frame):
+        return None
+    return Table(["module", "access size (bytes)", "count"],
+                 [[m, f"{int(s):,}", f"{int(c):,}"] for m, s, c in frame.itertuples(index=False)])
+
+
+def file_kinds(data):
+    rows = []
+    for module in PARSER_PERF_MODULES + ("H5D", "PNETCDF_VAR"):
+        frame = data.frame(module)
+        if frame is None or not len(frame):
+            continue
+        cats = file_categories(per_file(frame, PREFIX[module]))
+        for cat, (count, nbytes, offset) in cats.iterrows():
+            rows.append([module, cat, Cell(str(count), f"{module}.files.{cat}", str(count)),
+                         Cell(human_bytes(nbytes), f"{module}.bytes.{cat}", str(nbytes)),
+                         human_bytes(offset + 1) if offset > 0 else "n/a"])
+    if not rows:
+        return None
+    return Table(["module", "kind", "files", "data moved", "largest offset reached"], rows)
+
+
+def by_mount(data):
+    frame = stats.by_mount(data)
+    if not len(frame):
+        return None
+    return Table(["module", "mount point", "fs type", "files", "read", "written"],
+                 [[r.module, r.mount, r.fs, str(r.files), human_bytes(r.read), human_bytes(r.written)]
+                  for r in frame.head(3 * stats.TOP_N).itertuples(index=False)])
+
+
+def _top(data, key):
+    frame = stats.top_files(data, key)
+    if not len(frame):
+        return None
+    return Table(["module", "file", "read", "written", "I/O time (s, all processes)"],
+                 [[r.module, r.name, human_bytes(r.read), human_bytes(r.written), f"{r.time:.6f}"]
+                  for r in frame.itertuples(index=False)])
+
+
+def top_by_time(data):
+    return _top(data, "time")
+
+
+def top_by_bytes(data):
+    return _top(data, "bytes")
+
+
+def shared_files(data):
+    frame = stats.shared_files(data)
+    if not len(frame):
+        return None
+    rows = []
+    for r in frame.itertuples(index=False):
+        rows.append([r[0], r[1], f"{r[2]} ({r[3]:.6f} s, {human_bytes(r[4])})",
+                     f"{r[5]} ({r[6]:.6f} s, {human_bytes(r[7])})",
+                     "n/a" if math.isnan(r[8]) else f"{r[8]:.6g}",
+                     "n/a" if math.isnan(r[9]) else f"{r[9]:.6g}"])
+    return Table(["module", "file", "fastest rank (time, bytes)", "slowest rank (time, bytes)",
+                  "variance of time (s²)", "variance of bytes (B²)"], rows)
+
+
+def lustre(data):
+    frame = stats.lustre(data)
+    if not len(frame):
+        return None
+    cols = list(frame.columns)
+    return Table(cols, [[str(v) for v in row] for row in frame.itertuples(index=False)])

@@ -1,0 +1,70 @@
+/* Internal interface of the iolens._core extension, shared by its source files.
+ *
+ * The extension is a thin layer over libiolens-log: it decodes whole module
+ * regions in C and hands the decoded column arrays to Python as buffer objects
+ * (no copy, no Python object per record).  Error codes become Python exceptions
+ * through the single table in core_errors.c. */
+#ifndef IOLENS_PY_CORE_H
+#define IOLENS_PY_CORE_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include "iolens/log.h"
+
+/* ---- errors (core_errors.c) */
+int iol_py_errors_init(PyObject *module);
+/* Raise the exception class mapped to `status` with `detail` (or the status
+ * text when detail is empty).  Always returns NULL. */
+PyObject *iol_py_raise(int status, const char *detail);
+
+/* ---- buffers (core_array.c) */
+extern PyTypeObject IolArray_Type;
+/* Owner of library-allocated memory: calls free_fn(ptr) when the last array
+ * referencing it goes away. */
+PyObject *iol_py_owner(void *ptr, void (*free_fn)(void *));
+/* A writable 1-D byte buffer over [ptr, ptr+nbytes) that keeps `owner` alive.
+ * ptr may be NULL when nbytes is 0.  Returns a new reference or NULL. */
+PyObject *iol_py_array(PyObject *owner, const void *ptr, size_t nbytes);
+/* A fresh zero-initialised buffer that owns its own memory (malloc). */
+PyObject *iol_py_new_array(size_t nbytes, void **data);
+
+/* ---- open logs (core_log.c) */
+typedef struct iol_idmap {        /* open addressing: record id -> name index */
+    uint64_t *keys;
+    int32_t *vals;                /* -1 = empty slot */
+    size_t mask;
+} iol_idmap;
+
+typedef struct IolLogObject {
+    PyObject_HEAD
+    iolens_log *log;
+    PyObject *names;              /* list of str in library iteration order */
+    iol_idmap map;
+} IolLogObject;
+
+extern PyTypeObject IolLog_Type;
+/* Name index of `id` in self->names, or -1. */
+int32_t iol_py_name_index(const IolLogObject *self, uint64_t id);
+/* Raise the log's last error for `status`.  Returns NULL. */
+PyObject *iol_py_log_raise(IolLogObject *self, int status);
+/* Raise if the log is closed; returns 0 when open. */
+int iol_py_log_check(IolLogObject *self);
+
+/* ---- decoded frames (core_frames.c): Log methods */
+PyObject *iol_py_records(IolLogObject *self, PyObject *args);
+PyObject *iol_py_dxt(IolLogObject *self, PyObject *args);
+PyObject *iol_py_heatmap(IolLogObject *self, PyObject *noargs);
+PyObject *iol_py_lustre(IolLogObject *self, PyObject *noargs);
+
+/* ---- metadata (core_meta.c) */
+PyObject *iol_py_module_table(PyObject *self, PyObject *noargs);
+PyObject *iol_py_record_id(PyObject *self, PyObject *arg);
+PyObject *iol_py_strerror(PyObject *self, PyObject *arg);
+PyObject *iol_py_module_id(PyObject *self, PyObject *arg);
+
+/* ---- writing (core_write.c) */
+extern PyTypeObject IolWriter_Type;
+PyObject *iol_py_write_copy(PyObject *self, PyObject *args, PyObject *kwds);
+
+#endif

@@ -1,0 +1,321 @@
+/* iolens._core.Log: one open log (header, job, names); record decoding lives in
+ * core_frames.c.  Names are turned into Python strings once, lazily, with an
+ * id -> index map so that record frames can carry an int32 name code per row. */
+#include "core.h"
+#include <stdlib.h>
+
+static PyObject *decode_text(const char *s)
+{
+    if (!s)
+        Py_RETURN_NONE;
+    return PyUnicode_DecodeUTF8(s, (Py_ssize_t)strlen(s), "surrogateescape");
+}
+
+/* ---------------------------------------------------------------- id map */
+static int idmap_init(iol_idmap *m, size_t n)
+{
+    size_t cap = 16;
+    while (cap < 2 * n)
+        cap <<= 1;
+    m->keys = malloc(cap * sizeof *m->keys);
+    m->vals = malloc(cap * sizeof *m->vals);
+    if (!m->keys || !m->vals)
+        return -1;
+    memset(m->vals, 0xff, cap * sizeof *m->vals);   /* all -1 */
+    m->mask = cap - 1;
+    return 0;
+}
+
+static size_t idmap_slot(const iol_idmap *m, uint64_t id)
+{
+    uint64_t h = id * 0x9E3779B97F4A7C15ull;
+    size_t i = (size_t)(h >> 17) & m->mask;
+    while (m->vals[i] >= 0 && m->keys[i] != id)
+        i = (i + 1) & m->mask;
+    return i;
+}
+
+static void idmap_free(iol_idmap *m)
+{
+    free(m->keys);
+    free(m->vals);
+    m->keys = NULL;
+    m->vals = NULL;
+}
+
+int32_t iol_py_name_index(const IolLogObject *self, uint64_t id)
+{
+    if (!self->map.vals)
+        return -1;
+    return self->map.vals[idmap_slot(&self->map, id)];
+}
+
+/* Build self->names and the id map on first use.  Returns 0 or -1 (exception). */
+static int ensure_names(IolLogObject *self)
+{
+    if (self->names)
+        return 0;
+    size_t n = iolens_log_name_count(self->log);
+    PyObject *list = PyList_New((Py_ssize_t)n);
+    if (!list || idmap_init(&self->map, n) < 0) {
+        Py_XDECREF(list);
+        idmap_free(&self->map);
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        uint64_t id;
+        const char *name;
+        int rc = iolens_log_name_at(self->log, i, &id, &name);
+        PyObject *s = rc == IOLENS_OK ? decode_text(name) : NULL;
+        if (!s) {
+            if (rc != IOLENS_OK)
+                iol_py_log_raise(self, rc);
+            Py_DECREF(list);
+            idmap_free(&self->map);
+            return -1;
+        }
+        PyList_SET_ITEM(list, (Py_ssize_t)i, s);
+        size_t slot = idmap_slot(&self->map, id);
+        if (self->map.vals[slot] < 0) {
+            self->map.keys[slot] = id;
+            self->map.vals[slot] = (int32_t)i;
+        }
+    }
+    self->names = list;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- helpers */
+PyObject *iol_py_log_raise(IolLogObject *self, int status)
+{
+    return iol_py_raise(status, self->log ? iolens_log_error(self->log) : "");
+}
+
+int iol_py_log_check(IolLogObject *self)
+{
+    if (self->log)
+        return 0;
+    PyErr_SetString(PyExc_ValueError, "I/O operation on a closed log");
+    return -1;
+}
+
+/* ---------------------------------------------------------------- type */
+static int log_init(IolLogObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"path", NULL};
+    PyObject *path = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O&", kwlist, PyUnicode_FSConverter, &path))
+        return -1;
+    char errbuf[512] = "";
+    iolens_log *log = NULL;
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = iolens_log_open(PyBytes_AS_STRING(path), &log, errbuf, sizeof errbuf);
+    Py_END_ALLOW_THREADS
+    Py_DECREF(path);
+    if (rc != IOLENS_OK) {
+        iol_py_raise(rc, errbuf);
+        return -1;
+    }
+    if (self->log)
+        iolens_log_close(self->log);
+    self->log = log;
+    return 0;
+}
+
+static void log_release(IolLogObject *self)
+{
+    Py_CLEAR(self->names);
+    idmap_free(&self->map);
+    if (self->log) {
+        iolens_log_close(self->log);
+        self->log = NULL;
+    }
+}
+
+static void log_dealloc(IolLogObject *self)
+{
+    log_release(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *log_close(IolLogObject *self, PyObject *noargs)
+{
+    /* Arrays handed out own their memory separately, so closing is always safe. */
+    log_release(self);
+    Py_RETURN_NONE;
+}
+
+static PyObject *region_tuple(iolens_region r)
+{
+    return Py_BuildValue("(KK)", (unsigned long long)r.off, (unsigned long long)r.len);
+}
+
+static int set_item(PyObject *d, const char *key, PyObject *v)
+{
+    if (!v)
+        return -1;
+    int rc = PyDict_SetItemString(d, key, v);
+    Py_DECREF(v);
+    return rc;
+}
+
+static PyObject *module_regions(const iolens_header *h)
+{
+    PyObject *list = PyList_New(0);
+    for (int i = 0; list && i < IOL_MAX_MODULES; i++) {
+        if (!h->mod[i].len && !h->mod_ver[i])
+            continue;
+        PyObject *t = Py_BuildValue("(iKKI)", i, (unsigned long long)h->mod[i].off,
+                                    (unsigned long long)h->mod[i].len, h->mod_ver[i]);
+        if (!t || PyList_Append(list, t) < 0)
+            Py_CLEAR(list);
+        Py_XDECREF(t);
+    }
+    return list;
+}
+
+static PyObject *log_header(IolLogObject *self, PyObject *noargs)
+{
+    if (iol_py_log_check(self))
+        return NULL;
+    const iolens_header *h = iolens_log_header(self->log);
+    PyObject *d = PyDict_New();
+    if (!d || set_item(d, "version", decode_text(h->version))
+        || set_item(d, "major", PyLong_FromLong(h->major))
+        || set_item(d, "minor", PyLong_FromLong(h->minor))
+        || set_item(d, "big_endian", PyBool_FromLong(h->big_endian))
+        || set_item(d, "comp_type", PyLong_FromLong(h->comp_type))
+        || set_item(d, "header_size", PyLong_FromSize_t(h->header_size))
+        || set_item(d, "partial_flag", PyLong_FromUnsignedLongLong(h->partial_flag))
+        || set_item(d, "job_region", region_tuple(h->job))
+        || set_item(d, "names_region", region_tuple(h->names))
+        || set_item(d, "modules", module_regions(h))) {
+        Py_XDECREF(d);
+        return NULL;
+    }
+    return d;
+}
+
+static PyObject *mount_list(const iolens_job *j)
+{
+    PyObject *list = PyList_New((Py_ssize_t)j->nmounts);
+    for (size_t i = 0; list && i < j->nmounts; i++) {
+        PyObject *p = decode_text(j->mounts[i].path);
+        PyObject *t = decode_text(j->mounts[i].fstype);
+        PyObject *pair = (p && t) ? PyTuple_Pack(2, p, t) : NULL;
+        Py_XDECREF(p);
+        Py_XDECREF(t);
+        if (!pair)
+            Py_CLEAR(list);
+        else
+            PyList_SET_ITEM(list, (Py_ssize_t)i, pair);
+    }
+    return list;
+}
+
+static PyObject *log_job(IolLogObject *self, PyObject *noargs)
+{
+    if (iol_py_log_check(self))
+        return NULL;
+    const iolens_job *j = iolens_log_job(self->log);
+    const iolens_header *h = iolens_log_header(self->log);
+    PyObject *d = PyDict_New();
+    if (!d || set_item(d, "uid", PyLong_FromLongLong(j->uid))
+        || set_item(d, "start_time_sec", PyLong_FromLongLong(j->start_sec))
+        || set_item(d, "start_time_nsec", PyLong_FromLongLong(j->start_nsec))
+        || set_item(d, "end_time_sec", PyLong_FromLongLong(j->end_sec))
+        || set_item(d, "end_time_nsec", PyLong_FromLongLong(j->end_nsec))
+        || set_item(d, "nprocs", PyLong_FromLongLong(j->nprocs))
+        || set_item(d, "jobid", PyLong_FromLongLong(j->jobid))
+        || set_item(d, "run_time", PyFloat_FromDouble(iolens_job_runtime(j, h->minor)))
+        || set_item(d, "metadata_text", decode_text(j->metadata))
+        || set_item(d, "exe", decode_text(j->exe ? j->exe : ""))
+        || set_item(d, "exe_mounts", decode_text(j->exe_mounts ? j->exe_mounts : ""))
+        || set_item(d, "mounts", mount_list(j))) {
+        Py_XDECREF(d);
+        return NULL;
+    }
+    return d;
+}
+
+static PyObject *log_names(IolLogObject *self, PyObject *noargs)
+{
+    if (iol_py_log_check(self) || ensure_names(self))
+        return NULL;
+    size_t n = iolens_log_name_count(self->log);
+    PyObject *list = PyList_New((Py_ssize_t)n);
+    for (size_t i = 0; list && i < n; i++) {
+        uint64_t id;
+        const char *name;
+        iolens_log_name_at(self->log, i, &id, &name);
+        PyObject *t = Py_BuildValue("(KO)", (unsigned long long)id,
+                                    PyList_GET_ITEM(self->names, (Py_ssize_t)i));
+        if (!t)
+            Py_CLEAR(list);
+        else
+            PyList_SET_ITEM(list, (Py_ssize_t)i, t);
+    }
+    return list;
+}
+
+/* The list of name strings that record frames index with their name codes. */
+static PyObject *log_name_table(IolLogObject *self, PyObject *noargs)
+{
+    if (iol_py_log_check(self) || ensure_names(self))
+        return NULL;
+    return Py_NewRef(self->names);
+}
+
+static PyObject *log_region(IolLogObject *self, PyObject *arg)
+{
+    int module = (int)PyLong_AsLong(arg);
+    if ((module == -1 && PyErr_Occurred()) || iol_py_log_check(self))
+        return NULL;
+    const void *payload;
+    size_t len;
+    int rc = iolens_log_region(self->log, module, &payload, &len);
+    if (rc != IOLENS_OK)
+        return iol_py_log_raise(self, rc);
+    return PyBytes_FromStringAndSize(payload, (Py_ssize_t)len);
+}
+
+/* Frame methods need the names; make sure they exist before decoding. */
+#define WITH_NAMES(fn)                                                        \
+    static PyObject *fn##_m(IolLogObject *self, PyObject *a)                  \
+    {                                                                         \
+        if (iol_py_log_check(self) || ensure_names(self))                     \
+            return NULL;                                                      \
+        return fn(self, a);                                                   \
+    }
+WITH_NAMES(iol_py_records)
+WITH_NAMES(iol_py_dxt)
+WITH_NAMES(iol_py_heatmap)
+WITH_NAMES(iol_py_lustre)
+
+static PyMethodDef log_methods[] = {
+    {"close", (PyCFunction)log_close, METH_NOARGS, "Release the log (arrays handed out stay valid)."},
+    {"header", (PyCFunction)log_header, METH_NOARGS, "Header fields as a dict."},
+    {"job", (PyCFunction)log_job, METH_NOARGS, "Job record, exe and mount table as a dict."},
+    {"names", (PyCFunction)log_names, METH_NOARGS, "List of (record id, name) in log order."},
+    {"name_table", (PyCFunction)log_name_table, METH_NOARGS, "Name strings indexed by name codes."},
+    {"region", (PyCFunction)log_region, METH_O, "Decompressed payload of a module region (bytes)."},
+    {"records", (PyCFunction)iol_py_records_m, METH_VARARGS, "Decode a counter module: dict of column buffers."},
+    {"dxt", (PyCFunction)iol_py_dxt_m, METH_VARARGS, "Decode a DXT module: dict of column buffers."},
+    {"heatmap", (PyCFunction)iol_py_heatmap_m, METH_NOARGS, "Decode HEATMAP: dict of column buffers."},
+    {"lustre", (PyCFunction)iol_py_lustre_m, METH_NOARGS, "Decode LUSTRE: dict of column buffers."},
+    {NULL, NULL, 0, NULL},
+};
+
+PyTypeObject IolLog_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "iolens._core.Log",
+    .tp_doc = "Log(path): an open Darshan log (low level; use iolens.open).",
+    .tp_basicsize = sizeof(IolLogObject),
+    .tp_dealloc = (destructor)log_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_methods = log_methods,
+    .tp_init = (initproc)log_init,
+    .tp_new = PyType_GenericNew,
+};

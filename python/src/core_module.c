@@ -1,0 +1,50 @@
+/* iolens._core: module definition and initialisation. */
+#include "core.h"
+
+static PyMethodDef core_functions[] = {
+    {"module_table", iol_py_module_table, METH_NOARGS,
+     "List of dicts describing every module known to the C core (names, counters, rules)."},
+    {"module_id", iol_py_module_id, METH_O, "Module id by printed name or symbol; -1 if none."},
+    {"record_id", iol_py_record_id, METH_O, "Darshan record id (64-bit Jenkins hash) of a name."},
+    {"strerror", iol_py_strerror, METH_O, "Short text of an iolens_status code."},
+    {"write_copy", (PyCFunction)(void (*)(void))iol_py_write_copy, METH_VARARGS | METH_KEYWORDS,
+     "write_copy(src, dst, comp_type=0): re-encode a log as a 3.41 log."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef core_module = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "iolens._core",
+    .m_doc = "C core of iolens: decodes Darshan logs into column buffers.",
+    .m_size = -1,
+    .m_methods = core_functions,
+};
+
+static int add_type(PyObject *m, PyTypeObject *t, const char *name)
+{
+    if (PyType_Ready(t) < 0)
+        return -1;
+    return PyModule_AddObjectRef(m, name, (PyObject *)t);
+}
+
+static int add_constants(PyObject *m)
+{
+    return PyModule_AddIntConstant(m, "COMP_ZLIB", IOLENS_COMP_ZLIB)
+        || PyModule_AddIntConstant(m, "COMP_BZIP2", IOLENS_COMP_BZIP2)
+        || PyModule_AddIntConstant(m, "COMP_NONE", IOLENS_COMP_NONE)
+        || PyModule_AddIntConstant(m, "MAX_MODULES", IOL_MAX_MODULES);
+}
+
+PyMODINIT_FUNC PyInit__core(void)
+{
+    PyObject *m = PyModule_Create(&core_module);
+    if (!m)
+        return NULL;
+    if (add_type(m, &IolArray_Type, "Array") < 0 || add_type(m, &IolLog_Type, "Log") < 0
+        || add_type(m, &IolWriter_Type, "Writer") < 0 || add_constants(m) < 0
+        || iol_py_errors_init(m) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

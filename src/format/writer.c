@@ -1,0 +1,264 @@
+/* The 3.41 log writer (log-format 11): header space reserved, job region, name
+ * region, module regions in ascending id (one stream each), header written last,
+ * fsync.  Any failure makes the writer sticky-failed; close then removes the file. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include "internal.h"
+
+#define IOL_HDR 1328
+
+struct iolens_writer {
+    int fd;
+    char *path;
+    int comp;
+    uint64_t pos;             /* end of what has been written */
+    int status;               /* first error, sticky */
+    int job_set, names_done, last_module;
+    uint8_t *names;
+    size_t names_len, names_cap;
+    iolens_header hdr;
+    char err[512];
+};
+
+static int wfail(iolens_writer *w, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int wfail(iolens_writer *w, int code, const char *fmt, ...)
+{
+    if (w->status)
+        return w->status;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(w->err, sizeof w->err, fmt, ap);
+    va_end(ap);
+    w->status = code;
+    return code;
+}
+
+static int write_at(iolens_writer *w, const void *buf, size_t len, uint64_t off)
+{
+    const uint8_t *p = buf;
+    while (len) {
+        ssize_t n = pwrite(w->fd, p, len > (1u << 30) ? (1u << 30) : len, (off_t)off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return wfail(w, IOLENS_E_IO, "cannot write %s at offset %llu: %s", w->path,
+                         (unsigned long long)off, n < 0 ? strerror(errno) : "short write");
+        p += n;
+        off += (uint64_t)n;
+        len -= (size_t)n;
+    }
+    return IOLENS_OK;
+}
+
+/* Compress one payload as a single stream and append it; returns its region. */
+static int append_region(iolens_writer *w, const void *payload, size_t len, iolens_region *r,
+                         const char *what)
+{
+    void *z = NULL;
+    size_t zlen = 0;
+    int rc = iolens_compress(w->comp, payload, len, &z, &zlen);
+    if (rc)
+        return wfail(w, rc, "cannot compress the %s region (%zu bytes): %s", what, len,
+                     iolens_strerror(rc));
+    rc = write_at(w, z, zlen, w->pos);
+    free(z);
+    if (rc)
+        return rc;
+    r->off = w->pos;
+    r->len = zlen;
+    w->pos += zlen;
+    return IOLENS_OK;
+}
+
+int iolens_writer_open(const char *path, int comp_type, iolens_writer **out)
+{
+    if (!out)
+        return IOLENS_E_INVALID_ARG;
+    *out = NULL;
+    if (!path || comp_type < IOLENS_COMP_ZLIB || comp_type > IOLENS_COMP_NONE)
+        return path ? IOLENS_E_BAD_COMPRESSION : IOLENS_E_INVALID_ARG;
+#ifndef IOLENS_HAVE_BZIP2
+    if (comp_type == IOLENS_COMP_BZIP2)
+        return IOLENS_E_UNSUPPORTED;
+#endif
+    iolens_writer *w = calloc(1, sizeof *w);
+    if (!w || !(w->path = strdup(path))) {
+        free(w);
+        return IOLENS_E_NOMEM;
+    }
+    w->comp = comp_type;
+    w->last_module = -1;
+    w->hdr.comp_type = comp_type;
+    w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (w->fd < 0) {
+        free(w->path);
+        free(w);
+        return IOLENS_E_IO;
+    }
+    static const uint8_t zeros[IOL_HDR];
+    write_at(w, zeros, IOL_HDR, 0);       /* reserve the header; filled at close */
+    w->pos = IOL_HDR;
+    *out = w;
+    return w->status;
+}
+
+int iolens_writer_set_job(iolens_writer *w, const iolens_job *job)
+{
+    if (!w || !job)
+        return IOLENS_E_INVALID_ARG;
+    if (w->status)
+        return w->status;
+    if (w->job_set)
+        return wfail(w, IOLENS_E_INVALID_ARG, "job record set twice");
+    void *buf = NULL;
+    size_t len = 0;
+    int rc = iolens_job_encode(job, &buf, &len);
+    if (rc)
+        return wfail(w, rc, "cannot encode the job record: %s (metadata too long?)",
+                     iolens_strerror(rc));
+    rc = append_region(w, buf, len, &w->hdr.job, "job");
+    free(buf);
+    w->job_set = 1;
+    return rc;
+}
+
+int iolens_writer_add_name(iolens_writer *w, uint64_t id, const char *name)
+{
+    if (!w || !name)
+        return IOLENS_E_INVALID_ARG;
+    if (w->status)
+        return w->status;
+    if (w->names_done)
+        return wfail(w, IOLENS_E_INVALID_ARG,
+                     "name added after the first module region was written");
+    size_t n = strlen(name), need = w->names_len + 8 + n + 1;
+    if (need > w->names_cap) {
+        size_t cap = w->names_cap ? w->names_cap : 4096;
+        while (cap < need)
+            cap *= 2;
+        uint8_t *p = realloc(w->names, cap);
+        if (!p)
+            return wfail(w, IOLENS_E_NOMEM, "out of memory buffering names");
+        w->names = p;
+        w->names_cap = cap;
+    }
+    iol_put_u64(w->names + w->names_len, id);
+    memcpy(w->names + w->names_len + 8, name, n + 1);
+    w->names_len = need;
+    return IOLENS_OK;
+}
+
+/* The name region follows the job region; name_map.off is set even when there
+ * are no names, because readers derive the job region's end from it. */
+static int flush_names(iolens_writer *w)
+{
+    if (w->names_done)
+        return w->status;
+    if (!w->job_set)
+        return wfail(w, IOLENS_E_INVALID_ARG, "the job record must be set before names and regions");
+    w->names_done = 1;
+    w->hdr.names.off = w->pos;
+    w->hdr.names.len = 0;
+    int rc = w->names_len ? append_region(w, w->names, w->names_len, &w->hdr.names, "name record")
+                          : IOLENS_OK;
+    free(w->names);
+    w->names = NULL;
+    return rc;
+}
+
+int iolens_writer_put_region(iolens_writer *w, int module, uint32_t version,
+                             const void *payload, size_t len)
+{
+    if (!w)
+        return IOLENS_E_INVALID_ARG;
+    if (w->status)
+        return w->status;
+    if (module < 0 || module >= IOL_MAX_MODULES || (!payload && len) || version == 0)
+        return wfail(w, IOLENS_E_INVALID_ARG, "invalid module region (module %d, version %u)",
+                     module, version);
+    if (module <= w->last_module)
+        return wfail(w, IOLENS_E_INVALID_ARG,
+                     "module %d written after module %d: regions must ascend by id", module,
+                     w->last_module);
+    int rc = flush_names(w);
+    if (rc)
+        return rc;
+    w->last_module = module;
+    if (!len)
+        return IOLENS_OK;                /* an empty module is simply absent */
+    char what[32];
+    snprintf(what, sizeof what, "module %d", module);
+    rc = append_region(w, payload, len, &w->hdr.mod[module], what);
+    w->hdr.mod_ver[module] = version;
+    return rc;
+}
+
+void iolens_writer_set_partial(iolens_writer *w, uint64_t partial_flag)
+{
+    if (w)
+        w->hdr.partial_flag = partial_flag;
+}
+
+const char *iolens_writer_error(const iolens_writer *w)
+{
+    return w ? w->err : "no writer handle";
+}
+
+static void destroy(iolens_writer *w, int remove_file)
+{
+    if (w->fd >= 0)
+        close(w->fd);
+    if (remove_file)
+        unlink(w->path);
+    free(w->names);
+    free(w->path);
+    free(w);
+}
+
+/* Header last, then fsync: a reader never sees a header naming unwritten regions. */
+static int close_impl(iolens_writer *w, char *errbuf, size_t errlen)
+{
+    if (!w)
+        return IOLENS_E_INVALID_ARG;
+    int rc = flush_names(w);
+    uint8_t hdr[IOL_HDR];
+    if (!rc && (rc = iolens_header_encode(&w->hdr, hdr)))
+        wfail(w, rc, "cannot encode the header");
+    if (!rc)
+        rc = write_at(w, hdr, IOL_HDR, 0);
+    if (!rc && fsync(w->fd) != 0 && errno != EINVAL && errno != EROFS)
+        rc = wfail(w, IOLENS_E_IO, "fsync of %s failed: %s", w->path, strerror(errno));
+    if (!rc) {
+        int c = close(w->fd);
+        w->fd = -1;
+        if (c != 0)
+            wfail(w, IOLENS_E_IO, "close of %s failed: %s", w->path, strerror(errno));
+    }
+    rc = w->status;
+    if (errbuf && errlen)
+        snprintf(errbuf, errlen, "%s", rc ? w->err : "");
+    destroy(w, rc != IOLENS_OK);
+    return rc;
+}
+
+int iolens_writer_close(iolens_writer *w)
+{
+    return close_impl(w, NULL, 0);
+}
+
+int iolens_writer_close_err(iolens_writer *w, char *errbuf, size_t errlen)
+{
+    return close_impl(w, errbuf, errlen);
+}
+
+void iolens_writer_abort(iolens_writer *w)
+{
+    if (w)
+        destroy(w, 1);
+}

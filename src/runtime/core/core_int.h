@@ -1,0 +1,34 @@
+/* Functions used only between the core's own files (init, shutdown, log write). */
+#ifndef IOLENS_RUNTIME_CORE_INT_H
+#define IOLENS_RUNTIME_CORE_INT_H
+
+#include "rt.h"
+
+/* records.c */
+int iol_records_init(void);        /* pools from iol_cfg; 0 or -1 */
+void iol_records_release(void);    /* unmap everything (fork child, tests) */
+void iol_modules_freeze(void);     /* take every module lock once, mark frozen */
+uint64_t iol_partial_get(void);
+extern iol_module iol_mods[IOL_NMODS];
+
+/* names.c */
+int iol_names_init(uint64_t namemem);
+void iol_names_release(void);
+/* Store (or find) the name of `id`; sets bit `modid` of its module mask.
+ * Returns 0, or -1 when the name pool is full. */
+int iol_name_store(uint64_t id, const char *name, int modid);
+size_t iol_names_count(void);
+void iol_name_at(size_t i, uint64_t *id, const char **name);
+
+/* mounts.c */
+int iol_mounts_init(void);         /* read the mount table, build the exe string */
+const char *iol_exe_string(void);  /* command line (with upstream's trailing space) */
+size_t iol_mount_count(void);
+void iol_mount_at(size_t i, const char **path, const char **type);  /* mtab order */
+
+/* logwrite.c */
+extern pid_t iol_fork_parent;      /* 0 unless this process is a forked child */
+extern pid_t iol_job_pid;          /* pid of the first process (forked children inherit it) */
+extern struct timespec iol_start_abs;
+int iol_log_write(void);
+#endif

@@ -1,0 +1,152 @@
+/* Life cycle of the runtime in one process: init (library constructor, or lazily at
+ * the first intercepted call), fork (the child starts afresh and writes its own
+ * log), and shutdown (destructor or _exit) writing the log once. */
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../wrappers/real.h"
+#include "core_int.h"
+
+int iol_state;
+__thread int iol_busy __attribute__((tls_model("initial-exec")));
+struct timespec iol_t0;
+struct timespec iol_start_abs;
+iol_config iol_cfg;
+int iol_rank, iol_nprocs = 1;
+pid_t iol_fork_parent;
+pid_t iol_job_pid;
+
+enum { IOL_INITING = 4 };
+static int atfork_registered;
+
+static void warn_cb(const char *fmt, ...)
+{
+    char buf[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    iol_warn("%s", buf);
+}
+
+static void dump_line(const char *line, void *arg)
+{
+    iol_warn("%s", line);
+}
+
+static void atfork_child(void);
+
+/* Decide whether to run at all, then set up memory, mounts and exclusions. */
+static int setup(void)
+{
+    iol_config_free(&iol_cfg);
+    iol_config_load(&iol_cfg, getenv, warn_cb);
+    if (iol_cfg.disable || !iol_cfg.enable_nonmpi)
+        return -1;
+    if (iol_cfg.dump_config)
+        iol_config_dump(&iol_cfg, dump_line, NULL);
+    if (iol_records_init() != 0) {
+        iol_warn("cannot reserve record memory; instrumentation disabled");
+        return -1;
+    }
+    iol_mounts_init();
+    if (iol_config_app_excluded(&iol_cfg, iol_exe_string(), warn_cb))
+        return -1;
+    if (iol_config_rank_excluded(&iol_cfg, iol_rank, iol_nprocs, warn_cb))
+        for (size_t i = 0; i < iol_module_ndescs; i++)
+            iol_mods[iol_module_descs[i]->id].state = -1;
+    if (!atfork_registered) {         /* only once init is known to succeed */
+        pthread_atfork(NULL, NULL, atfork_child);
+        atfork_registered = 1;
+    }
+    return 0;
+}
+
+static void core_init(void)
+{
+    iol_busy++;
+    clock_gettime(CLOCK_REALTIME, &iol_t0);
+    iol_start_abs = iol_t0;
+    if (!iol_job_pid)
+        iol_job_pid = getpid();
+    iol_real_resolve_all();
+    int ok = setup() == 0;
+    __atomic_store_n(&iol_state, ok ? IOL_ON : IOL_OFF, __ATOMIC_RELEASE);
+    iol_busy--;
+}
+
+void iol_core_init_lazy(void)
+{
+    int expect = IOL_UNINIT;
+    if (__atomic_compare_exchange_n(&iol_state, &expect, IOL_INITING, 0, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE))
+        core_init();
+}
+
+void iol_core_shutdown(int write_log)
+{
+    int expect = IOL_ON;
+    if (!__atomic_compare_exchange_n(&iol_state, &expect, IOL_STOPPING, 0, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE))
+        return;
+    iol_busy++;
+    iol_modules_freeze();
+    /* Termination signals wait until the log is complete (a few milliseconds):
+     * e.g. multiprocessing terminates workers that are already in _exit. */
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGHUP);
+    sigaddset(&block, SIGQUIT);
+    pthread_sigmask(SIG_BLOCK, &block, &old);
+    if (write_log)
+        iol_log_write();
+    iol_report_failures();
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    iol_busy--;
+}
+
+/* The child of fork(): forget the parent's records without writing them, and
+ * start again (runtime spec 8.2).  Locks held by other parent threads at fork
+ * time are re-initialised by iol_records_init. */
+static void atfork_child(void)
+{
+    if (__atomic_load_n(&iol_state, __ATOMIC_ACQUIRE) != IOL_ON)
+        return;
+    iol_busy++;
+    iol_fork_parent = getppid();
+    for (size_t i = 0; i < iol_module_ndescs; i++) {
+        iol_module *m = &iol_mods[iol_module_descs[i]->id];
+        if (m->d && m->d->reset && m->state == 1)
+            m->d->reset(m);
+    }
+    iol_records_release();
+    __atomic_store_n(&iol_state, IOL_INITING, __ATOMIC_RELEASE);
+    iol_busy--;
+    core_init();
+}
+
+__attribute__((constructor)) static void iol_ctor(void)
+{
+    if (__atomic_load_n(&iol_state, __ATOMIC_ACQUIRE) == IOL_UNINIT)
+        iol_core_init_lazy();
+}
+
+__attribute__((destructor)) static void iol_dtor(void)
+{
+    iol_core_shutdown(1);
+}
+
+/* A process leaving through _exit (e.g. Python multiprocessing workers) still
+ * writes its log. */
+void _exit(int status)
+{
+    iol_core_shutdown(1);
+    IOL_REAL(_exit)(status);
+    __builtin_unreachable();
+}

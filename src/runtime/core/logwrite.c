@@ -1,0 +1,218 @@
+/* Writing the one log of this process through the format library's writer
+ * (runtime spec 3.1 and 3.7, non-MPI path).  The file is written under a
+ * temporary name, made read-only (0400) and then linked to its final name, so a
+ * final name never holds a half-written log and an existing file is never
+ * replaced.  If the chosen directory fails (missing, unwritable, full), the log
+ * goes to the default directory, then to $TMPDIR or /tmp, with one message. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../wrappers/real.h"
+#include "core_int.h"
+#include "iolens/log.h"
+
+#ifndef IOLENS_VERSION
+#define IOLENS_VERSION "0.0.0"
+#endif
+
+static void fill_metadata(char *md, size_t len)
+{
+    size_t n = (size_t)snprintf(md, len, "lib_ver=iolens-%s\n", IOLENS_VERSION);
+    if (iol_cfg.loghints[0] && n < len)
+        n += (size_t)snprintf(md + n, len - n, "h=%s\n", iol_cfg.loghints);
+    if (iol_fork_parent && n < len)
+        snprintf(md + n, len - n, "fork_parent=%d\n", (int)iol_fork_parent);
+}
+
+static int64_t job_id(void)
+{
+    return iol_cfg.jobid >= 0 ? iol_cfg.jobid : iol_job_pid;
+}
+
+static void fill_job(iolens_job *job, iolens_mount *mounts, char *exe_mounts, size_t emlen)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    memset(job, 0, sizeof *job);
+    job->uid = getuid();
+    job->start_sec = iol_start_abs.tv_sec;
+    job->start_nsec = iol_start_abs.tv_nsec;
+    job->end_sec = now.tv_sec;
+    job->end_nsec = now.tv_nsec;
+    job->nprocs = iol_nprocs;
+    job->jobid = job_id();
+    fill_metadata(job->metadata, sizeof job->metadata);
+    job->exe = (char *)iol_exe_string();
+    job->nmounts = iol_mount_count();
+    size_t n = (size_t)snprintf(exe_mounts, emlen, "%s", job->exe);
+    for (size_t i = 0; i < job->nmounts; i++) {
+        const char *p, *t;
+        iol_mount_at(i, &p, &t);
+        mounts[i].path = (char *)p;
+        mounts[i].fstype = (char *)t;
+        if (n < emlen)
+            n += (size_t)snprintf(exe_mounts + n, emlen - n, "\n%s\t%s", t, p);
+    }
+    job->mounts = mounts;
+    job->exe_mounts = exe_mounts;
+}
+
+/* Payloads are built once (output callbacks compact records in place), then
+ * written; a retry in another directory reuses them. */
+typedef struct built {
+    iolens_job job;
+    iolens_mount mounts[64];
+    char exe_mounts[4096];
+    void *payload[IOL_NMODS];
+    size_t len[IOL_NMODS];
+} built;
+
+static void build(built *b)
+{
+    fill_job(&b->job, b->mounts, b->exe_mounts, sizeof b->exe_mounts);
+    for (int id = 0; id < IOL_NMODS; id++) {
+        iol_module *m = &iol_mods[id];
+        b->payload[id] = NULL;
+        b->len[id] = 0;
+        if (!m->d || m->state != 1 || m->count == 0)
+            continue;
+        b->payload[id] = m->recs;
+        b->len[id] = m->count * m->d->rec_size;
+        if (m->d->output)
+            b->len[id] = m->d->output(m, &b->payload[id]);
+    }
+}
+
+static int write_file(const built *b, const char *path)
+{
+    iolens_writer *w = NULL;
+    int rc = iolens_writer_open(path, IOLENS_COMP_ZLIB, &w);
+    if (rc)
+        return rc;
+    rc = iolens_writer_set_job(w, &b->job);
+    for (size_t i = 0; !rc && i < iol_names_count(); i++) {
+        uint64_t id;
+        const char *name;
+        iol_name_at(i, &id, &name);
+        rc = iolens_writer_add_name(w, id, name);
+    }
+    for (int id = 0; !rc && id < IOL_NMODS; id++)
+        if (b->len[id])
+            rc = iolens_writer_put_region(w, id, iol_mods[id].d->version, b->payload[id], b->len[id]);
+    if (rc) {
+        iolens_writer_abort(w);
+        return rc;
+    }
+    iolens_writer_set_partial(w, iol_partial_get());
+    return iolens_writer_close(w);
+}
+
+/* <user>_<prog>_id<jobid>-<pid>_<M>-<D>-<secs>-<hash> (runtime spec 3.7). */
+static void base_name(char *out, size_t len)
+{
+    extern char *program_invocation_short_name;
+    char user[256];
+    if (iol_cfg.username[0])
+        snprintf(user, sizeof user, "%s", iol_cfg.username);
+    else
+        snprintf(user, sizeof user, "%u", (unsigned)geteuid());
+    struct tm tm;
+    time_t t = iol_start_abs.tv_sec;
+    localtime_r(&t, &tm);
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    uint64_t h = iolens_record_id(host, strlen(host)) ^ ((uint64_t)now.tv_sec * 1000000u + now.tv_nsec / 1000);
+    snprintf(out, len, "%s_%s_id%lld-%d_%d-%d-%d-%llu", user, program_invocation_short_name,
+             (long long)job_id(), (int)getpid(), tm.tm_mon + 1, tm.tm_mday,
+             tm.tm_hour * 3600 + tm.tm_min * 60 + tm.tm_sec, (unsigned long long)h);
+}
+
+/* Write into `final` via a temporary file; returns 0 or an errno-style code. */
+static int write_as(const built *b, const char *final)
+{
+    char tmp[IOL_PATH_LEN + 32];
+    snprintf(tmp, sizeof tmp, "%s.iolens_partial", final);
+    errno = 0;
+    if (write_file(b, tmp) != 0) {
+        int e = errno ? errno : EIO;
+        unlink(tmp);
+        return e;
+    }
+    chmod(tmp, S_IRUSR);
+    int rc = link(tmp, final) == 0 ? 0 : errno;
+    unlink(tmp);
+    return rc;
+}
+
+static int write_in_dir(const built *b, const char *dir, const char *base, double t_start,
+                        char *final, size_t len)
+{
+    int n = (int)(iol_wtime() - t_start + 1);
+    snprintf(final, len, "%s/%s_%d.darshan", dir, base, n < 1 ? 1 : n);
+    return write_as(b, final);
+}
+
+static void report_path(const char *path)
+{
+    if (!iol_cfg.report_path[0])
+        return;
+    int fd = open(iol_cfg.report_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return;
+    char line[IOL_PATH_LEN + 2];
+    int n = snprintf(line, sizeof line, "%s\n", path);
+    ssize_t w = write(fd, line, (size_t)n);
+    (void)w;
+    close(fd);
+}
+
+static int fallback(const built *b, const char *base, double t0, char *final, size_t len)
+{
+    char dir[IOL_PATH_LEN];
+    if (iol_default_log_dir(dir, sizeof dir, getenv) == 0 && iol_mkdirs(dir, 0700) == 0 &&
+        write_in_dir(b, dir, base, t0, final, len) == 0)
+        return 0;
+    const char *tmpdir = getenv("TMPDIR");
+    snprintf(dir, sizeof dir, "%s", tmpdir && tmpdir[0] == '/' ? tmpdir : "/tmp");
+    return write_in_dir(b, dir, base, t0, final, len);
+}
+
+int iol_log_write(void)
+{
+    static built b;                  /* static: large, and shutdown runs once */
+    double t0 = iol_wtime();
+    build(&b);
+    char base[1024], dir[IOL_PATH_LEN], final[IOL_PATH_LEN + 1200];
+    base_name(base, sizeof base);
+    int rc, configured;
+    if (iol_cfg.logfile[0]) {
+        snprintf(final, sizeof final, "%s", iol_cfg.logfile);
+        rc = write_as(&b, final);
+        snprintf(dir, sizeof dir, "%s", iol_cfg.logfile);
+    } else if (iol_log_dir(&iol_cfg, iol_start_abs.tv_sec, dir, sizeof dir, getenv, &configured) != 0) {
+        rc = ENOENT;
+        snprintf(dir, sizeof dir, "(no log directory)");
+    } else {
+        if (!configured)
+            iol_mkdirs(dir, 0700);
+        rc = write_in_dir(&b, dir, base, t0, final, sizeof final);
+    }
+    if (rc) {
+        int first = rc;
+        rc = fallback(&b, base, t0, final, sizeof final);
+        if (rc == 0)
+            iol_warn("could not write the log to %s (%s); wrote %s instead", dir, strerror(first), final);
+        else
+            iol_warn("could not write the log anywhere (%s); no log for this process", strerror(rc));
+    }
+    if (rc == 0)
+        report_path(final);
+    return rc;
+}

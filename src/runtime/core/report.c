@@ -1,0 +1,74 @@
+/* The interposer-grade error path: messages are formatted on the stack and written
+ * with one write(2) on stderr (no allocation, no stdio); at most IOL_MAX_MSGS per
+ * process.  Failures inside wrappers are only counted, and reported once at
+ * shutdown. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "../wrappers/real.h"
+#include "rt.h"
+
+#define IOL_MAX_MSGS 16
+
+static int nmsgs;
+static unsigned long failures[IOL_FAIL_COUNT];
+
+static const char *const FAILURE_TEXT[IOL_FAIL_COUNT] = {
+    [IOL_FAIL_SYMBOL] = "intercepted functions could not be resolved",
+    [IOL_FAIL_MEMORY] = "runtime memory requests failed",
+    [IOL_FAIL_FDTABLE] = "file descriptors beyond the descriptor table were not tracked",
+    [IOL_FAIL_STREAMS] = "streams beyond the stream table were not tracked",
+    [IOL_FAIL_AIO] = "asynchronous requests could not be tracked",
+    [IOL_FAIL_PATH] = "file names were too long to record",
+};
+
+void iol_fail(enum iol_failure what)
+{
+    __atomic_add_fetch(&failures[what], 1, __ATOMIC_RELAXED);
+}
+
+void iol_warn(const char *fmt, ...)
+{
+    if (__atomic_add_fetch(&nmsgs, 1, __ATOMIC_RELAXED) > IOL_MAX_MSGS)
+        return;
+    char buf[1024];
+    int n = snprintf(buf, sizeof buf, "iolens: ");
+    va_list ap;
+    va_start(ap, fmt);
+    int m = vsnprintf(buf + n, sizeof buf - n - 1, fmt, ap);
+    va_end(ap);
+    n += (m < 0) ? 0 : (m >= (int)(sizeof buf - n - 1) ? (int)(sizeof buf - n - 2) : m);
+    buf[n++] = '\n';
+    int busy = iol_busy;
+    iol_busy = 1;                  /* our own write must not be recorded */
+    ssize_t w = IOL_REAL(write)(2, buf, (size_t)n);
+    (void)w;
+    iol_busy = busy;
+}
+
+void iol_report_failures(void)
+{
+    for (int i = 0; i < IOL_FAIL_COUNT; i++)
+        if (failures[i])
+            iol_warn("%lu %s", failures[i], FAILURE_TEXT[i]);
+}
+
+void *iol_map(size_t len)
+{
+    if (len == 0)
+        len = 1;
+    void *p = IOL_REAL(mmap)(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+        iol_fail(IOL_FAIL_MEMORY);
+        return NULL;
+    }
+    return p;
+}
+
+void iol_unmap(void *p, size_t len)
+{
+    if (p)
+        munmap(p, len ? len : 1);
+}

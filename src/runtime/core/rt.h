@@ -1,0 +1,156 @@
+/* Internal interface of the runtime core, used by the modules and wrappers.
+ *
+ * Ownership: the core owns all record memory (one MODMEM pool carved into module
+ * reservations, one NAMEMEM pool of names), the clock, the mount table, the
+ * configuration and the log write.  A module owns only the meaning of its records.
+ *
+ * Locking: each module has one mutex (iol_module.lock) that serialises every
+ * update of its records and side tables; the name table has its own lock, taken
+ * inside a module lock (order: module -> names; never the reverse).  The heatmap
+ * has its own lock, taken only after a module lock has been released.
+ *
+ * Interposer rules: no function here may call malloc while a wrapper is running
+ * (memory comes from mmap'd pools); errors are counted and reported once at
+ * shutdown; nothing ever exits the process. */
+#ifndef IOLENS_RUNTIME_RT_H
+#define IOLENS_RUNTIME_RT_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "iolens/counters.h"
+#include "options.h"
+
+/* ------------------------------------------------------------ lifecycle */
+enum iol_state { IOL_UNINIT = 0, IOL_ON = 1, IOL_OFF = 2, IOL_STOPPING = 3 };
+extern int iol_state;
+/* Per-thread guard: non-zero while the runtime itself does I/O (init, log write),
+ * so that its own calls are passed through unrecorded. */
+extern __thread int iol_busy __attribute__((tls_model("initial-exec")));
+
+void iol_core_init_lazy(void);
+void iol_core_shutdown(int write_log);
+
+/* Should a wrapper record this call?  Fast path: one load and one TLS load. */
+static inline int iol_on(void)
+{
+    int s = __atomic_load_n(&iol_state, __ATOMIC_ACQUIRE);
+    if (__builtin_expect(s == IOL_ON, 1))
+        return !iol_busy;
+    if (s == IOL_UNINIT && !iol_busy) {
+        iol_core_init_lazy();
+        return __atomic_load_n(&iol_state, __ATOMIC_ACQUIRE) == IOL_ON;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------ clock */
+extern struct timespec iol_t0;    /* CLOCK_REALTIME at the start of init */
+static inline double iol_wtime(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)(ts.tv_sec - iol_t0.tv_sec) + (double)(ts.tv_nsec - iol_t0.tv_nsec) * 1e-9;
+}
+
+/* ------------------------------------------------------------ config, job */
+extern iol_config iol_cfg;
+extern int iol_rank, iol_nprocs;
+
+/* ------------------------------------------------------------ modules */
+typedef struct iol_module iol_module;
+
+typedef struct iol_module_desc {
+    int id;                  /* Darshan module id (modules.def) */
+    const char *name;
+    uint32_t version;        /* record version written */
+    size_t rec_size;         /* bytes of one log record */
+    size_t aux_size;         /* bytes of runtime-only state per record (not logged) */
+    int64_t default_records; /* reservation when MAX_RECORDS is not set */
+    int fixed_records;       /* MAX_RECORDS is ignored (HEATMAP) */
+    int path_names;          /* names are paths: exclusion rules apply */
+    /* Set the non-zero initial fields of a new record (id and rank are set). */
+    void (*rec_init)(iol_module *m, const char *name, void *rec, void *aux);
+    /* Called once the module memory exists (first use), under the module lock. */
+    void (*activate)(iol_module *m);
+    /* Produce the region payload (little-endian records) at shutdown; may reuse
+     * m->recs.  NULL = the records as stored.  Returns the payload length. */
+    size_t (*output)(iol_module *m, void **payload);
+    /* Forget side tables (fd maps, streams) after fork or shutdown. */
+    void (*reset)(iol_module *m);
+} iol_module_desc;
+
+struct iol_module {
+    const iol_module_desc *d;
+    pthread_mutex_t lock;
+    int state;               /* 0 untried, 1 active, -1 disabled or failed (never retried) */
+    int frozen;              /* shutdown has taken the records */
+    uint8_t *recs, *aux;
+    size_t cap, count;
+    uint32_t *slots;         /* id hash: index+1, 0 = empty */
+    size_t hmask;
+};
+
+/* The table of modules, generated from the CMake module list (module_table.c). */
+extern const iol_module_desc *const iol_module_descs[];
+extern const size_t iol_module_ndescs;
+
+iol_module *iol_mod(int id);
+/* Lock the module and make sure it is active.  Returns 1 with the lock held, or 0
+ * (lock released) when the module is disabled, failed or frozen. */
+int iol_mod_enter(iol_module *m);
+static inline void iol_mod_leave(iol_module *m) { pthread_mutex_unlock(&m->lock); }
+
+/* Record access (module lock held). */
+void *iol_rec_find(iol_module *m, uint64_t id, void **aux);
+/* Register a record for `name` (already cleaned) following runtime spec section 4:
+ * full module -> partial bit; excluded name -> NULL silently; name pool full ->
+ * partial bit.  Returns the record or NULL. */
+void *iol_rec_register(iol_module *m, const char *name, uint64_t id, void **aux);
+static inline size_t iol_rec_index(const iol_module *m, const void *rec)
+{
+    return (size_t)((const uint8_t *)rec - m->recs) / m->d->rec_size;
+}
+static inline void *iol_rec_aux(const iol_module *m, const void *rec)
+{
+    return m->aux + iol_rec_index(m, rec) * m->d->aux_size;
+}
+
+/* Names. */
+uint64_t iol_name_id(const char *name);
+/* The stored name of an id (stable pointer into the name pool) or NULL. */
+const char *iol_name_of(uint64_t id);
+/* Clean a path as upstream does (runtime spec 2.0.1) into out; returns out. */
+char *iol_clean_path(const char *path, char *out, size_t len);
+/* Exclusion rules of section 2.0.2 for module `modid`. */
+int iol_name_excluded(int modid, const char *name);
+
+void iol_partial_set(int modid);
+
+/* Mounts: block size for FILE_ALIGNMENT (-1 if no mount matches). */
+int64_t iol_mount_block_size(const char *path);
+
+/* ------------------------------------------------------------ heatmap */
+/* Register the heatmap of an API ("POSIX", "STDIO", ...); returns a slot or -1. */
+int iol_heatmap_register(const char *api);
+void iol_heatmap_update(int slot, double t1, double t2, int64_t bytes, int is_write);
+
+/* ------------------------------------------------------------ errors */
+enum iol_failure {
+    IOL_FAIL_SYMBOL, IOL_FAIL_MEMORY, IOL_FAIL_FDTABLE, IOL_FAIL_STREAMS,
+    IOL_FAIL_AIO, IOL_FAIL_PATH, IOL_FAIL_COUNT
+};
+/* Count a failure (any thread, lock-free); reported once at shutdown. */
+void iol_fail(enum iol_failure what);
+/* A one-line message on stderr, prefixed "iolens: ", without allocating; at most
+ * a fixed number of messages per process. */
+void iol_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void iol_report_failures(void);
+
+/* Memory from the system, never from malloc: zeroed, page-granular. */
+void *iol_map(size_t len);
+void iol_unmap(void *p, size_t len);
+
+#endif

@@ -1,0 +1,135 @@
+/* HEATMAP module (id 15, runtime spec section 6): one record per instrumented API,
+ * bytes read and written per time bin.  200 bins of 0.1 s that double in width
+ * (merging neighbours) as the run grows; cut to the run's length at output. */
+#include <math.h>
+#include <string.h>
+
+#include "../core/rt.h"
+
+#define NBINS 200
+#define MAX_HEATMAPS 8
+
+typedef struct heatmap_rec {
+    uint64_t id;
+    int64_t rank;
+    double width;
+    int64_t nbins;
+    uint64_t unused[2];      /* pointer fields in upstream's memory; written as 0 */
+    int64_t write_bins[NBINS];
+    int64_t read_bins[NBINS];
+} heatmap_rec;
+
+static void rec_init(iol_module *m, const char *name, void *rec, void *aux)
+{
+    heatmap_rec *h = rec;
+    h->width = 0.1;
+    h->nbins = NBINS;
+}
+
+static void collapse(heatmap_rec *h)
+{
+    for (int i = 0; i < NBINS; i += 2) {
+        h->write_bins[i / 2] = h->write_bins[i] + h->write_bins[i + 1];
+        h->read_bins[i / 2] = h->read_bins[i] + h->read_bins[i + 1];
+    }
+    memset(h->write_bins + NBINS / 2, 0, sizeof h->write_bins / 2);
+    memset(h->read_bins + NBINS / 2, 0, sizeof h->read_bins / 2);
+    h->width *= 2;
+}
+
+static void spread(heatmap_rec *h, double t1, double t2, int64_t bytes, int64_t *bins)
+{
+    while (t2 > h->width * NBINS)
+        collapse(h);
+    long first = (long)floor(t1 / h->width), last = (long)floor(t2 / h->width);
+    if (last >= NBINS)
+        last = NBINS - 1;
+    if (first < 0)
+        first = 0;
+    for (long b = first; b <= last; b++) {
+        double lo = b * h->width, hi = lo + h->width, overlap = h->width;
+        if (t1 > lo)
+            overlap -= t1 - lo;
+        if (t2 < hi)
+            overlap -= hi - t2;
+        if (overlap < 0)
+            return;
+        bins[b] += (t2 == t1) ? bytes : (int64_t)llround((double)bytes * overlap / (t2 - t1));
+    }
+}
+
+int iol_heatmap_register(const char *api)
+{
+    iol_module *m = iol_mod(IOL_MOD_HEATMAP);
+    char name[64];
+    snprintf(name, sizeof name, "heatmap:%s", api);
+    uint64_t id = iol_name_id(name);
+    if (!iol_mod_enter(m))
+        return -1;
+    void *rec = iol_rec_find(m, id, NULL);
+    if (!rec)
+        rec = iol_rec_register(m, name, id, NULL);
+    int slot = rec ? (int)iol_rec_index(m, rec) : -1;
+    iol_mod_leave(m);
+    return slot;
+}
+
+void iol_heatmap_update(int slot, double t1, double t2, int64_t bytes, int is_write)
+{
+    if (slot < 0 || bytes <= 0)
+        return;
+    iol_module *m = iol_mod(IOL_MOD_HEATMAP);
+    if (!iol_mod_enter(m))
+        return;
+    heatmap_rec *h = (heatmap_rec *)m->recs + slot;
+    spread(h, t1, t2, bytes, is_write ? h->write_bins : h->read_bins);
+    iol_mod_leave(m);
+}
+
+static int all_zero(const heatmap_rec *h)
+{
+    for (int i = 0; i < NBINS; i++)
+        if (h->write_bins[i] || h->read_bins[i])
+            return 0;
+    return 1;
+}
+
+/* Records in place: drop empty heatmaps, fit the bins to the run, pack each
+ * record as header + write_bins[nbins] + read_bins[nbins]. */
+static size_t output(iol_module *m, void **payload)
+{
+    double end = iol_wtime();
+    uint8_t *out = m->recs;
+    size_t len = 0;
+    for (size_t i = 0; i < m->count; i++) {
+        heatmap_rec *h = (heatmap_rec *)m->recs + i;
+        if (all_zero(h))
+            continue;
+        while (end > h->width * NBINS)
+            collapse(h);
+        int64_t n = (int64_t)ceil(end / h->width);
+        if (n > NBINS)
+            n = NBINS;
+        if (n < 1)
+            n = 1;
+        heatmap_rec tmp = *h;
+        tmp.nbins = n;
+        memcpy(out + len, &tmp, 48);
+        memcpy(out + len + 48, tmp.write_bins, (size_t)n * 8);
+        memcpy(out + len + 48 + (size_t)n * 8, tmp.read_bins, (size_t)n * 8);
+        len += 48 + (size_t)n * 16;
+    }
+    *payload = out;
+    return len;
+}
+
+const iol_module_desc iol_heatmap_module = {
+    .id = IOL_MOD_HEATMAP,
+    .name = "HEATMAP",
+    .version = 1,
+    .rec_size = sizeof(heatmap_rec),
+    .default_records = MAX_HEATMAPS,
+    .fixed_records = 1,
+    .rec_init = rec_init,
+    .output = output,
+};

@@ -1,0 +1,192 @@
+/* STDIO wrappers (runtime spec 1.2 and 2.2): time the real call, then record
+ * through stdio.c.  The success test of each call is upstream's. */
+#include <errno.h>
+#include <string.h>
+
+#include "stdio.h"
+
+#define KEEP_ERRNO(stmt)       \
+    do {                       \
+        int e_ = errno;        \
+        stmt;                  \
+        errno = e_;            \
+    } while (0)
+
+/* Time `call` into `ret` when recording; `on` says whether to record. */
+#define TIMED(type, ret, call)                  \
+    int on = iol_on();                          \
+    double t1 = on ? iol_wtime() : 0;           \
+    type ret = call;                            \
+    double t2 = on ? iol_wtime() : 0
+
+/* ------------------------------------------------------------ open, close */
+#define FOPEN_BODY(call, path)                                      \
+    TIMED(FILE *, ret, call);                                       \
+    if (on && ret)                                                  \
+        KEEP_ERRNO(iol_stdio_open(ret, path, t1, t2));              \
+    return ret
+
+FILE *fopen(const char *path, const char *mode) { FOPEN_BODY(IOL_REAL(fopen)(path, mode), path); }
+FILE *fopen64(const char *path, const char *mode) { FOPEN_BODY(IOL_REAL(fopen64)(path, mode), path); }
+FILE *freopen(const char *path, const char *mode, FILE *fp)
+{
+    FOPEN_BODY(IOL_REAL(freopen)(path, mode, fp), path);
+}
+FILE *freopen64(const char *path, const char *mode, FILE *fp)
+{
+    FOPEN_BODY(IOL_REAL(freopen64)(path, mode, fp), path);
+}
+
+FILE *fdopen(int fd, const char *mode)
+{
+    TIMED(FILE *, ret, IOL_REAL(fdopen)(fd, mode));
+    if (on && ret)
+        KEEP_ERRNO(iol_stdio_fdopen(ret, fd, t1, t2));
+    return ret;
+}
+
+int fclose(FILE *fp)
+{
+    TIMED(int, ret, IOL_REAL(fclose)(fp));
+    if (on)
+        KEEP_ERRNO(iol_stdio_close(fp, t1, t2));
+    return ret;
+}
+
+int fflush(FILE *fp)
+{
+    TIMED(int, ret, IOL_REAL(fflush)(fp));
+    if (on && fp && ret >= 0)
+        KEEP_ERRNO(iol_stdio_io(fp, 2, 0, t1, t2));
+    return ret;
+}
+
+/* ------------------------------------------------------------ reads */
+#define READ_BODY(type, call, fp, ok, bytes)                        \
+    TIMED(type, ret, call);                                         \
+    if (on && (ok))                                                 \
+        KEEP_ERRNO(iol_stdio_io(fp, 0, (int64_t)(bytes), t1, t2));  \
+    return ret
+
+size_t fread(void *p, size_t size, size_t n, FILE *fp)
+{
+    READ_BODY(size_t, IOL_REAL(fread)(p, size, n, fp), fp, ret > 0, size * ret);
+}
+int fgetc(FILE *fp) { READ_BODY(int, IOL_REAL(fgetc)(fp), fp, ret != EOF, 1); }
+int _IO_getc(FILE *fp) { READ_BODY(int, IOL_REAL(_IO_getc)(fp), fp, ret != EOF, 1); }
+int getw(FILE *fp) { READ_BODY(int, IOL_REAL(getw)(fp), fp, ret != EOF || !ferror(fp), sizeof(int)); }
+char *fgets(char *s, int n, FILE *fp) { READ_BODY(char *, IOL_REAL(fgets)(s, n, fp), fp, ret != NULL, strlen(ret)); }
+
+/* scanf family: bytes = how far the stream moved; counted unless ret == 0. */
+static int do_vfscanf(int (*real)(FILE *, const char *, va_list), FILE *fp, const char *fmt, va_list ap)
+{
+    if (!iol_on())
+        return real(fp, fmt, ap);
+    long before = ftell(fp);
+    double t1 = iol_wtime();
+    int ret = real(fp, fmt, ap);
+    double t2 = iol_wtime();
+    if (ret != 0) {
+        int e = errno;
+        iol_stdio_io(fp, 0, ftell(fp) - before, t1, t2);
+        errno = e;
+    }
+    return ret;
+}
+
+/* <stdio.h> maps the C names fscanf/vfscanf onto the __isoc99_ symbols, so the
+ * plain symbols (used by programs built in pre-C99 modes) get their own C names. */
+int iol_plain_vfscanf(FILE *fp, const char *fmt, va_list ap) __asm__("vfscanf");
+int iol_plain_fscanf(FILE *fp, const char *fmt, ...) __asm__("fscanf");
+
+int iol_plain_vfscanf(FILE *fp, const char *fmt, va_list ap)
+{
+    return do_vfscanf(IOL_REAL(vfscanf), fp, fmt, ap);
+}
+int __isoc99_vfscanf(FILE *fp, const char *fmt, va_list ap)
+{
+    return do_vfscanf(IOL_REAL(__isoc99_vfscanf), fp, fmt, ap);
+}
+
+int iol_plain_fscanf(FILE *fp, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int ret = do_vfscanf(IOL_REAL(vfscanf), fp, fmt, ap);
+    va_end(ap);
+    return ret;
+}
+
+int __isoc99_fscanf(FILE *fp, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int ret = do_vfscanf(IOL_REAL(__isoc99_vfscanf), fp, fmt, ap);
+    va_end(ap);
+    return ret;
+}
+
+/* ------------------------------------------------------------ writes */
+#define WRITE_BODY(type, call, fp, ok, bytes)                       \
+    TIMED(type, ret, call);                                         \
+    if (on && (ok))                                                 \
+        KEEP_ERRNO(iol_stdio_io(fp, 1, (int64_t)(bytes), t1, t2));  \
+    return ret
+
+size_t fwrite(const void *p, size_t size, size_t n, FILE *fp)
+{
+    WRITE_BODY(size_t, IOL_REAL(fwrite)(p, size, n, fp), fp, ret > 0, size * ret);
+}
+int fputc(int ch, FILE *fp) { WRITE_BODY(int, IOL_REAL(fputc)(ch, fp), fp, ret != EOF, 1); }
+int _IO_putc(int ch, FILE *fp) { WRITE_BODY(int, IOL_REAL(_IO_putc)(ch, fp), fp, ret != EOF, 1); }
+int putw(int w, FILE *fp) { WRITE_BODY(int, IOL_REAL(putw)(w, fp), fp, ret != EOF, sizeof(int)); }
+int fputs(const char *s, FILE *fp) { WRITE_BODY(int, IOL_REAL(fputs)(s, fp), fp, ret > 0, strlen(s)); }
+
+int vfprintf(FILE *fp, const char *fmt, va_list ap)
+{
+    WRITE_BODY(int, IOL_REAL(vfprintf)(fp, fmt, ap), fp, ret > 0, ret);
+}
+
+int vprintf(const char *fmt, va_list ap)
+{
+    WRITE_BODY(int, IOL_REAL(vfprintf)(stdout, fmt, ap), stdout, ret > 0, ret);
+}
+
+int fprintf(FILE *fp, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int ret = vfprintf(fp, fmt, ap);
+    va_end(ap);
+    return ret;
+}
+
+int printf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int ret = vprintf(fmt, ap);
+    va_end(ap);
+    return ret;
+}
+
+/* ------------------------------------------------------------ seeks */
+#define SEEK_BODY(call, fp)                                         \
+    TIMED(int, ret, call);                                          \
+    if (on && ret >= 0)                                             \
+        KEEP_ERRNO(iol_stdio_seek(fp, -1, t1, t2));                 \
+    return ret
+
+int fseek(FILE *fp, long off, int whence) { SEEK_BODY(IOL_REAL(fseek)(fp, off, whence), fp); }
+int fseeko(FILE *fp, off_t off, int whence) { SEEK_BODY(IOL_REAL(fseeko)(fp, off, whence), fp); }
+int fseeko64(FILE *fp, off64_t off, int whence) { SEEK_BODY(IOL_REAL(fseeko64)(fp, off, whence), fp); }
+int fsetpos(FILE *fp, const fpos_t *pos) { SEEK_BODY(IOL_REAL(fsetpos)(fp, pos), fp); }
+int fsetpos64(FILE *fp, const fpos64_t *pos) { SEEK_BODY(IOL_REAL(fsetpos64)(fp, pos), fp); }
+
+void rewind(FILE *fp)
+{
+    TIMED(int, unused, (IOL_REAL(rewind)(fp), 0));
+    (void)unused;
+    if (on)
+        KEEP_ERRNO(iol_stdio_seek(fp, 0, t1, t2));
+}

@@ -1,0 +1,37 @@
+/* Pointers to the real (next) definitions of every intercepted function, expanded
+ * from intercept.def.  IOL_REAL(name) yields the pointer, resolving it on first use
+ * if init has not run yet.  A symbol that cannot be resolved is counted as a
+ * failure and yields a stub that fails with ENOSYS: never exit(). */
+#ifndef IOLENS_RUNTIME_REAL_H
+#define IOLENS_RUNTIME_REAL_H
+
+#define _GNU_SOURCE 1
+#include <aio.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+typedef struct iol_real_table {
+#define IOL_FN(mod, ret, name, params) ret (*name) params;
+#include "intercept.def"
+#undef IOL_FN
+} iol_real_table;
+
+extern iol_real_table iol_real;
+
+/* Resolve the entry named `name` into *slot; returns the pointer (never NULL). */
+void *iol_real_resolve(const char *name, void **slot);
+/* Resolve every entry (called once at init). */
+void iol_real_resolve_all(void);
+
+#define IOL_REAL(name)                                                          \
+    (__builtin_expect(iol_real.name != NULL, 1)                                 \
+         ? iol_real.name                                                        \
+         : (__typeof__(iol_real.name))iol_real_resolve(#name, (void **)&iol_real.name))
+
+#endif

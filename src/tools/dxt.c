@@ -1,0 +1,203 @@
+/* `iolens dxt [--show-incomplete] LOG`: the DXT traces of a log, printed exactly
+ * as darshan-dxt-parser prints them (log-format spec section 10), except where
+ * upstream prints wrong values (docs/deviations.md, section DXT).
+ * Exit status: 0; 1 for usage errors; 255 when the log cannot be read, a module
+ * holds incomplete data (without --show-incomplete), or a record does not parse
+ * (the status upstream returns in these cases). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "dxt_print.h"
+#include "tools.h"
+
+#define DXT_EXIT_FAIL 255
+
+struct dxt_run {
+    iolens_log *log;
+    const char *path;
+    int show_incomplete;
+    iolens_lustre *lustre;   /* LUSTRE records, kept for the DXT_POSIX records */
+    size_t *lustre_order;    /* indexes into lustre sorted by (id, index) */
+};
+
+static int usage(FILE *out, int status)
+{
+    fputs("usage: iolens dxt [--show-incomplete] LOG\n"
+          "Print the DXT I/O traces of a Darshan log as darshan-dxt-parser does.\n"
+          "  --show-incomplete  print what is there even if a module's data is incomplete\n",
+          out);
+    return status;
+}
+
+static const iolens_lustre *sort_lustre;
+
+static int cmp_lustre(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    uint64_t ix = sort_lustre->id[x], iy = sort_lustre->id[y];
+    if (ix != iy)
+        return ix < iy ? -1 : 1;
+    return (x > y) - (x < y);
+}
+
+static int index_lustre(struct dxt_run *r)
+{
+    size_t n = r->lustre->count;
+    r->lustre_order = malloc((n ? n : 1) * sizeof *r->lustre_order);
+    if (!r->lustre_order)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        r->lustre_order[i] = i;
+    sort_lustre = r->lustre;
+    qsort(r->lustre_order, n, sizeof *r->lustre_order, cmp_lustre);
+    return 0;
+}
+
+/* The last LUSTRE record read with this id (upstream's hash keeps the last), or -1. */
+static long find_lustre(const struct dxt_run *r, uint64_t id)
+{
+    if (!r->lustre)
+        return -1;
+    size_t lo = 0, hi = r->lustre->count;   /* first position with id > `id` */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (r->lustre->id[r->lustre_order[mid]] <= id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0 || r->lustre->id[r->lustre_order[lo - 1]] != id)
+        return -1;
+    return (long)r->lustre_order[lo - 1];
+}
+
+/* Partial-data handling (spec 9.3 with darshan-dxt-parser's texts).  Returns 0 to
+ * go on, -1 to stop with failure. */
+static int check_partial(const struct dxt_run *r, const char *name)
+{
+    static const char advice[] =
+        "\n# To avoid this error, consult the darshan-runtime\n"
+        "# documentation and consider setting the\n"
+        "# DARSHAN_EXCLUDE_DIRS or DXT_TRIGGER_CONF_PATH\n"
+        "# environment variable to prevent Darshan from\n"
+        "# instrumenting unecessary files.\n";
+    FILE *out = r->show_incomplete ? stdout : stderr;
+    fprintf(out, "\n# *%s*: The %s module contains incomplete data!\n"
+                 "#            This happens when a module runs out of\n"
+                 "#            memory to store new record data.\n",
+            r->show_incomplete ? "WARNING" : "ERROR", name);
+    fputs(advice, out);
+    if (r->show_incomplete)
+        return 0;
+    fputs("\n# You can display the (incomplete) data that is\n"
+          "# present in this log using the --show-incomplete\n"
+          "# option to darshan-dxt-parser.\n", stderr);
+    return -1;
+}
+
+static int parse_failed(const struct dxt_run *r, const char *name)
+{
+    fflush(stdout);
+    fprintf(stderr, "Error: failed to parse %s module record.\n", name);
+    fprintf(stderr, "iolens dxt: %s: %s\n", r->path, iolens_log_error(r->log));
+    return -1;
+}
+
+static int load_lustre(struct dxt_run *r)
+{
+    if (iolens_log_lustre(r->log, &r->lustre) != IOLENS_OK)
+        return parse_failed(r, "LUSTRE");
+    if (index_lustre(r) != 0) {
+        fprintf(stderr, "iolens dxt: out of memory\n");
+        return -1;
+    }
+    return 0;
+}
+
+static int print_dxt_module(struct dxt_run *r, int module, const char *name)
+{
+    iolens_dxt *d;
+    if (iolens_log_dxt(r->log, module, &d) != IOLENS_OK)
+        return parse_failed(r, name);
+    for (size_t i = 0; i < d->count; i++)
+        iol_dxt_print_record(stdout, r->log, d, i, r->lustre, find_lustre(r, d->id[i]));
+    iolens_dxt_free(d);
+    return 0;
+}
+
+/* One module of the loop of spec section 10 item 3.  Returns 0 or -1 (stop). */
+static int run_module(struct dxt_run *r, int i)
+{
+    const iolens_header *h = iolens_log_header(r->log);
+    const iolens_module_info *mi = iolens_module_info_get(i);
+    if (!mi) {
+        fprintf(stderr, "# Warning: module id %d is unknown. You may need a newer version "
+                        "of the Darshan utilities to parse it.\n", i);
+        return 0;
+    }
+    if (mi->kind == IOLENS_KIND_OPAQUE || i == IOL_MOD_NULL) {
+        fprintf(stderr, "Warning: no log utility handlers defined for module %s, SKIPPING.\n",
+                mi->name);
+        return 0;
+    }
+    int dxt = mi->kind == IOLENS_KIND_DXT;
+    if (!dxt && i != IOL_MOD_LUSTRE)
+        return 0;
+    if (dxt)
+        printf("\n# ***************************************************\n"
+               "# %s module data\n"
+               "# ***************************************************\n", mi->name);
+    if ((h->partial_flag >> i & 1) && check_partial(r, mi->name) != 0)
+        return -1;
+    return dxt ? print_dxt_module(r, i, mi->name) : load_lustre(r);
+}
+
+static int run(struct dxt_run *r)
+{
+    const iolens_header *h = iolens_log_header(r->log);
+    iol_dxt_print_preamble(stdout, r->log);
+    if (!h->mod[IOL_MOD_DXT_POSIX].len && !h->mod[IOL_MOD_DXT_MPIIO].len) {
+        fputs("\n# no DXT module data available for this Darshan log.\n", stdout);
+        return 0;
+    }
+    for (int i = 0; i < IOL_MAX_MODULES; i++)
+        if (h->mod[i].len && run_module(r, i) != 0)
+            return -1;
+    return 0;
+}
+
+int iol_cmd_dxt(int argc, char **argv)
+{
+    struct dxt_run r = {0};
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--show-incomplete"))
+            r.show_incomplete = 1;
+        else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+            return usage(stdout, 0);
+        else if (argv[i][0] == '-' && argv[i][1])
+            return usage(stderr, 1);
+        else if (r.path)
+            return usage(stderr, 1);
+        else
+            r.path = argv[i];
+    }
+    if (!r.path)
+        return usage(stderr, 1);
+
+    char err[512];
+    if (iolens_log_open(r.path, &r.log, err, sizeof err) != IOLENS_OK) {
+        fprintf(stderr, "iolens dxt: %s: %s\n", r.path, err);
+        return DXT_EXIT_FAIL;
+    }
+    static char obuf[1 << 16];
+    setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
+    int rc = run(&r);
+    if (fflush(stdout) != 0 && rc == 0) {
+        fprintf(stderr, "iolens dxt: error writing the output\n");
+        rc = -1;
+    }
+    iolens_lustre_free(r.lustre);
+    free(r.lustre_order);
+    iolens_log_close(r.log);
+    return rc == 0 ? 0 : DXT_EXIT_FAIL;
+}

@@ -1,0 +1,88 @@
+/* Internal interface of `iolens parse` (darshan-parser's text, byte for byte) and
+ * of the text helpers it shares with other verbs.  Log-format spec section 9. */
+#ifndef IOLENS_TOOLS_PARSE_H
+#define IOLENS_TOOLS_PARSE_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "iolens/log.h"
+
+/* ---------------------------------------------------------------- text output */
+/* A large output buffer in front of a FILE: darshan-parser output is mostly short
+ * fields, so appending to memory and writing in big blocks is what keeps a
+ * million-record log fast.  `err` is set once a write fails. */
+typedef struct iol_text {
+    FILE *fp;
+    char *buf;
+    size_t len, cap;
+    int err;
+} iol_text;
+
+int iol_text_init(iol_text *t, FILE *fp);       /* 0 or -1 (no memory) */
+void iol_text_flush(iol_text *t);
+void iol_text_free(iol_text *t);                /* flushes first */
+void iol_text_put(iol_text *t, const char *s, size_t n);
+void iol_text_puts(iol_text *t, const char *s);
+void iol_text_putc(iol_text *t, char c);
+void iol_text_i64(iol_text *t, int64_t v);      /* %PRId64 */
+void iol_text_u64(iol_text *t, uint64_t v);     /* %PRIu64 */
+void iol_text_f6(iol_text *t, double v);        /* %f, glibc rounding and nan/inf */
+void iol_text_printf(iol_text *t, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Room for n more bytes at the returned pointer (the caller then adds n to len);
+ * NULL when n exceeds the buffer (use iol_text_put). */
+char *iol_text_reserve(iol_text *t, size_t n);
+
+/* The same number formats into a caller buffer; return the length (no NUL).
+ * Buffers: 24 bytes for integers, IOL_FMT_F6_MAX for %f. */
+#define IOL_FMT_F6_MAX 400
+size_t iol_fmt_i64(char *out, int64_t v);
+size_t iol_fmt_u64(char *out, uint64_t v);
+size_t iol_fmt_f6(char *out, double v);
+
+/* ---------------------------------------------------------------- options */
+typedef struct iol_parse_opts {
+    int base, total, file, perf, show_incomplete;
+    int uuids;               /* --uuid: DFS/DAOS columns of a libuuid darshan-parser */
+} iol_parse_opts;
+
+/* Description text of (module, stored record version), Appendix A; NULL if none. */
+const char *iol_text_module_desc(int module, uint32_t version);
+
+/* ---------------------------------------------------------------- counter lines */
+/* Per-log context for counter lines: the mount table with cached lengths. */
+typedef struct iol_line_ctx {
+    iolens_log *log;
+    const iolens_job *job;
+    size_t *mount_len;
+    int uuids;               /* DFS/DAOS: print pool:container uuids (libuuid build) */
+} iol_line_ctx;
+
+int iol_line_ctx_init(iol_line_ctx *c, iolens_log *log);
+void iol_line_ctx_free(iol_line_ctx *c);
+
+/* Print every record's counter lines (section 9.4) for a counter or MDHIM module. */
+void iol_print_records(iol_text *t, iol_line_ctx *c, const iolens_module_info *mi,
+                       const iolens_records *r);
+void iol_print_lustre(iol_text *t, iol_line_ctx *c, const iolens_lustre *l);
+void iol_print_heatmap(iol_text *t, iol_line_ctx *c, const iolens_heatmap *h);
+
+/* ---------------------------------------------------------------- summaries */
+/* --total (9.5), --file (9.6), --perf (9.7) for POSIX, MPI-IO, STDIO, DFS, DAOS.
+ * Each returns 0 or IOLENS_E_NOMEM. */
+int iol_print_total(iol_text *t, const iolens_module_info *mi, const iolens_records *r);
+int iol_print_file(iol_text *t, const iolens_module_info *mi, const iolens_records *r);
+int iol_print_perf(iol_text *t, const iolens_module_info *mi, const iolens_records *r,
+                   int64_t nprocs);
+
+/* Wrapping 64-bit addition: sums of hostile counters must not be undefined. */
+static inline int64_t iol_add64(int64_t a, int64_t b)
+{
+    return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+
+/* Index of the counter named <module prefix>_<suffix> ("BYTES_READ"), or -1.
+ * flt selects the float table. */
+int iol_counter_index(const iolens_module_info *mi, int flt, const char *suffix);
+
+#endif

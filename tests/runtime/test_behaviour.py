@@ -1,0 +1,249 @@
+"""Behaviour of the preloaded runtime: transparency (return values, errno),
+threads, limits and partial flags, configuration, log placement and fallbacks,
+and the runtime not recording its own I/O.  Logs are read back with PyDarshan
+and with our own C reader (`iolens parse`)."""
+import os
+import stat
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import logs_in, run_under
+
+HERE = Path(__file__).resolve().parent
+
+
+@pytest.fixture(scope="session")
+def probe(tmp_path_factory):
+    exe = tmp_path_factory.mktemp("probe") / "rtprobe"
+    r = subprocess.run(["cc", "-O1", "-g", "-pthread", "-o", str(exe), str(HERE / "progs" / "rtprobe.c")],
+                       capture_output=True, text=True)
+    if r.returncode:
+        pytest.skip(f"no C compiler for the probe program: {r.stderr[-300:]}")
+    return exe
+
+
+def posix_counters(log):
+    """{file name: {counter: value}} of the POSIX module, read with PyDarshan."""
+    darshan = pytest.importorskip("darshan")
+    rep = darshan.DarshanReport(str(log), read_all=True)
+    if "POSIX" not in rep.records:
+        return {}, rep
+    out = {}
+    for row in rep.records["POSIX"].to_df()["counters"].to_dict("records"):
+        out[rep.name_records[int(row["id"])]] = {k: int(v) for k, v in row.items() if k != "id"}
+    return out, rep
+
+
+def parse_text(tool, log, *flags, ok=True):
+    r = subprocess.run([str(tool), "parse", *flags, str(log)], capture_output=True, text=True)
+    assert (r.returncode == 0) == ok, r.stderr
+    return r.stdout + r.stderr
+
+
+def parse_counters(text):
+    """{(file, counter): value} from `iolens parse` lines."""
+    out = {}
+    for line in text.splitlines():
+        if line.startswith("#") or not line.strip():
+            continue
+        f = line.split("\t")
+        if len(f) >= 6:
+            out[(f[5], f[3])] = f[4]
+    return out
+
+
+def one_log(logdir):
+    logs = logs_in(logdir)
+    assert len(logs) == 1, logs
+    return logs[0]
+
+
+def test_errno_and_return_values_preserved(runtime, probe, tmp_path):
+    run_under(runtime, [probe, "errno", tmp_path], tmp_path / "logs")   # the probe checks itself
+    run_under(runtime, [probe, "errno", tmp_path], tmp_path / "logs2",
+              {"DARSHAN_ENABLE_NONMPI": "0"})
+    counters, _ = posix_counters(one_log(tmp_path / "logs"))
+    ro = counters[str(tmp_path / "ro.dat")]
+    assert ro["POSIX_OPENS"] == 1 and ro["POSIX_READS"] == 1 and ro["POSIX_WRITES"] == 0
+    assert not any("does" in name for name in counters), "a failed open left a record"
+
+
+def test_threads_exact_counts(runtime, probe, tool, tmp_path):
+    run_under(runtime, [probe, "threads", tmp_path, "8"], tmp_path / "logs")
+    log = one_log(tmp_path / "logs")
+    counters, rep = posix_counters(log)
+    shared = counters[str(tmp_path / "shared.dat")]
+    assert shared["POSIX_WRITES"] == 8 * 200 and shared["POSIX_BYTES_WRITTEN"] == 8 * 200 * 1000
+    for t in range(8):
+        c = counters[str(tmp_path / f"thread-{t}.dat")]
+        assert (c["POSIX_OPENS"], c["POSIX_WRITES"], c["POSIX_READS"], c["POSIX_SEEKS"]) == (1, 200, 200, 1)
+        assert c["POSIX_BYTES_WRITTEN"] == c["POSIX_BYTES_READ"] == 200000
+        assert c["POSIX_CONSEC_WRITES"] == 199 and c["POSIX_ACCESS1_ACCESS"] == 1000
+    heat = rep.heatmaps["POSIX"]
+    assert int(heat.to_df(ops=["write"]).sum(axis=1).sum()) == 8 * 200 * 1000 * 2
+    assert int(heat.to_df(ops=["read"]).sum(axis=1).sum()) == 8 * 200 * 1000
+    # our own reader agrees with PyDarshan
+    ours = parse_counters(parse_text(tool, log))
+    assert ours[(str(tmp_path / "shared.dat"), "POSIX_BYTES_WRITTEN")] == "1600000"
+
+
+def test_common_value_tracking(runtime, probe, tmp_path):
+    """Runtime spec 2.0.6: 32 distinct values kept; top four by count, then value."""
+    run_under(runtime, [probe, "sizes", tmp_path], tmp_path / "logs")
+    counters, _ = posix_counters(one_log(tmp_path / "logs"))
+    c = counters[str(tmp_path / "sizes.dat")]
+    assert [c[f"POSIX_ACCESS{i}_ACCESS"] for i in range(1, 5)] == [32, 31, 30, 29]
+    assert [c[f"POSIX_ACCESS{i}_COUNT"] for i in range(1, 5)] == [1, 1, 1, 1]
+    t = counters[str(tmp_path / "top.dat")]
+    assert [(t[f"POSIX_ACCESS{i}_ACCESS"], t[f"POSIX_ACCESS{i}_COUNT"]) for i in range(1, 5)] == \
+        [(13, 4), (2, 4), (5, 3), (11, 2)]
+
+
+def test_max_records_sets_partial_flag(runtime, probe, tool, tmp_path):
+    cfg = tmp_path / "iolens.conf"
+    cfg.write_text("# limits\nMAX_RECORDS 3 POSIX\nNAME_EXCLUDE m\\.1$ POSIX\n")
+    run_under(runtime, [probe, "files", tmp_path, "10"], tmp_path / "logs",
+              {"DARSHAN_CONFIG_PATH": str(cfg)})
+    log = one_log(tmp_path / "logs")
+    counters, rep = posix_counters(log)
+    assert sorted(Path(n).name for n in counters) == ["m.0", "m.2", "m.3"]
+    assert rep.modules["POSIX"]["partial_flag"]
+    assert "incomplete data" in parse_text(tool, log, ok=False)   # as darshan-parser: fails
+    assert "m.3" in parse_text(tool, log, "--show-incomplete")
+
+
+def test_modmem_fraction_still_writes_a_log(runtime, probe, tmp_path):
+    """A fractional MiB is rounded up to bytes (upstream truncates to 0 and loses the log)."""
+    run_under(runtime, [probe, "files", tmp_path, "10"], tmp_path / "logs", {"DARSHAN_MODMEM": "0.001"})
+    counters, rep = posix_counters(one_log(tmp_path / "logs"))
+    assert 0 < len(counters) < 10 and rep.modules["POSIX"]["partial_flag"]
+
+
+def test_disable_produces_no_log(runtime, probe, tmp_path):
+    run_under(runtime, [probe, "simple", tmp_path], tmp_path / "logs", {"DARSHAN_DISABLE": "1"})
+    assert logs_in(tmp_path / "logs") == []
+    run_under(runtime, [probe, "simple", tmp_path], tmp_path / "logs2", {"DARSHAN_DISABLE": "0"})
+    assert len(logs_in(tmp_path / "logs2")) == 1     # documented: "0" means off
+
+
+def test_bind_now_program_logs(runtime, probe, tmp_path):
+    run_under(runtime, [probe, "simple", tmp_path], tmp_path / "logs", {"LD_BIND_NOW": "1"})
+    counters, _ = posix_counters(one_log(tmp_path / "logs"))
+    assert counters[str(tmp_path / "simple.dat")]["POSIX_WRITES"] == 3
+
+
+def test_log_file_name_and_permissions(runtime, probe, tmp_path):
+    logdir = tmp_path / "logs"
+    logdir.mkdir()
+    run_under(runtime, [probe, "simple", tmp_path], logdir, {"LOGNAME": "alice"})
+    log = one_log(logdir)
+    assert log.parent == logdir
+    assert log.name.startswith("alice_rtprobe_id") and log.name.endswith("_1.darshan")
+    assert stat.S_IMODE(log.stat().st_mode) == 0o400
+    assert not list(logdir.glob("*partial*"))
+
+
+def test_dated_directory_used_when_present(runtime, probe, tool, tmp_path):
+    root = tmp_path / "logs"
+    root.mkdir()
+    env = dict(os.environ, DARSHAN_LOGPATH=str(root))
+    assert subprocess.run([str(tool), "config", "--mk-log-dirs"], env=env).returncode == 0
+    where = subprocess.run([str(tool), "config", "--log-path"], env=env, capture_output=True, text=True)
+    dated = Path(where.stdout.strip())
+    assert dated.parent.parent.parent == root and dated.is_dir()
+    run_under(runtime, [probe, "simple", tmp_path], root)
+    assert one_log(root).parent == dated
+
+
+def test_missing_log_dir_falls_back(runtime, probe, tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    r = run_under(runtime, [probe, "simple", tmp_path], tmp_path / "no" / "such" / "dir",
+                  {"HOME": str(home), "XDG_STATE_HOME": ""}, make_logdir=False)
+    logs = logs_in(home)
+    assert len(logs) == 1
+    assert "could not write the log" in r.stderr and str(logs[0]) in r.stderr
+
+
+def test_unwritable_log_dir_falls_back(runtime, probe, tmp_path):
+    if os.geteuid() == 0:
+        # root writes anywhere: make the "directory" a regular file instead
+        bad = tmp_path / "not-a-dir"
+        bad.write_text("")
+    else:
+        bad = tmp_path / "ro"
+        bad.mkdir(mode=0o500)
+    home = tmp_path / "home"
+    home.mkdir()
+    r = run_under(runtime, [probe, "simple", tmp_path], bad, {"HOME": str(home)}, make_logdir=False)
+    assert len(logs_in(home)) == 1 and "instead" in r.stderr
+
+
+def test_default_location_without_config(runtime, probe, tool, tmp_path):
+    state = tmp_path / "state"
+    env = {"XDG_STATE_HOME": str(state), "DARSHAN_LOGPATH": ""}
+    run_under(runtime, [probe, "simple", tmp_path], tmp_path / "unused", env, make_logdir=False)
+    logs = logs_in(state)
+    assert len(logs) == 1 and logs[0].parent == state / "iolens" / "logs"
+    cenv = {k: v for k, v in os.environ.items() if not k.startswith("DARSHAN_")}
+    cenv["XDG_STATE_HOME"] = str(state)
+    out = subprocess.run([str(tool), "config", "--log-path"], env=cenv, capture_output=True, text=True)
+    assert out.stdout.strip() == str(state / "iolens" / "logs")
+
+
+def test_logfile_exact_path(runtime, probe, tmp_path):
+    target = tmp_path / "exact.darshan"
+    run_under(runtime, [probe, "simple", tmp_path], tmp_path / "logs", {"DARSHAN_LOGFILE": str(target)})
+    assert target.exists()
+    counters, _ = posix_counters(target)
+    assert str(tmp_path / "simple.dat") in counters
+
+
+def test_own_io_not_recorded(runtime, probe, tmp_path):
+    """The config file read at init and the log write at exit leave no records."""
+    cfg = tmp_path / "cfg.conf"
+    cfg.write_text("MODMEM 4\n")
+    logdir = tmp_path / "logs"
+    run_under(runtime, [probe, "simple", tmp_path], logdir, {"DARSHAN_CONFIG_PATH": str(cfg)})
+    log = one_log(logdir)
+    counters, rep = posix_counters(log)
+    names = set(rep.name_records.values())
+    assert str(tmp_path / "simple.dat") in names
+    assert not any(str(logdir) in n or n == str(cfg) for n in names), names
+
+
+def test_dump_config_and_bad_rank_list(runtime, probe, tmp_path):
+    r = run_under(runtime, [probe, "simple", tmp_path], tmp_path / "logs",
+                  {"DARSHAN_DUMP_CONFIG": "1", "DARSHAN_RANK_EXCLUDE": "abc", "DARSHAN_MODMEM": "8"})
+    assert "##### DARSHAN CONFIG #####" in r.stderr and "# MODMEM = 8.00 MiB" in r.stderr
+    assert "abc" in r.stderr                     # warned about, ignored, no hang
+    assert len(logs_in(tmp_path / "logs")) == 1
+
+
+def test_rank_exclude_disables_modules(runtime, probe, tmp_path):
+    run_under(runtime, [probe, "simple", tmp_path], tmp_path / "logs", {"DARSHAN_RANK_EXCLUDE": "0"})
+    counters, _ = posix_counters(one_log(tmp_path / "logs"))
+    assert counters == {}
+
+
+def test_app_exclude(runtime, probe, tmp_path):
+    run_under(runtime, [probe, "simple", tmp_path], tmp_path / "logs", {"DARSHAN_APP_EXCLUDE": "rtprobe$"})
+    assert logs_in(tmp_path / "logs") == []
+
+
+def test_iolens_run(runtime, probe, tool, tmp_path):
+    logdir = tmp_path / "logs"
+    logdir.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DARSHAN_", "IOLENS_LOG"))}
+    env["IOLENS_RUNTIME"] = str(runtime)
+    env["LD_PRELOAD"] = ""
+    r = subprocess.run([str(tool), "run", "--logpath", str(logdir), "--", str(probe), "simple", str(tmp_path)],
+                       env=env, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    log = one_log(logdir)
+    assert f"log written to {log}" in r.stderr
+    r = subprocess.run([str(tool), "run", "--logpath", str(logdir), "sh", "-c", "exit 7"],
+                       env=env, capture_output=True, text=True)
+    assert r.returncode == 7
