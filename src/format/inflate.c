@@ -26,6 +26,7 @@ size_t iol_region_cap(uint64_t len)
 typedef struct outbuf {
     uint8_t *p;
     size_t len, cap, max;
+    size_t hint;              /* first allocation: a guess from the input size */
 } outbuf;
 
 /* Make room for at least one more byte; 0 on success, -1 on no memory, 1 at max. */
@@ -35,7 +36,7 @@ static int out_grow(outbuf *o)
         return 0;
     if (o->cap >= o->max)
         return 1;
-    size_t ncap = o->cap ? o->cap * 2 : 64 * 1024;
+    size_t ncap = o->cap ? o->cap * 2 : o->hint;
     if (ncap > o->max)
         ncap = o->max;
     uint8_t *np = realloc(o->p, ncap ? ncap : 1);
@@ -140,7 +141,9 @@ static int run_bzip2(const uint8_t *in, size_t len, outbuf *o, char *d, size_t d
 int iol_inflate(int comp_type, const uint8_t *in, size_t len, size_t max_out, int clip,
                 void **out, size_t *outlen, char *d, size_t dl)
 {
-    outbuf o = { NULL, 0, 0, max_out };
+    /* Logs compress about 4-20x; start at 8x the input to avoid most regrowth. */
+    size_t hint = len > max_out / 8 ? max_out : len * 8;
+    outbuf o = { NULL, 0, 0, max_out, hint < 65536 ? (max_out < 65536 ? max_out : 65536) : hint };
     int rc;
     *out = NULL;
     *outlen = 0;

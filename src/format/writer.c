@@ -61,12 +61,12 @@ static int append_region(iolens_writer *w, const void *payload, size_t len, iole
                          const char *what)
 {
     void *z = NULL;
-    size_t zlen = 0;
-    int rc = iolens_compress(w->comp, payload, len, &z, &zlen);
-    if (rc)
+    size_t zlen = len;
+    int rc = IOLENS_OK;
+    if (w->comp != IOLENS_COMP_NONE && (rc = iolens_compress(w->comp, payload, len, &z, &zlen)))
         return wfail(w, rc, "cannot compress the %s region (%zu bytes): %s", what, len,
                      iolens_strerror(rc));
-    rc = write_at(w, z, zlen, w->pos);
+    rc = write_at(w, z ? z : payload, zlen, w->pos);   /* NONE: the payload as is */
     free(z);
     if (rc)
         return rc;

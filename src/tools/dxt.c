@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "dxt_print.h"
+#include "parse.h"
 #include "tools.h"
 
 #define DXT_EXIT_FAIL 255
@@ -155,7 +156,13 @@ static int run_module(struct dxt_run *r, int i)
 static int run(struct dxt_run *r)
 {
     const iolens_header *h = iolens_log_header(r->log);
-    iol_dxt_print_preamble(stdout, r->log);
+    iol_text t;
+    if (iol_text_init(&t, stdout) != 0) {
+        fprintf(stderr, "iolens dxt: out of memory\n");
+        return -1;
+    }
+    iol_print_preamble(&t, h, iolens_log_job(r->log));
+    iol_text_free(&t);
     if (!h->mod[IOL_MOD_DXT_POSIX].len && !h->mod[IOL_MOD_DXT_MPIIO].len) {
         fputs("\n# no DXT module data available for this Darshan log.\n", stdout);
         return 0;

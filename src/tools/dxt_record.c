@@ -116,11 +116,29 @@ static void print_osts(FILE *out, const struct layout *lo, int64_t off, int64_t 
     }
 }
 
+/* Mount point and fs type of a record name ("UNKNOWN" for both if none): the
+ * first entry of the (sorted) mount table that is a byte prefix of the name. */
+static void mount_of(const iolens_job *job, const char *name, const char **mnt,
+                     const char **fstype)
+{
+    *mnt = *fstype = "UNKNOWN";
+    if (!name)
+        return;
+    for (size_t i = 0; i < job->nmounts; i++) {
+        const char *p = job->mounts[i].path;
+        if (!strncmp(p, name, strlen(p))) {
+            *mnt = p;
+            *fstype = job->mounts[i].fstype;
+            return;
+        }
+    }
+}
+
 static void print_header(FILE *out, iolens_log *log, const iolens_dxt *d, size_t i,
                          const struct layout *lo)
 {
     const char *name = iolens_log_name(log, d->id[i]), *mnt, *fs;
-    iol_dxt_mount_of(iolens_log_job(log), name, &mnt, &fs);
+    mount_of(iolens_log_job(log), name, &mnt, &fs);
     fprintf(out, "\n# DXT, file_id: %" PRIu64 ", file_name: %s\n", d->id[i],
             name ? name : "(null)");
     fprintf(out, "# DXT, rank: %" PRId64 ", hostname: %s\n", d->rank[i], d->hostname[i]);

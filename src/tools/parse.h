@@ -40,6 +40,10 @@ size_t iol_fmt_i64(char *out, int64_t v);
 size_t iol_fmt_u64(char *out, uint64_t v);
 size_t iol_fmt_f6(char *out, double v);
 
+/* Items 1-4 of darshan-parser's output (spec 9.1), which darshan-dxt-parser
+ * prints too: version warning, job block, region block, mount block. */
+void iol_print_preamble(iol_text *t, const iolens_header *h, const iolens_job *j);
+
 /* ---------------------------------------------------------------- options */
 typedef struct iol_parse_opts {
     int base, total, file, perf, show_incomplete;

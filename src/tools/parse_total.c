@@ -3,13 +3,13 @@
  *
  * The fold is driven by the combine rule of each counter in the module tables
  * (iolens_module_info int_combine/flt_combine, generated from the .def files).
- * Upstream's offline fold differs from the runtime reduction in a few places, kept
- * here as explicit exceptions:
+ * FIRST ("take one side": POSIX_MODE, DFS_CHUNK_SIZE, DAOS_OBJ_OTYPE, ...) is the
+ * spec's "copy" class: upstream takes the side of the record being folded in, so
+ * the total holds the last record's value.  Upstream's offline fold differs from
+ * the runtime reduction in a few places, kept here as explicit exceptions:
  *   - SUM counters of POSIX, DFS and DAOS clamp a negative sum to -1 (not MPI-IO,
  *     STDIO);
- *   - DFS_CHUNK_SIZE, DAOS_OBJ_OTYPE, DAOS_ARRAY_CELL_SIZE, DAOS_ARRAY_CHUNK_SIZE
- *     are copied from the last record (their table rule says SUM);
- *   - DAOS_NB_OPS is never folded (stays 0);
+ *   - DAOS_NB_OPS is never folded (stays 0), although its table rule is SUM;
  *   - MPI-IO skips a common-value block whose first value is 0;
  *   - fastest/slowest rank, slowest-call and variance counters are recomputed. */
 #include <inttypes.h>
@@ -17,6 +17,8 @@
 #include <string.h>
 #include "parse.h"
 
+/* The module prefix is the text up to the first '_' (POSIX_, MPIIO_, STDIO_, DFS_,
+ * DAOS_: the modules with summaries; not meant for PNETCDF_FILE and the like). */
 int iol_counter_index(const iolens_module_info *mi, int flt, const char *suffix)
 {
     const char *const *names = flt ? mi->flt_names : mi->int_names;
@@ -47,15 +49,11 @@ typedef struct plan {
 
 static int int_rule(const iolens_module_info *mi, size_t k)
 {
-    const char *n = mi->int_names[k];
-    if (!strcmp(n, "DFS_CHUNK_SIZE") || !strcmp(n, "DAOS_OBJ_OTYPE") ||
-        !strcmp(n, "DAOS_ARRAY_CELL_SIZE") || !strcmp(n, "DAOS_ARRAY_CHUNK_SIZE"))
-        return F_COPY;
-    if (!strcmp(n, "DAOS_NB_OPS"))
+    if (!strcmp(mi->int_names[k], "DAOS_NB_OPS"))
         return F_SKIP;
     switch (mi->int_combine[k]) {
     case IOL_COMBINE_SUM: return F_SUM;
-    case IOL_COMBINE_FIRST: return F_COPY;
+    case IOL_COMBINE_FIRST: return F_COPY;     /* the last record's value */
     case IOL_COMBINE_MAX: return F_MAX;
     case IOL_COMBINE_COMMON: return F_COMMON;
     default: return F_SKIP;     /* recomputed by the float rules below */

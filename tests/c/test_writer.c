@@ -126,6 +126,58 @@ static void put_heatmap(iolens_writer *w)
     CHECK(iolens_writer_put_heatmap(w, &h) == IOLENS_OK, "put HEATMAP");
 }
 
+/* DAOS: aux = pool uuid, container uuid (bytes), oid_hi, oid_lo (host u64). */
+static uint8_t daos_aux[48];
+
+static void put_daos(iolens_writer *w)
+{
+    static int64_t ints[DAOS_NUM_INDICES];
+    static double flts[DAOS_F_NUM_INDICES];
+    uint64_t id = 4321, hi = 0x1122334455667788ULL, lo = 42;
+    int64_t rank = 3;
+    for (int k = 0; k < 32; k++)
+        daos_aux[k] = (uint8_t)(0xa0 + k);
+    memcpy(daos_aux + 32, &hi, 8);
+    memcpy(daos_aux + 40, &lo, 8);
+    ints[DAOS_NUM_INDICES - 1] = 77;
+    flts[0] = 2.5;
+    iolens_records r = { .module = IOL_MOD_DAOS, .count = 1, .n_int = DAOS_NUM_INDICES,
+                         .n_flt = DAOS_F_NUM_INDICES, .id = &id, .rank = &rank, .ints = ints,
+                         .flts = flts, .aux_size = 48, .aux = daos_aux };
+    CHECK(iolens_writer_put_records(w, &r) == IOLENS_OK, "put DAOS");
+}
+
+/* The decoders give back what the encoders were given. */
+static void check_decoded(iolens_log *log)
+{
+    iolens_records *r;
+    int rc = iolens_log_records(log, IOL_MOD_DAOS, &r);
+    CHECK(rc == IOLENS_OK, "decode DAOS: %s", iolens_log_error(log));
+    if (rc == IOLENS_OK) {
+        CHECK(r->count == 1 && r->aux_size == 48 && memcmp(r->aux, daos_aux, 48) == 0 &&
+              r->ints[DAOS_NUM_INDICES - 1] == 77 && r->flts[0] == 2.5 && r->rank[0] == 3,
+              "DAOS round trip");
+        iolens_records_free(r);
+    }
+    rc = iolens_log_records(log, IOL_MOD_MDHIM, &r);
+    CHECK(rc == IOLENS_OK && r->count == 1 && r->tail_start[1] - r->tail_start[0] == 3 &&
+          r->tail[2] == 30, "MDHIM round trip");
+    if (rc == IOLENS_OK)
+        iolens_records_free(r);
+    iolens_lustre *l;
+    rc = iolens_log_lustre(log, &l);
+    CHECK(rc == IOLENS_OK && l->count == 1 && l->comp_start[1] == 2 && l->ost_start[1] == 3 &&
+          strcmp(l->pool_name[0], "fast") == 0 && l->ost[2] == 9, "LUSTRE round trip");
+    if (rc == IOLENS_OK)
+        iolens_lustre_free(l);
+    iolens_dxt *d;
+    rc = iolens_log_dxt(log, IOL_MOD_DXT_POSIX, &d);
+    CHECK(rc == IOLENS_OK && d->count == 1 && d->nseg == 3 && d->length[2] == 100 &&
+          d->end[1] == 0.25 && strcmp(d->hostname[0], "node17") == 0, "DXT round trip");
+    if (rc == IOLENS_OK)
+        iolens_dxt_free(d);
+}
+
 static void check_raw(iolens_log *log, const uint64_t *ids)
 {
     const void *p;
@@ -151,6 +203,9 @@ static void check_raw(iolens_log *log, const uint64_t *ids)
     CHECK(iolens_log_region(log, IOL_MOD_HEATMAP, &p, &n) == IOLENS_OK && n == 48 + 32 &&
           rd64(p, 32) == 0 && rd64(p, 40) == 0 && rd64(p, 48) == 100 && rd64(p, 72) == 50,
           "HEATMAP layout with zero pointer slots");
+    CHECK(iolens_log_region(log, IOL_MOD_DAOS, &p, &n) == IOLENS_OK && n == 696 &&
+          memcmp((const uint8_t *)p + 648, daos_aux, 32) == 0 &&
+          rd64(p, 680) == 0x1122334455667788ULL && rd64(p, 688) == 42, "DAOS layout");
     const iolens_header *h = iolens_log_header(log);
     CHECK(h->mod_ver[IOL_MOD_DXT_POSIX] == 1 && h->mod_ver[IOL_MOD_POSIX] == 4 &&
           h->mod_ver[IOL_MOD_LUSTRE] == 2 && h->mod_ver[IOL_MOD_MPIIO] == 0, "versions");
@@ -178,6 +233,7 @@ static void roundtrip(int comp)
     put_dxt(w, ids[0]);
     put_mdhim(w);
     put_heatmap(w);
+    put_daos(w);
     iolens_writer_set_partial(w, 1u << IOL_MOD_STDIO);
     char werr[256];
     CHECK(iolens_writer_close_err(w, werr, sizeof werr) == IOLENS_OK, "close: %s", werr);
@@ -204,6 +260,7 @@ static void roundtrip(int comp)
     CHECK(iolens_log_name_count(log) == 2 && strcmp(iolens_log_name(log, ids[1]), "/home/y") == 0,
           "names");
     check_raw(log, ids);
+    check_decoded(log);
     iolens_log_close(log);
     unlink(path);
 }

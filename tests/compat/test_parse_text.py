@@ -299,3 +299,96 @@ def test_golden_output(iolens_bin, shared_dir, log, kind, args):
     bad = [(i + 1, g, w) for i, (g, w) in enumerate(zip(gl, wl)) if g != w]
     assert len(gl) == len(wl) and not bad, \
         f"{len(bad)} line(s) differ ({len(gl)} vs {len(wl)} lines); first: {bad[:3]}"
+
+
+# ---------------------------------------------------------------- DFS / DAOS
+def build_log(path, modules, names=b"", partial=0):
+    """A 3.41 log (spec sections 2.1, 4.1, 5.1): modules maps id -> (version,
+    uncompressed payload); names is the raw name region payload."""
+    import zlib
+    job = struct.pack("<7q", 1000, 1700000000, 0, 1700000010, 0, 2, 42)
+    job += b"lib_ver=3.5.0\n".ljust(1024, b"\0")
+    job += b"ior -a DFS\nlustre\t/lus\0"
+    regions = [zlib.compress(job), zlib.compress(names)]
+    ids = sorted(modules)
+    regions += [zlib.compress(modules[m][1]) for m in ids]
+    offs, pos = [], 1328
+    for r in regions:
+        offs.append(pos)
+        pos += len(r)
+    hdr = bytearray(1328)
+    hdr[0:4] = b"3.41"
+    struct.pack_into("<qBxxxxxxxQQQ", hdr, 8, 6567223, 0, partial, offs[1], len(regions[1]))
+    for k, mod in enumerate(ids):
+        struct.pack_into("<QQ", hdr, 48 + 16 * mod, offs[k + 2], len(regions[k + 2]))
+        struct.pack_into("<I", hdr, 1072 + 4 * mod, modules[mod][0])
+    path.write_bytes(bytes(hdr) + b"".join(regions))
+
+
+def build_daos_log(path):
+    """Two DFS records (same id, different ranks) and one DAOS record (spec 7.12,
+    7.13); no corpus log has these modules."""
+    pool = bytes(range(1, 17))
+    cont = bytes(range(0xa0, 0xb0))
+
+    def dfs(rank, chunk):
+        ints = [0] * 52
+        ints[0] = 2            # DFS_OPENS
+        ints[14] = 100         # DFS_BYTES_READ
+        ints[47] = chunk       # DFS_CHUNK_SIZE
+        return (struct.pack("<Qq", 11, rank) + struct.pack("<52q", *ints)
+                + struct.pack("<15d", *([0.5] * 15)) + pool + cont)
+
+    ints = [0] * 64
+    ints[23] = 7               # DAOS_NB_OPS
+    ints[57] = 3               # DAOS_OBJ_OTYPE
+    daos = (struct.pack("<Qq", 22, -1) + struct.pack("<64q", *ints)
+            + struct.pack("<15d", *([0.25] * 15)) + pool + bytes(16)
+            + struct.pack("<QQ", 5, 6))
+    build_log(path, {16: (1, dfs(0, 1024) + dfs(1, 2048)), 17: (1, daos)},
+              names=struct.pack("<Q", 11) + b"/dfs/file\0")
+
+
+def test_dfs_daos_columns_and_totals(iolens_bin, tmp_path):
+    log = tmp_path / "daos.darshan"
+    build_daos_log(log)
+    res = run_iolens(iolens_bin, ["parse", "--all", log])
+    assert res.returncode == 0, res.stderr
+    out = res.stdout.decode()
+    assert "DFS\t0\t11\tDFS_OPENS\t2\t/dfs/file\tN/A\tN/A\n" in out
+    assert "DAOS\t-1\t22\tDAOS_OBJ_OTYPE\t3\t5.6\tN/A:N/A\tN/A\n" in out
+    # --total: copies (last record) for the chunk size, sums for counts, and
+    # DAOS_NB_OPS is never folded (upstream behaviour, spec 9.5)
+    assert "total_DFS_CHUNK_SIZE: 2048\n" in out
+    assert "total_DFS_OPENS: 4\n" in out
+    assert "total_DAOS_NB_OPS: 0\n" in out
+    assert "total_DAOS_OBJ_OTYPE: 3\n" in out
+    uu = run_iolens(iolens_bin, ["parse", "--uuid", log]).stdout.decode()
+    pool = "01020304-0506-0708-090a-0b0c0d0e0f10"
+    cont = "a0a1a2a3-a4a5-a6a7-a8a9-aaabacadaeaf"
+    assert f"\t/dfs/file\t{pool}:{cont}\tN/A\n" in uu
+    # DAOS prints the uuid pair even when the container uuid is zero
+    assert f"\t5.6\t{pool}:00000000-0000-0000-0000-000000000000\tN/A\n" in uu
+
+
+def test_mdhim_null_and_partial_only(iolens_bin, tmp_path):
+    """MDHIM server histogram lines (spec 7.14), the NULL module's warning, and a
+    partial bit on a module without data (9.2, 9.3)."""
+    mdhim = struct.pack("<Qq5q4d2q", 33, 0, 4, 5, 6, 7, 3, 0.5, 0.25, 0.125, 1.0, 10, 20)
+    mdhim += struct.pack("<q", 30)               # MDHIM_SERVERS = 3 values
+    null = struct.pack("<Qq2q2d", 44, 0, 1, 2, 0.5, 0.5)
+    log = tmp_path / "mdhim.darshan"
+    build_log(log, {0: (1, null), 12: (1, mdhim)},
+              names=struct.pack("<Q", 33) + b"total-mdhim-obj-stats\0",
+              partial=1 << 9)                    # STDIO incomplete, no STDIO data
+    res = run_iolens(iolens_bin, ["parse", "--show-incomplete", log])
+    assert res.returncode == 0, res.stderr
+    out = res.stdout.decode()
+    for k, v in enumerate((10, 20, 30)):
+        assert f"MDHIM\t0\t33\tMDHIM_SERVER_{k}\t{v}\ttotal-mdhim-obj-stats\t" in out
+    assert "MDHIM\t0\t33\tMDHIM_F_GET_MAX_DURATION\t1.000000\t" in out
+    assert "# STDIO module: 0 bytes (compressed), ver=0\n" in out
+    assert "# *WARNING*: The STDIO module contains incomplete data!" in out
+    assert b"no log utility handlers defined for module NULL, SKIPPING." in res.stderr
+    res = run_iolens(iolens_bin, ["parse", log])
+    assert res.returncode == 255 and b"*ERROR*: The STDIO module" in res.stderr

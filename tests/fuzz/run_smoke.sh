@@ -1,14 +1,18 @@
 #!/bin/sh
-# Short fuzz run for ctest: seeds are the shared corpus logs, read in place (never
-# copied); new inputs go to a scratch directory.  Exit 77 (= skipped) without them.
-# usage: run_smoke.sh FUZZER SHARED_DIR WORK_DIR SECONDS
+# Short fuzz run for ctest: fuzz_reader seeded with the shared corpus logs (read in
+# place, never copied), then fuzz_decode seeded with their decompressed regions
+# (written to the scratch directory).  Exit 77 (= skipped) without the corpus.
+# usage: run_smoke.sh BINDIR SHARED_DIR WORK_DIR SECONDS_EACH
 set -eu
-fuzzer=$1 shared=$2 work=$3 secs=$4
-if [ ! -d "$shared/corpus/logs" ]; then
-  echo "SKIP: seed corpus $shared/corpus/logs is absent"
+bin=$1 shared=$2 work=$3 secs=$4
+seeds="$shared/corpus/logs"
+if [ ! -d "$seeds" ]; then
+  echo "SKIP: seed corpus $seeds is absent"
   exit 77
 fi
-rm -rf "$work" && mkdir -p "$work/new"
+rm -rf "$work" && mkdir -p "$work/reader" "$work/decode"
 # -rss_limit_mb: the reader may legitimately hold a few hundred MiB for a region.
-exec "$fuzzer" -max_total_time="$secs" -max_len=131072 -rss_limit_mb=3072 -timeout=30 \
-  -print_final_stats=1 -artifact_prefix="$work/" "$work/new" "$shared/corpus/logs"
+opts="-max_total_time=$secs -max_len=131072 -rss_limit_mb=3072 -timeout=30 -print_final_stats=1"
+"$bin/fuzz_reader" $opts -artifact_prefix="$work/reader-" "$work/reader" "$seeds"
+find "$seeds" -name '*.darshan' -exec "$bin/make_decode_seeds" "$work/decode" {} +
+"$bin/fuzz_decode" $opts -artifact_prefix="$work/decode-" "$work/decode"

@@ -21,7 +21,7 @@ static uint32_t *order;      /* table slots in insertion order */
 static size_t count, order_cap;
 static char *npool;
 static uint64_t budget, spent, npool_used, npool_size;
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static iol_lock_t lock;
 
 int iol_names_init(uint64_t namemem)
 {
@@ -38,7 +38,7 @@ int iol_names_init(uint64_t namemem)
     tab = iol_map(tab_bytes);
     order = iol_map(order_cap * sizeof *order);
     npool = iol_map(npool_size);
-    pthread_mutex_init(&lock, NULL);
+    lock = 0;
     return (tab && order && npool) ? 0 : -1;
 }
 
@@ -79,7 +79,7 @@ int iol_name_store(uint64_t id, const char *name, int modid)
 {
     size_t len = name ? strlen(name) : 0;
     int rc = 0;
-    pthread_mutex_lock(&lock);
+    iol_lock(&lock);
     name_ent *e = &tab[find_slot(id)];
     if (e->used) {
         if (len && npool[e->off] == '\0')
@@ -94,16 +94,16 @@ int iol_name_store(uint64_t id, const char *name, int modid)
     }
     if (rc == 0)
         e->modmask |= (uint64_t)1 << modid;
-    pthread_mutex_unlock(&lock);
+    iol_unlock(&lock);
     return rc;
 }
 
 const char *iol_name_of(uint64_t id)
 {
-    pthread_mutex_lock(&lock);
+    iol_lock(&lock);
     name_ent *e = &tab[find_slot(id)];
     const char *n = e->used ? npool + e->off : NULL;
-    pthread_mutex_unlock(&lock);
+    iol_unlock(&lock);
     return n;
 }
 
@@ -123,13 +123,21 @@ char *iol_clean_path(const char *path, char *out, size_t len)
         snprintf(out, len, "%s", path ? path : "");
         return out;
     }
+    size_t plen = strlen(path);
+    if (path[0] == '/' && plen < len && !strstr(path, "//") && !strstr(path, "/./")) {
+        memcpy(out, path, plen + 1);           /* the common case: already clean */
+        return out;
+    }
     char raw[IOL_PATH_LEN * 2];
     size_t n = 0;
     if (path[0] != '/' && getcwd(raw, IOL_PATH_LEN)) {
         n = strlen(raw);
         raw[n++] = '/';
     }
-    snprintf(raw + n, sizeof raw - n, "%s", path);
+    if (plen >= sizeof raw - n)
+        plen = sizeof raw - n - 1;
+    memcpy(raw + n, path, plen);
+    raw[n + plen] = '\0';
     /* One pass equals upstream's repeated "//" -> "/" then "/./" -> "/". */
     size_t o = 0;
     for (const char *p = raw; *p && o + 1 < len; p++) {

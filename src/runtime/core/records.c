@@ -2,6 +2,7 @@
  * each module at first use (min(request, what is left) records), plus a per-module
  * id -> record hash.  Registration follows upstream's order of checks so that the
  * partial flags match. */
+#include <sched.h>
 #include <string.h>
 
 #include "core_int.h"
@@ -11,7 +12,18 @@ static uint8_t *pool;
 static size_t pool_size, pool_used;
 static uint64_t partial;
 
-iol_module *iol_mod(int id) { return &iol_mods[id]; }
+void iol_lock_slow(iol_lock_t *l)
+{
+    for (unsigned spins = 0;; spins++) {
+        if (__atomic_load_n(l, __ATOMIC_RELAXED) == 0 &&
+            __atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE) == 0)
+            return;
+        if (spins < 64)
+            __builtin_ia32_pause();
+        else
+            sched_yield();
+    }
+}
 
 void iol_partial_set(int modid)
 {
@@ -33,7 +45,6 @@ int iol_records_init(void)
         iol_module *m = &iol_mods[d->id];
         memset(m, 0, sizeof *m);
         m->d = d;
-        pthread_mutex_init(&m->lock, NULL);
         if ((iol_cfg.mod_disabled >> d->id) & 1)
             m->state = -1;
     }
@@ -62,7 +73,7 @@ void iol_records_release(void)
 }
 
 /* First use: reserve records from the pool (section 4).  Module lock held. */
-static void activate(iol_module *m)
+void iol_mod_activate(iol_module *m)
 {
     const iol_module_desc *d = m->d;
     int64_t want = d->default_records;
@@ -82,19 +93,6 @@ static void activate(iol_module *m)
     m->state = 1;
     if (d->activate)
         d->activate(m);
-}
-
-int iol_mod_enter(iol_module *m)
-{
-    if (__builtin_expect(m->d == NULL, 0))
-        return 0;
-    pthread_mutex_lock(&m->lock);
-    if (__builtin_expect(m->state == 0, 0))
-        activate(m);
-    if (m->state == 1 && !m->frozen)
-        return 1;
-    pthread_mutex_unlock(&m->lock);
-    return 0;
 }
 
 static inline size_t slot_of(const iol_module *m, uint64_t id)
@@ -154,8 +152,8 @@ void iol_modules_freeze(void)
 {
     for (size_t i = 0; i < iol_module_ndescs; i++) {
         iol_module *m = &iol_mods[iol_module_descs[i]->id];
-        pthread_mutex_lock(&m->lock);
+        iol_lock(&m->lock);
         m->frozen = 1;
-        pthread_mutex_unlock(&m->lock);
+        iol_unlock(&m->lock);
     }
 }

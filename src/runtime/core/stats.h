@@ -64,6 +64,15 @@ static inline void iol_cv_add(iol_cv *t, int64_t v, int64_t *vals, int64_t *cnts
     int64_t f = ++t->cnt[i];
     if (v == 0)
         return;
+    /* Fast path: v already shown and still not ahead of its predecessor. */
+    for (int j = 0; j < 4; j++)
+        if (vals[j] == v && cnts[j]) {
+            if (j == 0 || cnts[j - 1] > f || (cnts[j - 1] == f && vals[j - 1] > v)) {
+                cnts[j] = f;
+                return;
+            }
+            break;
+        }
     int64_t nv[4], nc[4];
     int k = 0, placed = 0;
     for (int j = 0; j < 4 && k < 4; j++) {

@@ -9,7 +9,7 @@
 #define NBINS 200
 #define MAX_HEATMAPS 8
 
-typedef struct heatmap_rec {
+typedef struct iol_heatmap {
     uint64_t id;
     int64_t rank;
     double width;
@@ -37,15 +37,20 @@ static void collapse(heatmap_rec *h)
     h->width *= 2;
 }
 
-static void spread(heatmap_rec *h, double t1, double t2, int64_t bytes, int64_t *bins)
+static inline void spread(heatmap_rec *h, double t1, double t2, int64_t bytes, int64_t *bins)
 {
-    while (t2 > h->width * NBINS)
+    while (__builtin_expect(t2 > h->width * NBINS, 0))
         collapse(h);
-    long first = (long)floor(t1 / h->width), last = (long)floor(t2 / h->width);
+    double inv = 1.0 / h->width;
+    long first = (long)(t1 * inv), last = (long)(t2 * inv);   /* t >= 0 */
     if (last >= NBINS)
         last = NBINS - 1;
     if (first < 0)
         first = 0;
+    if (first == last) {              /* the usual case: the op fits in one bin */
+        bins[last] += bytes;
+        return;
+    }
     for (long b = first; b <= last; b++) {
         double lo = b * h->width, hi = lo + h->width, overlap = h->width;
         if (t1 > lo)
@@ -58,32 +63,25 @@ static void spread(heatmap_rec *h, double t1, double t2, int64_t bytes, int64_t 
     }
 }
 
-int iol_heatmap_register(const char *api)
+iol_heatmap *iol_heatmap_register(const char *api)
 {
     iol_module *m = iol_mod(IOL_MOD_HEATMAP);
     char name[64];
     snprintf(name, sizeof name, "heatmap:%s", api);
     uint64_t id = iol_name_id(name);
     if (!iol_mod_enter(m))
-        return -1;
+        return NULL;
     void *rec = iol_rec_find(m, id, NULL);
     if (!rec)
         rec = iol_rec_register(m, name, id, NULL);
-    int slot = rec ? (int)iol_rec_index(m, rec) : -1;
     iol_mod_leave(m);
-    return slot;
+    return rec;
 }
 
-void iol_heatmap_update(int slot, double t1, double t2, int64_t bytes, int is_write)
+void iol_heatmap_update(iol_heatmap *h, double t1, double t2, int64_t bytes, int is_write)
 {
-    if (slot < 0 || bytes <= 0)
-        return;
-    iol_module *m = iol_mod(IOL_MOD_HEATMAP);
-    if (!iol_mod_enter(m))
-        return;
-    heatmap_rec *h = (heatmap_rec *)m->recs + slot;
-    spread(h, t1, t2, bytes, is_write ? h->write_bins : h->read_bins);
-    iol_mod_leave(m);
+    if (h && bytes > 0)
+        spread(h, t1, t2, bytes, is_write ? h->write_bins : h->read_bins);
 }
 
 static int all_zero(const heatmap_rec *h)

@@ -12,7 +12,7 @@
 
 static uint32_t *fdmap;      /* fd -> record index + 1 */
 static size_t fdcap;
-static int heatmap_slot = -1;
+static iol_heatmap *heatmap;
 
 typedef struct aio_tracker {
     int used, fd;
@@ -39,7 +39,7 @@ static void activate(iol_module *m)
     aios = iol_map(MAX_AIO * sizeof *aios);
     if (!fdmap)
         fdcap = 0;
-    heatmap_slot = iol_heatmap_register("POSIX");
+    heatmap = iol_heatmap_register("POSIX");
 }
 
 static void reset(iol_module *m)
@@ -49,7 +49,7 @@ static void reset(iol_module *m)
     fdmap = NULL;
     aios = NULL;
     fdcap = 0;
-    heatmap_slot = -1;
+    heatmap = NULL;
 }
 
 /* ------------------------------------------------------------ fd table */
@@ -224,9 +224,8 @@ void iol_posix_io(int fd, int wr, int64_t off, int explicit_off, int64_t n, int 
         *maxt = t2 - t1;
         c[wr ? POSIX_MAX_WRITE_TIME_SIZE : POSIX_MAX_READ_TIME_SIZE] = n;
     }
-    int slot = heatmap_slot;
+    iol_heatmap_update(heatmap, t1, t2, n, wr);
     iol_mod_leave(m);
-    iol_heatmap_update(slot, t1, t2, n, wr);
 }
 
 void iol_posix_seek(int fd, int64_t pos, double t1, double t2)

@@ -16,7 +16,7 @@ typedef struct stream_ent {
 } stream_ent;
 
 static stream_ent *streams;
-static int heatmap_slot = -1;
+static iol_heatmap *heatmap;
 static uint64_t std_ids[3];
 
 static size_t stream_hash(const FILE *fp) { return ((uintptr_t)fp >> 4) & (NSTREAMS - 1); }
@@ -78,7 +78,7 @@ static void activate(iol_module *m)
     static const char *const names[3] = {"<STDIN>", "<STDOUT>", "<STDERR>"};
     FILE *const fps[3] = {stdin, stdout, stderr};
     streams = iol_map(NSTREAMS * sizeof *streams);
-    heatmap_slot = iol_heatmap_register("STDIO");
+    heatmap = iol_heatmap_register("STDIO");
     for (int i = 0; i < 3; i++) {
         stdio_aux *a;
         std_ids[i] = iol_name_id(names[i]);
@@ -94,7 +94,7 @@ static void reset(iol_module *m)
 {
     iol_unmap(streams, NSTREAMS * sizeof *streams);
     streams = NULL;
-    heatmap_slot = -1;
+    heatmap = NULL;
 }
 
 int iol_stdio_stream_name(FILE *fp, char *out, size_t len)
@@ -198,9 +198,8 @@ void iol_stdio_io(FILE *fp, int kind, int64_t bytes, double t1, double t2)
         iol_stamp(&f[STDIO_F_READ_START_TIMESTAMP], &f[STDIO_F_READ_END_TIMESTAMP], t1, t2);
         iol_time_add(&f[STDIO_F_READ_TIME], &a->last_read_end, t1, t2);
     }
-    int slot = heatmap_slot;
+    iol_heatmap_update(heatmap, t1, t2, bytes, wr);
     iol_mod_leave(m);
-    iol_heatmap_update(slot, t1, t2, bytes, wr);
 }
 
 void iol_stdio_seek(FILE *fp, int64_t pos, double t1, double t2)

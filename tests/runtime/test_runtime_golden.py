@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import logs_in, run_under
+from rt_helpers import logs_in, run_under
 
 HERE = Path(__file__).resolve().parent
 

@@ -1,0 +1,130 @@
+/* Per-operation cost of the runtime: N calls of each operation on a file in DIR.
+ * usage: opbench DIR N   -> lines "<op> <ns per op>"
+ *        opbench DIR N files -> create N files of 10 bytes (memory measurement)
+ * Each operation runs in its own non-inlined function (bench_<op>) so that
+ * callgrind can attribute instructions per operation (--toggle-collect). */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static char path[4096];
+static char buf[4096];
+static long n;
+static int fd;
+static FILE *fp;
+
+#define NOINLINE __attribute__((noinline))
+NOINLINE void bench_pwrite1(void) { for (long i = 0; i < n; i++) if (pwrite(fd, buf, 1, i & 4095) != 1) abort(); }
+NOINLINE void bench_pread1(void) { for (long i = 0; i < n; i++) if (pread(fd, buf, 1, i & 4095) != 1) abort(); }
+NOINLINE void bench_write4k(void)
+{
+    for (long i = 0; i < n; i++) {
+        if ((i & 255) == 0)
+            lseek(fd, 0, SEEK_SET);
+        if (write(fd, buf, 4096) != 4096)
+            abort();
+    }
+}
+NOINLINE void bench_read4k(void)
+{
+    for (long i = 0; i < n; i++) {
+        if ((i & 255) == 0)
+            lseek(fd, 0, SEEK_SET);
+        if (read(fd, buf, 4096) != 4096)
+            abort();
+    }
+}
+NOINLINE void bench_lseek(void) { for (long i = 0; i < n; i++) if (lseek(fd, i & 4095, SEEK_SET) < 0) abort(); }
+NOINLINE void bench_stat(void)
+{
+    struct stat st;
+    for (long i = 0; i < n; i++)
+        if (stat(path, &st) != 0)
+            abort();
+}
+NOINLINE void bench_openclose(void)
+{
+    for (long i = 0; i < n; i++) {
+        int f = open(path, O_RDONLY);
+        if (f < 0 || close(f) != 0)
+            abort();
+    }
+}
+NOINLINE void bench_fwrite1(void)
+{
+    for (long i = 0; i < n; i++) {
+        if ((i & 4095) == 0)
+            rewind(fp);
+        if (fwrite(buf, 1, 1, fp) != 1)
+            abort();
+    }
+}
+NOINLINE void bench_fread1(void)
+{
+    for (long i = 0; i < n; i++) {
+        if ((i & 4095) == 0)
+            rewind(fp);
+        if (fread(buf, 1, 1, fp) != 1)
+            abort();
+    }
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void timed(const char *name, void (*fn)(void))
+{
+    double t = now();
+    fn();
+    printf("%s %.1f\n", name, (now() - t) * 1e9 / n);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3)
+        return 2;
+    n = atol(argv[2]);
+    if (argc > 3 && !strcmp(argv[3], "files")) {
+        for (long i = 0; i < n; i++) {
+            snprintf(path, sizeof path, "%s/f%ld", argv[1], i);
+            int f = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0644);
+            if (f < 0 || write(f, "0123456789", 10) != 10 || close(f) != 0)
+                return 1;
+        }
+        return 0;
+    }
+    snprintf(path, sizeof path, "%s/opbench.dat", argv[1]);
+    fd = open(path, O_CREAT | O_TRUNC | O_RDWR, 0644);
+    if (fd < 0)
+        return 1;
+    for (int i = 0; i < 256; i++)
+        if (write(fd, buf, 4096) != 4096)
+            return 1;
+    timed("pwrite_1B", bench_pwrite1);
+    timed("pread_1B", bench_pread1);
+    timed("write_4KiB", bench_write4k);
+    timed("read_4KiB", bench_read4k);
+    timed("lseek", bench_lseek);
+    timed("stat", bench_stat);
+    timed("open+close", bench_openclose);
+    close(fd);
+    char p2[4200];
+    snprintf(p2, sizeof p2, "%s/opbench.stdio", argv[1]);
+    fp = fopen(p2, "w+");
+    if (!fp)
+        return 1;
+    timed("fwrite_1B", bench_fwrite1);
+    fflush(fp);
+    timed("fread_1B", bench_fread1);
+    fclose(fp);
+    return 0;
+}

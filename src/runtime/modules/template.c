@@ -1,0 +1,55 @@
+/* Template module: copy this file to start a new module.  It implements
+ * Darshan's example NULL module (id 0): records of an imaginary call
+ * `foo(path, dat)`.  It is compiled with every build (so it keeps compiling) but
+ * not listed in IOL_RUNTIME_MODULES, so it is not part of libiolens.so.
+ *
+ * A module is:
+ *   1. its record layout (the counter table src/format/counters/<m>.def gives the
+ *      enums; the record is id, rank, int64 counters, double counters);
+ *   2. optional runtime-only state per record (the aux area);
+ *   3. record functions called by its wrappers: clean the name, enter the module
+ *      (lock + first-use reservation), find or register the record, update, leave;
+ *   4. one descriptor, named iol_<m>_module, listed in IOL_RUNTIME_MODULES;
+ *   5. wrappers in <m>_wrap.c, whose signatures are lines of wrappers/intercept.def. */
+#include "../core/rt.h"
+#include "../core/stats.h"
+
+typedef struct null_rec {
+    uint64_t id;
+    int64_t rank;
+    int64_t c[NULL_NUM_INDICES];
+    double f[NULL_F_NUM_INDICES];
+} null_rec;
+
+/* What a wrapper of foo() would call after a successful real call. */
+void iol_template_foo(const char *path, int64_t dat, double t1, double t2)
+{
+    char clean[IOL_PATH_LEN];
+    iol_clean_path(path, clean, sizeof clean);
+    uint64_t id = iol_name_id(clean);
+    iol_module *m = iol_mod(IOL_MOD_NULL);
+    if (!iol_mod_enter(m))
+        return;
+    null_rec *r = iol_rec_find(m, id, NULL);
+    if (!r)
+        r = iol_rec_register(m, clean, id, NULL);
+    if (r) {
+        r->c[NULL_FOOS]++;
+        if (r->f[NULL_F_FOO_TIMESTAMP] == 0)
+            r->f[NULL_F_FOO_TIMESTAMP] = t1;
+        if (dat > r->c[NULL_FOO_MAX_DAT]) {
+            r->c[NULL_FOO_MAX_DAT] = dat;
+            r->f[NULL_F_FOO_MAX_DURATION] = t2 - t1;
+        }
+    }
+    iol_mod_leave(m);
+}
+
+const iol_module_desc iol_template_module = {
+    .id = IOL_MOD_NULL,
+    .name = "NULL",
+    .version = 1,
+    .rec_size = sizeof(null_rec),
+    .default_records = 1024,
+    .path_names = 1,
+};

@@ -1,0 +1,83 @@
+"""Every corpus log renders a complete, self-contained report page whose
+overview numbers equal upstream darshan-parser's --perf/--total output."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+import iolens
+from iolens.report import render_html
+from iolens.report.registry import ITEMS, sections
+from report_helpers import (corpus_logs, log_id, need_corpus, page_facts, parser_numbers,
+                            upstream_summary)
+
+LOGS = corpus_logs()
+SECTION_IDS = ["sec-" + re.sub(r"[^a-z0-9]+", "-", s.lower()).strip("-") for s in sections()]
+EXTERNAL = re.compile(r"""(src|href)\s*=\s*["']?(https?:|//)|url\(\s*["']?https?:|<script[^>]+src""")
+
+
+@pytest.fixture(scope="module", params=LOGS or [None], ids=[log_id(p) for p in LOGS] or ["none"])
+def page(request):
+    need_corpus()
+    path = request.param
+    with iolens.open(path) as log:
+        text = render_html(log)
+        modules = {name: len(log.records(name)) for name in log.modules
+                   if name in ("POSIX", "MPI-IO", "STDIO", "H5D", "PNETCDF_VAR")}
+        partial = bool(log.partial) or any(m["partial"] for m in log.modules.values())
+    return path, text, modules, partial
+
+
+def test_page_is_complete_and_offline(page):
+    path, text, modules, _ = page
+    assert text.startswith("<!DOCTYPE html>") and text.rstrip().endswith("</html>")
+    assert not EXTERNAL.search(text), "report must not load anything from the network"
+    assert "could not be drawn" not in text
+    ids, _ = page_facts(text)
+    assert set(SECTION_IDS) <= ids
+    assert {"job-table"} <= ids
+    if any(modules.values()):
+        assert {"overview-table", "fig-io-cost", "fig-op-counts", "fig-timeline"} <= ids
+    else:
+        assert "has no data for this section" in text
+
+
+def test_every_section_has_content_or_says_none(page):
+    _, text, _, _ = page
+    for sid in SECTION_IDS:
+        chunk = text.split(f'<section id="{sid}">', 1)[1].split("</section>", 1)[0]
+        has_content = "<svg" in chunk or "<table" in chunk
+        assert has_content or 'class="nodata"' in chunk, sid
+
+
+def test_partial_warning_iff_partial(page):
+    _, text, _, partial = page
+    assert ('id="partial-warning"' in text) == partial
+
+
+def test_figures_have_titles_and_axis_labels(page):
+    _, text, _, _ = page
+    for item in ITEMS:
+        if item.kind != "figure" or f'<figure id="{item.id}" class="figure">' not in text:
+            continue
+        chunk = text.split(f'<figure id="{item.id}"', 1)[1].split("</figure>", 1)[0]
+        assert item.caption.split(" ")[0] in chunk
+        # Units are in parentheses in every axis label we draw.
+        assert re.search(r"\((seconds|count|bytes|MiB|%)\)", chunk), item.id
+
+
+def test_overview_equals_upstream_parser(page):
+    path, text, _, _ = page
+    summary = upstream_summary(path)
+    if summary is None:
+        pytest.skip(f"no upstream summary for {log_id(path)}")
+    want = parser_numbers(summary)
+    _, values = page_facts(text)
+    checked = 0
+    for module, numbers in want.items():
+        for key in ("bytes_read", "bytes_written", "agg_time_by_slowest", "agg_perf_by_slowest"):
+            if key in numbers:
+                assert values.get(f"{module}.{key}") == numbers[key], (module, key)
+                checked += 1
+    assert checked or not want
