@@ -32,9 +32,23 @@ def name_lookup(name_table: List[str]) -> np.ndarray:
     return arr
 
 
-def _counter_frames(info: ModuleInfo, ints: np.ndarray, flts: np.ndarray) -> List[pd.DataFrame]:
-    return [pd.DataFrame(ints, columns=list(info.counters), copy=False),
-            pd.DataFrame(flts, columns=list(info.fcounters), copy=False)]
+def _counter_frames(info: ModuleInfo, ints: np.ndarray, flts: np.ndarray,
+                    columns=None) -> List[pd.DataFrame]:
+    """Views of all counters, or copies of the selected ones (so the decoded
+    record arrays can be freed as soon as the caller drops them)."""
+    if columns is None:
+        return [pd.DataFrame(ints, columns=list(info.counters), copy=False),
+                pd.DataFrame(flts, columns=list(info.fcounters), copy=False)]
+    wanted = set(columns)
+    unknown = wanted - set(info.counters) - set(info.fcounters)
+    if unknown:
+        raise KeyError(f"not {info.name} counters: {sorted(unknown)}")
+    ci = [i for i, c in enumerate(info.counters) if c in wanted]
+    fi = [i for i, c in enumerate(info.fcounters) if c in wanted]
+    return [pd.DataFrame(np.ascontiguousarray(ints[:, ci].T).T,
+                         columns=[info.counters[i] for i in ci], copy=False),
+            pd.DataFrame(np.ascontiguousarray(flts[:, fi].T).T,
+                         columns=[info.fcounters[i] for i in fi], copy=False)]
 
 
 def _aux_columns(info: ModuleInfo, aux: np.ndarray, size: int) -> Dict[str, object]:
@@ -49,7 +63,8 @@ def _aux_columns(info: ModuleInfo, aux: np.ndarray, size: int) -> Dict[str, obje
     return cols
 
 
-def records_frame(info: ModuleInfo, d: Optional[dict], names: np.ndarray) -> pd.DataFrame:
+def records_frame(info: ModuleInfo, d: Optional[dict], names: np.ndarray,
+                  columns=None) -> pd.DataFrame:
     """One row per record: id, rank, name, [file_rec_id], counters, fcounters, [extras]."""
     if d is None:  # module absent: an empty frame with the right columns and dtypes
         d = {"count": 0, "n_int": len(info.counters), "n_flt": len(info.fcounters),
@@ -58,13 +73,15 @@ def records_frame(info: ModuleInfo, d: Optional[dict], names: np.ndarray) -> pd.
              "aux": None, "aux_size": 0, "tail_start": None, "tail": None,
              "stored_version": 0, "dropped": 0}
     n = d["count"]
-    head = {"id": view(d["id"], np.uint64), "rank": view(d["rank"], np.int64),
+    copy = columns is not None  # keep no view into the decoded arrays
+    head = {"id": np.array(view(d["id"], np.uint64), copy=copy),
+            "rank": np.array(view(d["rank"], np.int64), copy=copy),
             "name": pd.Series(names[view(d["name_code"], np.int32)], dtype=object)}
     if d["file_rec_id"] is not None:
-        head["file_rec_id"] = view(d["file_rec_id"], np.uint64)
+        head["file_rec_id"] = np.array(view(d["file_rec_id"], np.uint64), copy=copy)
     parts = [pd.DataFrame(head, copy=False)]
     parts += _counter_frames(info, view(d["ints"], np.int64, (n, d["n_int"])),
-                             view(d["flts"], np.float64, (n, d["n_flt"])))
+                             view(d["flts"], np.float64, (n, d["n_flt"])), columns)
     extra = {}
     if d["aux"] is not None and d["aux_size"]:
         extra.update(_aux_columns(info, view(d["aux"], np.uint8), d["aux_size"]))

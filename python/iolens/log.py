@@ -167,7 +167,7 @@ class Log:
     def _present(self, info: ModuleInfo) -> bool:
         return info.name in self.modules
 
-    def records(self, module: Union[str, int]) -> pd.DataFrame:
+    def records(self, module: Union[str, int], columns=None) -> pd.DataFrame:
         """All records of a counter module (POSIX, MPI-IO/MPIIO, STDIO, H5F, H5D,
         PNETCDF_FILE, PNETCDF_VAR, BG/Q, DFS, DAOS, MDHIM, NULL), in file order.
 
@@ -178,13 +178,18 @@ class Log:
         ``MDHIM_SERVER_COUNTS`` (array per record).  A module absent from the log gives
         an empty frame with the same columns.  ``df.attrs`` holds module,
         stored_version and dropped (records the upgrade skipped).
+
+        ``columns`` (a list of counter names) keeps only those counters, after id,
+        rank, name (and file_rec_id): the frame then holds copies of just these
+        columns and the full decoded records are freed on return (less memory for
+        analyses that read a few counters of a large log).
         """
         info = module_info(module)
         if info.kind not in ("counters", "mdhim"):
             raise UnknownModuleError(
                 f"{info.name} is not a counter module; use dxt(), heatmap() or lustre()")
         d = self._c.records(info.id) if self._present(info) else None
-        return _frames.records_frame(info, d, self._name_lookup)
+        return _frames.records_frame(info, d, self._name_lookup, columns)
 
     @staticmethod
     def _dxt_module(module: Union[str, int]) -> ModuleInfo:

@@ -55,7 +55,7 @@ static int count_dxt(const struct dxt_ctx *c, size_t *nrec, size_t *nseg)
 {
     size_t pos = 0, n = 0, s = 0;
     while (c->len - pos >= DXT_HDR) {
-        size_t k;
+        size_t k = 0;
         int rc = record_segments(c, pos, n, &k);
         if (rc != IOLENS_OK)
             return rc;

@@ -59,7 +59,7 @@ static int count_heatmap(struct hm_ctx *c, size_t *n, size_t *nbins)
     size_t pos = 0;
     *n = *nbins = 0;
     while (c->len - pos >= HM_FIXED) {
-        size_t nb;
+        size_t nb = 0;
         int rc = stored_bins(c, pos, *n, &nb);
         if (rc != IOLENS_OK)
             return rc;

@@ -348,7 +348,7 @@ int iolens_log_records(iolens_log *log, int module, iolens_records **out)
 {
     const struct rec_layout *lay;
     const void *payload;
-    size_t len, nmax, ntail;
+    size_t len = 0, nmax = 0, ntail = 0;
     if (!out)
         return IOLENS_E_INVALID_ARG;
     *out = NULL;

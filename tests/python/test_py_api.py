@@ -213,3 +213,16 @@ def test_pydarshan_reads_writer_output(synthetic):
     assert [int(x["id"]) for x in recs] == [int(i) for i in src["ids"][:-1]]
     np.testing.assert_array_equal(np.stack([x["counters"] for x in recs]), src["ints"][:-1])
     assert r.metadata["exe"] == "/bin/app -v"
+
+
+def test_records_columns_subset(synthetic):
+    path, src = synthetic
+    posix = iolens.module_info("POSIX")
+    wanted = [posix.counters[4], posix.fcounters[2]]
+    with iolens.open(path) as log:
+        df = log.records("POSIX", columns=wanted)
+        with pytest.raises(KeyError):
+            log.records("POSIX", columns=["NOT_A_COUNTER"])
+    assert list(df.columns) == ["id", "rank", "name"] + wanted
+    np.testing.assert_array_equal(df[wanted[0]].to_numpy(), src["ints"][:, 4])
+    np.testing.assert_array_equal(df[wanted[1]].to_numpy(), src["flts"][:, 2])

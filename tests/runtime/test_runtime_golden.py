@@ -63,3 +63,22 @@ def test_fork_parent_and_child_logs(runtime, shared, workloads, allow_file, tmp_
     pid = parent[0].name.split("_id")[1].split("-")[0]
     assert child[0].name.split("_id")[1].split("-")[0] == pid
     assert int(meta[child[0]]["fork_parent"]) == int(pid)
+
+
+@pytest.mark.parametrize("name", ["w01_posix_basic", "w03_stdio"])
+def test_fortified_build_matches_golden(name, runtime, shared, allow_file, tmp_path):
+    """Built with -D_FORTIFY_SOURCE=2 (the default of several distributions), the
+    program calls __fprintf_chk/__printf_chk/__read_chk...; the counters must not
+    change (upstream misses these entry points)."""
+    pytest.importorskip("darshan")
+    exe = tmp_path / name
+    r = subprocess.run(["cc", "-O2", "-D_FORTIFY_SOURCE=2", "-o", str(exe),
+                        str(shared / "workloads" / f"{name}.c")], capture_output=True, text=True)
+    if r.returncode:
+        pytest.skip(f"cannot build {name}: {r.stderr[-300:]}")
+    work, logdir = tmp_path / "work", tmp_path / "logs"
+    work.mkdir()
+    run_under(runtime, [exe, work], logdir)
+    logs = logs_in(logdir)
+    assert len(logs) == 1
+    compare(shared, logs[0], shared / "golden" / "runtime" / f"{name}.darshan", allow_file)

@@ -36,7 +36,7 @@ ITEMS = (
          tables.modules, TABLE),
     Item("Overall I/O", "overview-table", "I/O per interface",
          "Bytes moved, I/O time of the slowest process plus shared-file time, and the resulting "
-         "bandwidth estimate, computed as `iolens parse --perf` computes them "
+         "bandwidth estimate, computed as iolens parse --perf computes them "
          "(* = same formula applied to a module the parser does not summarise).",
          tables.overview, TABLE, ALL_IO),
     Item("I/O cost", "fig-io-cost", "I/O cost per process",
@@ -74,8 +74,8 @@ ITEMS = (
          "or exactly where it ended (consecutive).",
          figures.sequential, FIGURE, ("POSIX",)),
     Item("Shared files", "shared-table", "Shared files",
-         "For each file shared by all processes: the fastest and slowest process and the variance "
-         "of I/O time and bytes across processes.",
+         "For each file used by more than one process (slowest first): the fastest and slowest "
+         "process and the variance of I/O time and bytes across processes.",
          tables.shared_files, TABLE, ALL_IO),
     Item("Time", "fig-timeline", "File access timeline",
          "For each process, the span from its first to its last file access, per module.",

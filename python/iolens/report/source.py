@@ -34,6 +34,13 @@ class ReportData:
         self.notes: list[str] = []
         self._frames: dict[str, pd.DataFrame | None] = {}
         self._dxt: dict[str, pd.DataFrame | None] = {}
+        self._memo: dict = {}
+
+    def memo(self, fn):
+        """fn(self), computed once: a figure and its table share aggregates."""
+        if fn not in self._memo:
+            self._memo[fn] = fn(self)
+        return self._memo[fn]
 
     @property
     def nprocs(self) -> int:

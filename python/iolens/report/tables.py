@@ -6,7 +6,7 @@ import datetime as dt
 import math
 from dataclasses import dataclass, field
 
-from . import stats
+from . import activity, files, stats
 from .interfaces import PARSER_PERF_MODULES, PREFIX
 from .perf import file_categories, per_file
 from .source import _info
@@ -127,16 +127,16 @@ def file_kinds(data):
 
 
 def by_mount(data):
-    frame = stats.by_mount(data)
+    frame = files.by_mount(data)
     if not len(frame):
         return None
     return Table(["module", "mount point", "fs type", "files", "read", "written"],
                  [[r.module, r.mount, r.fs, str(r.files), human_bytes(r.read), human_bytes(r.written)]
-                  for r in frame.head(3 * stats.TOP_N).itertuples(index=False)])
+                  for r in frame.head(3 * files.TOP_N).itertuples(index=False)])
 
 
 def _top(data, key):
-    frame = stats.top_files(data, key)
+    frame = files.top_files(data, key)
     if not len(frame):
         return None
     return Table(["module", "file", "read", "written", "I/O time (s, all processes)"],
@@ -153,7 +153,7 @@ def top_by_bytes(data):
 
 
 def shared_files(data):
-    frame = stats.shared_files(data)
+    frame = files.shared_files(data)
     if not len(frame):
         return None
     rows = []
@@ -167,7 +167,7 @@ def shared_files(data):
 
 
 def lustre(data):
-    frame = stats.lustre(data)
+    frame = files.lustre(data)
     if not len(frame):
         return None
     cols = list(frame.columns)

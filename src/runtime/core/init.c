@@ -19,6 +19,7 @@ iol_config iol_cfg;
 int iol_rank, iol_nprocs = 1;
 pid_t iol_fork_parent;
 pid_t iol_job_pid;
+static pid_t iol_self_pid;           /* the process whose records these are */
 
 enum { IOL_INITING = 4 };
 static int atfork_registered;
@@ -35,7 +36,7 @@ static void warn_cb(const char *fmt, ...)
 
 static void dump_line(const char *line, void *arg)
 {
-    iol_warn("%s", line);
+    iol_write_line(line);
 }
 
 static void atfork_child(void);
@@ -71,10 +72,17 @@ static void core_init(void)
     iol_busy++;
     clock_gettime(CLOCK_REALTIME, &iol_t0);
     iol_start_abs = iol_t0;
+    iol_self_pid = getpid();
     if (!iol_job_pid)
-        iol_job_pid = getpid();
+        iol_job_pid = iol_self_pid;
     iol_real_resolve_all();
     int ok = setup() == 0;
+    if (ok && iol_cfg.internal_timing) {    /* runtime spec section 10 */
+        char line[96];
+        iol_write_line("#darshan:<op>\t<nprocs>\t<time>");
+        snprintf(line, sizeof line, "darshan:init\t%d\t%f", iol_nprocs, iol_wtime());
+        iol_write_line(line);
+    }
     __atomic_store_n(&iol_state, ok ? IOL_ON : IOL_OFF, __ATOMIC_RELEASE);
     iol_busy--;
 }
@@ -146,7 +154,8 @@ __attribute__((destructor)) static void iol_dtor(void)
  * writes its log. */
 void _exit(int status)
 {
-    iol_core_shutdown(1);
+    if (getpid() == iol_self_pid)    /* not in a vfork child, which shares our memory */
+        iol_core_shutdown(1);
     IOL_REAL(_exit)(status);
     __builtin_unreachable();
 }

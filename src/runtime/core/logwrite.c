@@ -88,28 +88,69 @@ static void build(built *b)
     }
 }
 
+/* Seconds spent in each step of the last write (DARSHAN_INTERNAL_TIMING). */
+static struct {
+    double open, job, names, header, mod[IOL_NMODS];
+} timing;
+
 static int write_file(const built *b, const char *path)
 {
     iolens_writer *w = NULL;
+    double t = iol_wtime();
     int rc = iolens_writer_open(path, IOLENS_COMP_ZLIB, &w);
+    timing.open = iol_wtime() - t;
     if (rc)
         return rc;
+    t = iol_wtime();
     rc = iolens_writer_set_job(w, &b->job);
+    timing.job = iol_wtime() - t;
+    t = iol_wtime();
     for (size_t i = 0; !rc && i < iol_names_count(); i++) {
         uint64_t id;
         const char *name;
         iol_name_at(i, &id, &name);
         rc = iolens_writer_add_name(w, id, name);
     }
+    timing.names = iol_wtime() - t;
     for (int id = 0; !rc && id < IOL_NMODS; id++)
-        if (b->len[id])
+        if (b->len[id]) {
+            t = iol_wtime();
             rc = iolens_writer_put_region(w, id, iol_mods[id].d->version, b->payload[id], b->len[id]);
+            timing.mod[id] = iol_wtime() - t;
+        }
     if (rc) {
         iolens_writer_abort(w);
         return rc;
     }
     iolens_writer_set_partial(w, iol_partial_get());
-    return iolens_writer_close(w);
+    t = iol_wtime();
+    rc = iolens_writer_close(w);
+    timing.header = iol_wtime() - t;
+    return rc;
+}
+
+/* The shutdown lines of DARSHAN_INTERNAL_TIMING (runtime spec section 10). */
+static void report_timing(double total)
+{
+    char line[128];
+    iol_write_line("#darshan:<op>\t<nprocs>\t<time>");
+#define LINE(name, v)                                                              \
+    do {                                                                           \
+        snprintf(line, sizeof line, "darshan:%s\t%d\t%f", name, iol_nprocs, v);     \
+        iol_write_line(line);                                                      \
+    } while (0)
+    LINE("log_open", timing.open);
+    LINE("job_write", timing.job);
+    LINE("hash_write", timing.names);
+    LINE("header_write", timing.header);
+    for (int id = 0; id < IOL_NMODS; id++)
+        if (iol_mods[id].d && iol_mods[id].state == 1) {
+            char name[64];
+            snprintf(name, sizeof name, "%s_shutdown", iol_mods[id].d->name);
+            LINE(name, timing.mod[id]);
+        }
+    LINE("core_shutdown", total);
+#undef LINE
 }
 
 /* <user>_<prog>_id<jobid>-<pid>_<M>-<D>-<secs>-<hash> (runtime spec 3.7). */
@@ -214,5 +255,7 @@ int iol_log_write(void)
     }
     if (rc == 0)
         report_path(final);
+    if (iol_cfg.internal_timing)
+        report_timing(iol_wtime() - t0);
     return rc;
 }

@@ -54,7 +54,7 @@ void iol_names_release(void)
 
 uint64_t iol_name_id(const char *name)
 {
-    return iolens_record_id(name, strlen(name));
+    return iol_hash(name, strlen(name));
 }
 
 static size_t find_slot(uint64_t id)
@@ -140,14 +140,17 @@ char *iol_clean_path(const char *path, char *out, size_t len)
     raw[n + plen] = '\0';
     /* One pass equals upstream's repeated "//" -> "/" then "/./" -> "/". */
     size_t o = 0;
-    for (const char *p = raw; *p && o + 1 < len; p++) {
+    const char *p = raw;
+    for (; *p && o + 1 < len; p++) {
         if (*p == '/' && o && out[o - 1] == '/')
             continue;
-        if (*p == '.' && o && out[o - 1] == '/' && p[1] == '/' && p != raw)
+        if (*p == '.' && o && out[o - 1] == '/' && p[1] == '/')
             continue;
         out[o++] = *p;
     }
     out[o] = '\0';
+    if (*p)
+        iol_fail(IOL_FAIL_PATH);      /* recorded under a truncated name */
     return out;
 }
 

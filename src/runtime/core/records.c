@@ -12,11 +12,12 @@ static uint8_t *pool;
 static size_t pool_size, pool_used;
 static uint64_t partial;
 
-void iol_lock_slow(iol_lock_t *l)
+void iol_lock_slow(iol_lock_t *l, uintptr_t me)
 {
     for (unsigned spins = 0;; spins++) {
+        uintptr_t expect = 0;
         if (__atomic_load_n(l, __ATOMIC_RELAXED) == 0 &&
-            __atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE) == 0)
+            __atomic_compare_exchange_n(l, &expect, me, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
             return;
         if (spins < 64)
             __builtin_ia32_pause();

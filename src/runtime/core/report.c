@@ -48,6 +48,22 @@ void iol_warn(const char *fmt, ...)
     iol_busy = busy;
 }
 
+void iol_write_line(const char *line)
+{
+    char buf[IOL_PATH_LEN + 2];
+    int n = snprintf(buf, sizeof buf - 1, "%s", line);
+    if (n < 0)
+        return;
+    if (n > (int)sizeof buf - 2)
+        n = (int)sizeof buf - 2;
+    buf[n++] = '\n';
+    int busy = iol_busy;
+    iol_busy = 1;
+    ssize_t w = IOL_REAL(write)(2, buf, (size_t)n);
+    (void)w;
+    iol_busy = busy;
+}
+
 void iol_report_failures(void)
 {
     for (int i = 0; i < IOL_FAIL_COUNT; i++)

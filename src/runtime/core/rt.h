@@ -60,16 +60,34 @@ extern iol_config iol_cfg;
 extern int iol_rank, iol_nprocs;
 
 /* ------------------------------------------------------------ locks */
-/* A test-and-set lock: uncontended it costs one atomic exchange and one store
- * (a pthread mutex costs ~50 instructions per pair, a third of our budget).
- * Contended, it spins briefly and then yields, so a preempted holder is not
- * starved on an oversubscribed node.  Zero-initialised = unlocked. */
-typedef int iol_lock_t;
-void iol_lock_slow(iol_lock_t *l);
+/* A test-and-set lock that knows its owner: uncontended it costs one
+ * compare-and-swap and one store (a pthread mutex costs ~50 instructions per
+ * pair, a third of our budget).  Contended, it spins briefly and then yields, so a
+ * preempted holder is not starved on an oversubscribed node.  The owner is the
+ * address of the thread's iol_busy, so a signal handler that interrupts a wrapper
+ * and calls another one on the same thread is detected (iol_trylock_own returns 0)
+ * instead of deadlocking.  Zero = unlocked. */
+typedef uintptr_t iol_lock_t;
+void iol_lock_slow(iol_lock_t *l, uintptr_t me);
+static inline uintptr_t iol_self(void) { return (uintptr_t)&iol_busy; }
+/* 1 = locked by us now; 0 = we already hold it (re-entered from a signal handler). */
+static inline int iol_trylock_own(iol_lock_t *l)
+{
+    uintptr_t me = iol_self(), expect = 0;
+    if (__builtin_expect(__atomic_compare_exchange_n(l, &expect, me, 0, __ATOMIC_ACQUIRE,
+                                                     __ATOMIC_RELAXED), 1))
+        return 1;
+    if (expect == me)
+        return 0;
+    iol_lock_slow(l, me);
+    return 1;
+}
 static inline void iol_lock(iol_lock_t *l)
 {
-    if (__builtin_expect(__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE) != 0, 0))
-        iol_lock_slow(l);
+    uintptr_t me = iol_self(), expect = 0;
+    if (__builtin_expect(!__atomic_compare_exchange_n(l, &expect, me, 0, __ATOMIC_ACQUIRE,
+                                                      __ATOMIC_RELAXED), 0))
+        iol_lock_slow(l, me);
 }
 static inline void iol_unlock(iol_lock_t *l) { __atomic_store_n(l, 0, __ATOMIC_RELEASE); }
 
@@ -119,9 +137,8 @@ void iol_mod_activate(iol_module *m);
  * (lock released) when the module is disabled, failed or frozen. */
 static inline int iol_mod_enter(iol_module *m)
 {
-    if (__builtin_expect(m->d == NULL, 0))
+    if (__builtin_expect(m->d == NULL, 0) || !iol_trylock_own(&m->lock))
         return 0;
-    iol_lock(&m->lock);
     if (__builtin_expect(m->state == 0, 0))
         iol_mod_activate(m);
     if (__builtin_expect(m->state == 1 && !m->frozen, 1))
@@ -148,6 +165,8 @@ static inline void *iol_rec_aux(const iol_module *m, const void *rec)
 
 /* Names. */
 uint64_t iol_name_id(const char *name);
+/* The record id of len bytes (equal to iolens_record_id, faster). */
+uint64_t iol_hash(const char *name, size_t len);
 /* The stored name of an id (stable pointer into the name pool) or NULL. */
 const char *iol_name_of(uint64_t id);
 /* Clean a path as upstream does (runtime spec 2.0.1) into out; returns out. */
@@ -164,9 +183,28 @@ int64_t iol_mount_block_size(const char *path);
 /* Register the heatmap of an API ("POSIX", "STDIO", ...); returns its handle or
  * NULL.  Each heatmap is updated by exactly one module, under that module's lock,
  * so updates take no lock of their own; output runs after every module is frozen. */
-typedef struct iol_heatmap iol_heatmap;
+#define IOL_HEATMAP_BINS 200
+typedef struct iol_heatmap {
+    int64_t *write_bins, *read_bins;   /* in the HEATMAP record */
+    double inv_width, limit;           /* 1 / bin width; bin width * IOL_HEATMAP_BINS */
+    void *rec;
+} iol_heatmap;
 iol_heatmap *iol_heatmap_register(const char *api);
-void iol_heatmap_update(iol_heatmap *h, double t1, double t2, int64_t bytes, int is_write);
+void iol_heatmap_spread(iol_heatmap *h, double t1, double t2, int64_t bytes, int is_write);
+/* Add an op's bytes: the usual op falls in one bin (inline); the rest spreads. */
+static inline void iol_heatmap_update(iol_heatmap *h, double t1, double t2, int64_t bytes, int is_write)
+{
+    if (!h || bytes <= 0)
+        return;
+    if (__builtin_expect(t2 < h->limit, 1)) {
+        long b1 = (long)(t1 * h->inv_width), b2 = (long)(t2 * h->inv_width);
+        if (__builtin_expect(b1 == b2 && b2 < IOL_HEATMAP_BINS, 1)) {
+            (is_write ? h->write_bins : h->read_bins)[b2] += bytes;
+            return;
+        }
+    }
+    iol_heatmap_spread(h, t1, t2, bytes, is_write);
+}
 
 /* ------------------------------------------------------------ errors */
 enum iol_failure {
@@ -179,6 +217,8 @@ void iol_fail(enum iol_failure what);
  * a fixed number of messages per process. */
 void iol_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void iol_report_failures(void);
+/* One line on stderr as is (for the DARSHAN_DUMP_CONFIG text); no allocation. */
+void iol_write_line(const char *line);
 
 /* Memory from the system, never from malloc: zeroed, page-granular. */
 void *iol_map(size_t len);

@@ -46,7 +46,8 @@ typedef struct iol_cv {
 
 /* Count v, then refresh the four output slots (vals[0..3], cnts[0..3]) as the
  * top four by count, then value, descending.  Value 0 is tracked but never shown. */
-static inline void iol_cv_add(iol_cv *t, int64_t v, int64_t *vals, int64_t *cnts)
+static inline __attribute__((always_inline)) void iol_cv_add(iol_cv *t, int64_t v, int64_t *vals,
+                                                              int64_t *cnts)
 {
     int i = t->last;
     if (!(i < t->n && t->val[i] == v)) {

@@ -6,10 +6,10 @@
 
 #include "../core/rt.h"
 
-#define NBINS 200
+#define NBINS IOL_HEATMAP_BINS
 #define MAX_HEATMAPS 8
 
-typedef struct iol_heatmap {
+typedef struct heatmap_rec {
     uint64_t id;
     int64_t rank;
     double width;
@@ -63,6 +63,15 @@ static inline void spread(heatmap_rec *h, double t1, double t2, int64_t bytes, i
     }
 }
 
+static iol_heatmap handles[MAX_HEATMAPS];
+
+static void refresh(iol_heatmap *hd)
+{
+    heatmap_rec *h = hd->rec;
+    hd->inv_width = 1.0 / h->width;
+    hd->limit = h->width * NBINS;
+}
+
 iol_heatmap *iol_heatmap_register(const char *api)
 {
     iol_module *m = iol_mod(IOL_MOD_HEATMAP);
@@ -74,14 +83,23 @@ iol_heatmap *iol_heatmap_register(const char *api)
     void *rec = iol_rec_find(m, id, NULL);
     if (!rec)
         rec = iol_rec_register(m, name, id, NULL);
+    iol_heatmap *hd = NULL;
+    if (rec) {
+        hd = &handles[iol_rec_index(m, rec)];
+        hd->rec = rec;
+        hd->write_bins = ((heatmap_rec *)rec)->write_bins;
+        hd->read_bins = ((heatmap_rec *)rec)->read_bins;
+        refresh(hd);
+    }
     iol_mod_leave(m);
-    return rec;
+    return hd;
 }
 
-void iol_heatmap_update(iol_heatmap *h, double t1, double t2, int64_t bytes, int is_write)
+void iol_heatmap_spread(iol_heatmap *hd, double t1, double t2, int64_t bytes, int is_write)
 {
-    if (h && bytes > 0)
-        spread(h, t1, t2, bytes, is_write ? h->write_bins : h->read_bins);
+    heatmap_rec *h = hd->rec;
+    spread(h, t1, t2, bytes, is_write ? h->write_bins : h->read_bins);
+    refresh(hd);
 }
 
 static int all_zero(const heatmap_rec *h)

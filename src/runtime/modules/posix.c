@@ -172,22 +172,14 @@ void iol_posix_fileno(FILE *fp, int fd, double t1, double t2)
     iol_mod_leave(m);
 }
 
-void iol_posix_io(int fd, int wr, int64_t off, int explicit_off, int64_t n, int unaligned,
-                  double t1, double t2)
+/* The update of one read (wr = 0) or write (wr = 1); always inlined with a
+ * constant wr so that each direction compiles to straight-line code. */
+static inline __attribute__((always_inline)) void io_update(posix_rec *r, posix_aux *a, const int wr,
+                                                            int64_t off, int64_t n, int unaligned,
+                                                            double t1, double t2)
 {
-    iol_module *m = iol_mod(IOL_MOD_POSIX);
-    if (!iol_mod_enter(m))
-        return;
-    posix_aux *a;
-    posix_rec *r = by_fd(m, fd, &a);
-    if (!r) {
-        iol_mod_leave(m);
-        return;
-    }
     int64_t *c = r->c;
     double *f = r->f;
-    if (!explicit_off)
-        off = a->offset;
     int io = wr ? 2 : 1;
     if (a->last_io && a->last_io != io)
         c[POSIX_RW_SWITCHES]++;
@@ -225,6 +217,24 @@ void iol_posix_io(int fd, int wr, int64_t off, int explicit_off, int64_t n, int 
         c[wr ? POSIX_MAX_WRITE_TIME_SIZE : POSIX_MAX_READ_TIME_SIZE] = n;
     }
     iol_heatmap_update(heatmap, t1, t2, n, wr);
+}
+
+void iol_posix_io(int fd, int wr, int64_t off, int explicit_off, int64_t n, int unaligned,
+                  double t1, double t2)
+{
+    iol_module *m = iol_mod(IOL_MOD_POSIX);
+    if (!iol_mod_enter(m))
+        return;
+    posix_aux *a;
+    posix_rec *r = by_fd(m, fd, &a);
+    if (r) {
+        if (!explicit_off)
+            off = a->offset;
+        if (wr)
+            io_update(r, a, 1, off, n, unaligned, t1, t2);
+        else
+            io_update(r, a, 0, off, n, unaligned, t1, t2);
+    }
     iol_mod_leave(m);
 }
 

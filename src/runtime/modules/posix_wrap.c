@@ -9,11 +9,11 @@
 #define UNALIGNED(p) (((uintptr_t)(p) % (uintptr_t)iol_cfg.memalign) != 0)
 #define NEEDS_MODE(fl) (((fl) & O_CREAT) || (((fl) & O_TMPFILE) == O_TMPFILE))
 /* Run a record step without disturbing the caller's errno. */
-#define KEEP_ERRNO(stmt)       \
-    do {                       \
-        int e_ = errno;        \
-        stmt;                  \
-        errno = e_;            \
+#define KEEP_ERRNO(stmt)                   \
+    do {                                   \
+        int *ep_ = &errno, e_ = *ep_;      \
+        stmt;                              \
+        *ep_ = e_;                         \
     } while (0)
 
 static int iov_unaligned(const struct iovec *iov, int n)
@@ -258,6 +258,21 @@ ssize_t pwrite64(int fd, const void *buf, size_t n, off64_t off)
     IO_BODY(ssize_t, IOL_REAL(pwrite64)(fd, buf, n, off), fd, 1, off, 1, UNALIGNED(buf));
 }
 
+ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
+{
+    IO_BODY(ssize_t, IOL_REAL(__read_chk)(fd, buf, n, buflen), fd, 0, 0, 0, UNALIGNED(buf));
+}
+
+ssize_t __pread_chk(int fd, void *buf, size_t n, off_t off, size_t buflen)
+{
+    IO_BODY(ssize_t, IOL_REAL(__pread_chk)(fd, buf, n, off, buflen), fd, 0, off, 1, UNALIGNED(buf));
+}
+
+ssize_t __pread64_chk(int fd, void *buf, size_t n, off64_t off, size_t buflen)
+{
+    IO_BODY(ssize_t, IOL_REAL(__pread64_chk)(fd, buf, n, off, buflen), fd, 0, off, 1, UNALIGNED(buf));
+}
+
 ssize_t readv(int fd, const struct iovec *iov, int cnt)
 {
     IO_BODY(ssize_t, IOL_REAL(readv)(fd, iov, cnt), fd, 0, 0, 0, iov_unaligned(iov, cnt));
@@ -401,9 +416,12 @@ int __fxstat64(int v, int fd, struct stat64 *st)
     STAT_BODY(IOL_REAL(__fxstat64)(v, fd, st), NULL, fd, st->st_mode);
 }
 
-/* (dirfd, path) forms: an empty path with AT_EMPTY_PATH means the fd itself. */
+/* (dirfd, path) forms: an empty (or, on new kernels, NULL) path with AT_EMPTY_PATH
+ * means the fd itself.  Out of line so that the compiler cannot use the nonnull
+ * declarations of glibc to drop the NULL test. */
+__attribute__((noipa)) static int empty_path(const char *p) { return !p || !p[0]; }
 #define AT_NAME(dirfd, path, flags, buf)                                              \
-    (((flags) & AT_EMPTY_PATH) && !(path)[0]                                \
+    (((flags) & AT_EMPTY_PATH) && empty_path(path)                                    \
          ? NULL                                                                       \
          : iol_posix_at_path(dirfd, path, buf, sizeof buf))
 

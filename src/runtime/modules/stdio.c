@@ -210,7 +210,7 @@ void iol_stdio_seek(FILE *fp, int64_t pos, double t1, double t2)
     stdio_aux *a;
     stdio_rec *r = by_stream(m, fp, &a);
     if (r) {
-        a->offset = pos >= 0 ? pos : ftell(fp);
+        a->offset = pos;
         r->c[STDIO_SEEKS]++;
         iol_time_add(&r->f[STDIO_F_META_TIME], &a->last_meta_end, t1, t2);
     }

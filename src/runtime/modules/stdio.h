@@ -22,7 +22,7 @@ void iol_stdio_fdopen(FILE *fp, int fd, double t1, double t2);
 void iol_stdio_close(FILE *fp, double t1, double t2);
 /* kind: 0 read, 1 write, 2 flush (a 0-byte write that counts as a flush). */
 void iol_stdio_io(FILE *fp, int kind, int64_t bytes, double t1, double t2);
-/* pos < 0: take ftell(fp). */
+/* pos: the stream position after the seek (taken by the caller, outside the lock). */
 void iol_stdio_seek(FILE *fp, int64_t pos, double t1, double t2);
 
 extern const iol_module_desc iol_stdio_module;

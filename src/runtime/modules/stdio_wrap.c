@@ -5,11 +5,11 @@
 
 #include "stdio.h"
 
-#define KEEP_ERRNO(stmt)       \
-    do {                       \
-        int e_ = errno;        \
-        stmt;                  \
-        errno = e_;            \
+#define KEEP_ERRNO(stmt)                   \
+    do {                                   \
+        int *ep_ = &errno, e_ = *ep_;      \
+        stmt;                              \
+        *ep_ = e_;                         \
     } while (0)
 
 /* Time `call` into `ret` when recording; `on` says whether to record. */
@@ -76,6 +76,15 @@ int fgetc(FILE *fp) { READ_BODY(int, IOL_REAL(fgetc)(fp), fp, ret != EOF, 1); }
 int _IO_getc(FILE *fp) { READ_BODY(int, IOL_REAL(_IO_getc)(fp), fp, ret != EOF, 1); }
 int getw(FILE *fp) { READ_BODY(int, IOL_REAL(getw)(fp), fp, ret != EOF || !ferror(fp), sizeof(int)); }
 char *fgets(char *s, int n, FILE *fp) { READ_BODY(char *, IOL_REAL(fgets)(s, n, fp), fp, ret != NULL, strlen(ret)); }
+
+size_t __fread_chk(void *p, size_t plen, size_t size, size_t n, FILE *fp)
+{
+    READ_BODY(size_t, IOL_REAL(__fread_chk)(p, plen, size, n, fp), fp, ret > 0, size * ret);
+}
+char *__fgets_chk(char *s, size_t size, int n, FILE *fp)
+{
+    READ_BODY(char *, IOL_REAL(__fgets_chk)(s, size, n, fp), fp, ret != NULL, strlen(ret));
+}
 
 /* scanf family: bytes = how far the stream moved; counted unless ret == 0. */
 static int do_vfscanf(int (*real)(FILE *, const char *, va_list), FILE *fp, const char *fmt, va_list ap)
@@ -170,11 +179,39 @@ int printf(const char *fmt, ...)
     return ret;
 }
 
+int __vfprintf_chk(FILE *fp, int flag, const char *fmt, va_list ap)
+{
+    WRITE_BODY(int, IOL_REAL(__vfprintf_chk)(fp, flag, fmt, ap), fp, ret > 0, ret);
+}
+
+int __vprintf_chk(int flag, const char *fmt, va_list ap)
+{
+    WRITE_BODY(int, IOL_REAL(__vfprintf_chk)(stdout, flag, fmt, ap), stdout, ret > 0, ret);
+}
+
+int __fprintf_chk(FILE *fp, int flag, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int ret = __vfprintf_chk(fp, flag, fmt, ap);
+    va_end(ap);
+    return ret;
+}
+
+int __printf_chk(int flag, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int ret = __vprintf_chk(flag, fmt, ap);
+    va_end(ap);
+    return ret;
+}
+
 /* ------------------------------------------------------------ seeks */
 #define SEEK_BODY(call, fp)                                         \
     TIMED(int, ret, call);                                          \
     if (on && ret >= 0)                                             \
-        KEEP_ERRNO(iol_stdio_seek(fp, -1, t1, t2));                 \
+        KEEP_ERRNO(iol_stdio_seek(fp, ftell(fp), t1, t2));          \
     return ret
 
 int fseek(FILE *fp, long off, int whence) { SEEK_BODY(IOL_REAL(fseek)(fp, off, whence), fp); }

@@ -1,13 +1,16 @@
 /* Test driver for the runtime's behaviour tests: one program, one mode per test.
  * Exits 0 when its own checks pass (each mode states what it checks). */
 #define _GNU_SOURCE
+#include <aio.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #define EXPECT(cond)                                                              \
@@ -146,6 +149,107 @@ static int mode_simple(const char *dir)
     return 0;
 }
 
+/* A signal handler that does I/O while the main thread is inside wrappers: the
+ * runtime must neither deadlock nor lose the main thread's counts. */
+static int sig_fd;
+static volatile long sig_count;
+static void on_alarm(int sig)
+{
+    (void)sig;
+    if (write(sig_fd, "s", 1) == 1)
+        sig_count++;
+}
+
+static int mode_signal(const char *dir)
+{
+    char p[4096], buf[64] = {0};
+    snprintf(p, sizeof p, "%s/signal.dat", dir);
+    sig_fd = open(p, O_CREAT | O_TRUNC | O_WRONLY, 0644);
+    snprintf(p, sizeof p, "%s/main.dat", dir);
+    int fd = open(p, O_CREAT | O_TRUNC | O_WRONLY, 0644);
+    EXPECT(sig_fd >= 0 && fd >= 0);
+    struct sigaction sa = {.sa_handler = on_alarm, .sa_flags = SA_RESTART};
+    sigaction(SIGALRM, &sa, NULL);
+    struct itimerval it = {{0, 200}, {0, 200}};
+    setitimer(ITIMER_REAL, &it, NULL);
+    for (int i = 0; i < 200000; i++)
+        EXPECT(write(fd, buf, 8) == 8);
+    struct itimerval off = {{0, 0}, {0, 0}};
+    setitimer(ITIMER_REAL, &off, NULL);
+    EXPECT(close(fd) == 0 && close(sig_fd) == 0);
+    printf("%ld\n", sig_count);
+    return 0;
+}
+
+/* The operation sequence of runtime spec Appendix A1 on DIR/f, then A6's
+ * openat/creat cases in DIR (the test compares the counters with the spec). */
+static int mode_a1(const char *dir)
+{
+    static char buf[512] __attribute__((aligned(8)));
+    char f[4096], g[4096];
+    snprintf(f, sizeof f, "%s/f", dir);
+    snprintf(g, sizeof g, "%s/f.renamed", dir);
+    int fd = open(f, O_CREAT | O_TRUNC | O_RDWR, 0644);
+    EXPECT(fd >= 0);
+    for (int i = 0; i < 10; i++)
+        EXPECT(write(fd, buf, 100) == 100);
+    EXPECT(lseek(fd, 0, SEEK_SET) == 0);
+    for (int i = 0; i < 10; i++)
+        EXPECT(read(fd, buf, 100) == 100);
+    EXPECT(read(fd, buf, 100) == 0);
+    EXPECT(pwrite(fd, buf, 10, 5000) == 10);
+    EXPECT(pread(fd, buf, 100, 100) == 100);
+    EXPECT(pread(fd, buf, 7, 4096) == 7);
+    EXPECT(pwrite(fd, buf + 1, 1, 3) == 1);
+    EXPECT(fsync(fd) == 0);
+    int d = dup(fd);
+    EXPECT(d >= 0 && write(d, buf, 33) == 33 && close(d) == 0 && close(fd) == 0);
+    struct stat st;
+    EXPECT(stat(f, &st) == 0);
+    FILE *fp = fopen(f, "r");
+    EXPECT(fp && fileno(fp) >= 0 && fileno(fp) >= 0 && fclose(fp) == 0);
+    EXPECT(rename(f, g) == 0);
+    fd = open(g, O_RDWR);
+    EXPECT(fd >= 0);
+    struct aiocb cb;
+    memset(&cb, 0, sizeof cb);
+    cb.aio_fildes = fd;
+    cb.aio_buf = buf;
+    cb.aio_nbytes = 200;
+    cb.aio_offset = 0;
+    EXPECT(aio_write(&cb) == 0);
+    while (aio_error(&cb) == EINPROGRESS)
+        ;
+    EXPECT(aio_return(&cb) == 200 && close(fd) == 0);
+
+    /* A6 (part): a directory, openat relative to it, creat, lseek + write */
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY);
+    EXPECT(dfd >= 0);
+    fd = openat(dfd, "at.dat", O_CREAT | O_WRONLY, 0600);
+    EXPECT(fd >= 0 && write(fd, "12345", 5) == 5);
+    int d2 = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    EXPECT(d2 >= 0 && close(d2) == 0 && close(fd) == 0 && close(dfd) == 0);
+    snprintf(f, sizeof f, "%s/at3.dat", dir);
+    fd = creat(f, 0640);
+    EXPECT(fd >= 0 && lseek(fd, 100, SEEK_SET) == 100 && write(fd, "x", 1) == 1 && close(fd) == 0);
+    return 0;
+}
+
+/* Relative names, run with the current directory = DIR (runtime spec 2.0.1). */
+static int mode_paths(const char *dir)
+{
+    EXPECT(chdir(dir) == 0);
+    EXPECT(mkdir("sub", 0755) == 0 || errno == EEXIST);
+    const char *names[] = {"./x.dat", ".//y.dat", "./sub/../z.dat", "sub//./w.dat"};
+    for (int i = 0; i < 4; i++) {
+        int fd = open(names[i], O_CREAT | O_WRONLY, 0644);
+        EXPECT(fd >= 0 && close(fd) == 0);
+    }
+    int fd = open(".", O_RDONLY | O_DIRECTORY);
+    EXPECT(fd >= 0 && close(fd) == 0);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3)
@@ -160,6 +264,12 @@ int main(int argc, char **argv)
         return mode_files(dir, n);
     if (!strcmp(mode, "sizes"))
         return mode_sizes(dir);
+    if (!strcmp(mode, "paths"))
+        return mode_paths(dir);
+    if (!strcmp(mode, "a1"))
+        return mode_a1(dir);
+    if (!strcmp(mode, "signal"))
+        return mode_signal(dir);
     if (!strcmp(mode, "simple"))
         return mode_simple(dir);
     return 2;

@@ -1,0 +1,59 @@
+"""Activity over time: per-process access spans and DXT heat map bins."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .interfaces import PREFIX
+from .perf import col
+
+TIMELINE_MODULES = ("POSIX", "MPI-IO", "STDIO", "H5D", "PNETCDF_VAR", "DFS")
+
+
+def timeline(data) -> pd.DataFrame:
+    """First and last access per (module, rank); rank -1 = shared records."""
+    parts = []
+    for module in TIMELINE_MODULES:
+        frame = data.frame(module)
+        if frame is None or not len(frame):
+            continue
+        prefix = PREFIX[module]
+        starts = [col(frame, f"{prefix}F_{k}_START_TIMESTAMP", 0.0) for k in ("OPEN", "READ", "WRITE")]
+        ends = [col(frame, f"{prefix}F_{k}_END_TIMESTAMP", 0.0) for k in ("CLOSE", "READ", "WRITE", "OPEN")]
+        # Zero means "never happened"; ignore it when taking the minimum.
+        start = np.min([np.where(s > 0, s, np.inf) for s in starts], axis=0)
+        end = np.max(ends, axis=0)
+        ok = np.isfinite(start) & (end >= start)
+        if not ok.any():
+            continue
+        part = pd.DataFrame({"rank": frame["rank"].to_numpy()[ok],
+                             "start": start[ok], "end": end[ok]})
+        part = part.groupby("rank").agg(start=("start", "min"), end=("end", "max")).reset_index()
+        part.insert(0, "module", module)
+        parts.append(part)
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+
+
+HEAT_BINS = 100
+
+
+def dxt_heatmap(data):
+    """Bytes per rank per time bin from DXT segments: {api: (width, read,
+    write, ranks)}; each segment's bytes go to the bin of its start time."""
+    out = {}
+    for module, api in (("DXT_POSIX", "POSIX"), ("DXT_MPIIO", "MPIIO")):
+        seg = data.dxt(module)
+        if seg is None or not len(seg):
+            continue
+        end = max(float(seg["end"].max()), data.run_time, 1e-9)
+        width = end / HEAT_BINS
+        ranks, idx = np.unique(seg["rank"].to_numpy(), return_inverse=True)
+        bins = np.minimum((seg["start"].to_numpy() / width).astype(np.int64), HEAT_BINS - 1)
+        mats = {}
+        for op in ("read", "write"):
+            mat = np.zeros((len(ranks), HEAT_BINS))
+            mask = (seg["op"] == op).to_numpy()
+            np.add.at(mat, (idx[mask], bins[mask]), seg["length"].to_numpy()[mask])
+            mats[op] = mat
+        out[api] = (width, mats["read"], mats["write"], ranks)
+    return out

@@ -1,0 +1,190 @@
+"""File-level aggregates: mount points, top files, sequential access,
+shared files and Lustre striping.  Column-wise; results are bounded by top-N
+limits or by the number of mount points."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .interfaces import PREFIX
+from .perf import col
+
+TOP_N = 10
+
+
+def mount_of(names: pd.Series, mounts) -> pd.DataFrame:
+    """Mount point and fs type of each name: the first mount point (longest
+    first, stable) that is a byte prefix of the name, else UNKNOWN."""
+    ordered = sorted(mounts, key=lambda m: -len(m[0].encode()))
+    point = pd.Series("UNKNOWN", index=names.index, dtype=object)
+    fstype = point.copy()
+    todo = names.notna() & (names.astype(str) != "")
+    text = names.astype(str)
+    for mnt, fs in ordered:
+        hit = todo & text.str.startswith(mnt)
+        point[hit], fstype[hit] = mnt, fs
+        todo &= ~hit
+        if not todo.any():
+            break
+    return pd.DataFrame({"mount": point, "fs": fstype})
+
+
+def by_mount(data) -> pd.DataFrame:
+    return data.memo(_by_mount)
+
+
+def _by_mount(data) -> pd.DataFrame:
+    """Bytes read/written and file counts per mount point, per module."""
+    parts = []
+    for module in ("POSIX", "STDIO", "DFS"):
+        frame = data.frame(module)
+        if frame is None or not len(frame) or "name" not in frame.columns:
+            continue
+        files = _per_id(frame, PREFIX[module])
+        mnt = mount_of(files["name"], data.mounts)
+        agg = pd.concat([files, mnt], axis=1).groupby(["mount", "fs"]).agg(
+            files=("name", "size"), read=("read", "sum"),
+            written=("written", "sum")).reset_index()
+        agg.insert(0, "module", module)
+        parts.append(agg)
+    if not parts:
+        return pd.DataFrame()
+    out = pd.concat(parts, ignore_index=True)
+    return out.sort_values(["read", "written"], ascending=False, kind="stable")
+
+
+def _per_id(frame, prefix) -> pd.DataFrame:
+    """Bytes and I/O time summed per record id, with the file's name.
+    Grouping by the integer id is much cheaper than by the name string."""
+    t = sum(col(frame, f"{prefix}F_{k}_TIME", 0.0) for k in ("READ", "WRITE", "META"))
+    work = pd.DataFrame({"id": frame["id"].to_numpy(),
+                         "read": col(frame, prefix + "BYTES_READ"),
+                         "written": col(frame, prefix + "BYTES_WRITTEN"), "time": t})
+    out = work.groupby("id", sort=False).sum()
+    names = frame.drop_duplicates("id").set_index("id")["name"] if "name" in frame else None
+    label = (names.reindex(out.index) if names is not None
+             else pd.Series(out.index.astype(str), index=out.index))
+    out.insert(0, "name", label.astype(object).where(label.notna(), "(no name)").to_numpy())
+    return out.reset_index(drop=True)
+
+
+def file_table(data) -> pd.DataFrame:
+    return data.memo(_file_table)
+
+
+def _file_table(data) -> pd.DataFrame:
+    """One row per (module, file): bytes and I/O time summed over records."""
+    parts = []
+    for module in ("POSIX", "STDIO", "MPI-IO", "H5D", "PNETCDF_VAR", "DFS", "DAOS"):
+        frame = data.frame(module)
+        if frame is None or not len(frame):
+            continue
+        part = _per_id(frame, PREFIX[module])
+        part.insert(0, "module", module)
+        parts.append(part)
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+
+
+def top_files(data, key: str) -> pd.DataFrame:
+    files = file_table(data)
+    if not len(files):
+        return files
+    if key == "bytes":
+        files = files.assign(bytes=files["read"] + files["written"])
+    files = files[files[key] > 0]
+    return files.nlargest(TOP_N, key)
+
+
+def sequential(data) -> pd.DataFrame:
+    """Share of POSIX reads and writes that were sequential and consecutive."""
+    frame = data.frame("POSIX")
+    if frame is None or not len(frame):
+        return pd.DataFrame()
+    rows = {}
+    for op, total in (("READS", "READS"), ("WRITES", "WRITES")):
+        n = int(col(frame, "POSIX_" + total).clip(0).sum())
+        if n == 0:
+            continue
+        rows[op.lower()] = {
+            "operations": n,
+            "sequential": int(col(frame, "POSIX_SEQ_" + op).clip(0).sum()),
+            "consecutive": int(col(frame, "POSIX_CONSEC_" + op).clip(0).sum())}
+    return pd.DataFrame.from_dict(rows, orient="index")
+
+
+SHARED_MODULES = ("POSIX", "MPI-IO", "STDIO", "H5D", "PNETCDF_VAR", "DFS", "DAOS")
+
+
+def shared_files(data) -> pd.DataFrame:
+    """Files used by more than one process: fastest and slowest process and
+    the variance of I/O time and bytes across processes.  Files the runtime
+    reduced to one record (rank -1) carry these as counters; files kept as
+    one record per process get them computed here."""
+    parts = []
+    for module in SHARED_MODULES:
+        frame = data.frame(module)
+        if frame is None or not len(frame):
+            continue
+        prefix = PREFIX[module]
+        parts.append(_reduced(frame, prefix, module))
+        parts.append(_per_process(frame, prefix, module))
+    parts = [p for p in parts if p is not None and len(p)]
+    if not parts:
+        return pd.DataFrame()
+    out = pd.concat(parts, ignore_index=True)
+    return out.nlargest(2 * TOP_N, "slowest time")
+
+
+def _reduced(frame, prefix, module):
+    if f"{prefix}FASTEST_RANK" not in frame.columns:
+        return None
+    sel = frame[frame["rank"] < 0]
+    return pd.DataFrame({
+        "module": module, "name": sel["name"].fillna("(no name)").astype(str),
+        "fastest rank": sel[prefix + "FASTEST_RANK"],
+        "fastest time": col(sel, prefix + "F_FASTEST_RANK_TIME", 0.0),
+        "fastest bytes": sel[prefix + "FASTEST_RANK_BYTES"],
+        "slowest rank": sel[prefix + "SLOWEST_RANK"],
+        "slowest time": col(sel, prefix + "F_SLOWEST_RANK_TIME", 0.0),
+        "slowest bytes": sel[prefix + "SLOWEST_RANK_BYTES"],
+        "time variance": col(sel, prefix + "F_VARIANCE_RANK_TIME", np.nan),
+        "bytes variance": col(sel, prefix + "F_VARIANCE_RANK_BYTES", np.nan)})
+
+
+def _per_process(frame, prefix, module):
+    sel = frame[frame["rank"] >= 0]
+    if not len(sel):
+        return None
+    work = pd.DataFrame({
+        "id": sel["id"].to_numpy(), "rank": sel["rank"].to_numpy(),
+        "name": sel["name"].fillna("(no name)").astype(str).to_numpy(),
+        "t": sum(col(sel, f"{prefix}F_{k}_TIME", 0.0) for k in ("READ", "WRITE", "META")),
+        "b": col(sel, prefix + "BYTES_READ") + col(sel, prefix + "BYTES_WRITTEN")})
+    work = work[work.groupby("id")["rank"].transform("nunique") > 1].reset_index(drop=True)
+    if not len(work):
+        return None
+    groups = work.groupby("id", sort=False)
+    fast, slow = work.loc[groups["t"].idxmin()], work.loc[groups["t"].idxmax()]
+    return pd.DataFrame({
+        "module": module, "name": fast["name"].to_numpy(),
+        "fastest rank": fast["rank"].to_numpy(), "fastest time": fast["t"].to_numpy(),
+        "fastest bytes": fast["b"].to_numpy(),
+        "slowest rank": slow["rank"].to_numpy(), "slowest time": slow["t"].to_numpy(),
+        "slowest bytes": slow["b"].to_numpy(),
+        "time variance": groups["t"].var(ddof=0).to_numpy(),
+        "bytes variance": groups["b"].var(ddof=0).to_numpy()})
+
+
+def lustre(data) -> pd.DataFrame:
+    """Striping per file: stripe size and count of each file's first layout
+    component, the number of components and OSTs."""
+    frame = data.lustre()
+    if frame is None or not len(frame):
+        return pd.DataFrame()
+    first = frame[frame["component"] == 0].drop_duplicates("id")
+    return pd.DataFrame({
+        "file": first["name"].fillna("(no name)").to_numpy(),
+        "stripe size (bytes)": first["LUSTRE_COMP_STRIPE_SIZE"].to_numpy(),
+        "stripe count": first["LUSTRE_COMP_STRIPE_COUNT"].to_numpy(),
+        "components": first["num_comps"].to_numpy(),
+        "OSTs": first["num_stripes"].to_numpy()}).head(2 * TOP_N)
