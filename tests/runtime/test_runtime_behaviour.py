@@ -147,15 +147,31 @@ def test_spec_appendix_a1_semantics(runtime, probe, tmp_path):
         (1, 1, 0, 100, 1, 416)
 
 
-@pytest.mark.skipif(not os.environ.get("IOLENS_LONG"), reason="stress run: set IOLENS_LONG=1")
 def test_stress_many_threads(runtime, probe, tmp_path):
-    """64 threads hammering private and shared files: exact totals, no hang."""
-    for rep in range(5):
+    """64 threads opening, writing, reading and closing concurrently: exact totals,
+    no hang.  (This caught a lost fd mapping when a close and an open reusing the
+    same fd number raced; IOLENS_LONG=1 repeats it 20 times.)"""
+    for rep in range(20 if os.environ.get("IOLENS_LONG") else 2):
         logdir = tmp_path / f"logs{rep}"
         run_under(runtime, [probe, "threads", tmp_path, "64"], logdir)
         counters, _ = posix_counters(one_log(logdir))
         assert counters[str(tmp_path / "shared.dat")]["POSIX_WRITES"] == 64 * 200
         assert sum(c["POSIX_READS"] for c in counters.values()) == 64 * 200
+
+
+def test_stress_streams_many_threads(runtime, probe, tmp_path):
+    """64 threads reopening their own streams: a FILE* freed by one thread's fclose
+    and returned by another's fopen must not lose the new stream's counts."""
+    darshan = pytest.importorskip("darshan")
+    for rep in range(10 if os.environ.get("IOLENS_LONG") else 2):
+        logdir = tmp_path / f"logs{rep}"
+        run_under(runtime, [probe, "sthreads", tmp_path, "64"], logdir)
+        rep_ = darshan.DarshanReport(str(one_log(logdir)), read_all=True)
+        df = rep_.records["STDIO"].to_df()["counters"]
+        rows = [r for r in df.to_dict("records") if "stream-" in rep_.name_records[int(r["id"])]]
+        assert len(rows) == 64
+        assert all(r["STDIO_OPENS"] == 50 and r["STDIO_WRITES"] == 50 and r["STDIO_BYTES_WRITTEN"] == 5000
+                   for r in rows)
 
 
 def test_common_value_tracking(runtime, probe, tmp_path):
@@ -195,6 +211,13 @@ def test_disable_produces_no_log(runtime, probe, tmp_path):
     assert logs_in(tmp_path / "logs") == []
     run_under(runtime, [probe, "simple", tmp_path], tmp_path / "logs2", {"DARSHAN_DISABLE": "0"})
     assert len(logs_in(tmp_path / "logs2")) == 1     # documented: "0" means off
+
+
+@pytest.mark.parametrize("how", ["_exit", "_Exit"])
+def test_log_written_on_underscore_exit(runtime, probe, tmp_path, how):
+    run_under(runtime, [probe, how, tmp_path], tmp_path / "logs")
+    counters, _ = posix_counters(one_log(tmp_path / "logs"))
+    assert counters[str(tmp_path / "simple.dat")]["POSIX_WRITES"] == 3
 
 
 def test_bind_now_program_logs(runtime, probe, tmp_path):
@@ -289,6 +312,21 @@ def test_dump_config_and_bad_rank_list(runtime, probe, tmp_path):
     assert "##### DARSHAN CONFIG #####" in r.stderr and "# MODMEM = 8.00 MiB" in r.stderr
     assert "abc" in r.stderr                     # warned about, ignored, no hang
     assert len(logs_in(tmp_path / "logs")) == 1
+
+
+def test_config_dump_matches_runtime_dump(runtime, probe, tool, tmp_path):
+    """`iolens config --dump` and the runtime's DARSHAN_DUMP_CONFIG read the same table."""
+    cfg = tmp_path / "c.conf"
+    cfg.write_text("MAX_RECORDS 7 STDIO\nNAME_EXCLUDE ^/scratch/ POSIX\n")
+    env = {"DARSHAN_CONFIG_PATH": str(cfg), "DARSHAN_MODMEM": "6", "DARSHAN_JOBID": "SLURM_JOBID"}
+    r = run_under(runtime, [probe, "simple", tmp_path], tmp_path / "logs", dict(env, DARSHAN_DUMP_CONFIG="1"))
+    from_runtime = [l for l in r.stderr.splitlines() if l.startswith("#")]
+    tenv = {k: v for k, v in os.environ.items() if not k.startswith("DARSHAN_")}
+    tenv.update(env, DARSHAN_LOGPATH=str(tmp_path / "logs"))
+    out = subprocess.run([str(tool), "config", "--dump"], env=tenv, capture_output=True, text=True)
+    assert out.returncode == 0
+    assert out.stdout.splitlines() == from_runtime
+    assert "#      - MAX_RECORDS = 7" in from_runtime and "# JOBID = SLURM_JOBID" in from_runtime
 
 
 def test_internal_timing_lines(runtime, probe, tmp_path):

@@ -10,7 +10,7 @@ import matplotlib.pyplot as plt  # noqa: E402  (backend must be set first)
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 import numpy as np  # noqa: E402
 
-from . import files, stats, timeline  # noqa: E402
+from . import activity, files, stats  # noqa: E402
 
 READ, WRITE, META = "#4C72B0", "#DD8452", "#55A868"
 MIB = 1048576.0
@@ -177,6 +177,9 @@ def _heat(maps, title):
 
 
 def heatmap(data):
+    if data.file is not None:
+        return ("The runtime heat map counts bytes per process and API, not per file, "
+                "so a per-file report leaves it out.")
     return _heat(data.heatmap(), "Heat map")
 
 

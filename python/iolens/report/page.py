@@ -99,9 +99,10 @@ def _item(data, item) -> str:
         built = None
     head = (f"<figcaption><h3>{html.escape(item.title)}</h3>{html.escape(item.caption)}"
             "</figcaption>")
-    if built is None:
-        return (f'<figure id="{item.id}">{head}<p class="nodata">No data for this '
-                f"{item.kind} in this log.</p></figure>")
+    if built is None or isinstance(built, str):
+        reason = built or f"No data for this {item.kind} in this log."
+        return (f'<figure id="{item.id}">{head}<p class="nodata">{html.escape(reason)}'
+                "</p></figure>")
     content = _svg(built) if item.kind == FIGURE else _table(built)
     return f'<figure id="{item.id}" class="{item.kind}">{head}{content}</figure>'
 

@@ -79,14 +79,14 @@ def write_pdf_matplotlib(data, pdf_path: Path) -> None:
 
 
 def _page(item, built):
-    if built is not None and item.kind == FIGURE:
+    if item.kind == FIGURE and hasattr(built, "savefig"):
         built.suptitle(f"{item.section}: {item.title}", fontsize="small", y=1.0)
         return built
     fig, ax = plt.subplots(figsize=(8.27, 11.69))
     ax.axis("off")
     ax.set_title(f"{item.section}: {item.title}\n{item.caption}", fontsize="small", wrap=True)
-    if built is None:
-        ax.text(0.5, 0.5, "No data in this log.", ha="center")
+    if built is None or isinstance(built, str):
+        ax.text(0.5, 0.5, built or "No data in this log.", ha="center", wrap=True)
         return fig
     rows = [[c.text if isinstance(c, Cell) else str(c) for c in row]
             for row in built.rows[:MAX_TABLE_ROWS]]
@@ -95,4 +95,5 @@ def _page(item, built):
                          colLabels=built.columns, loc="upper center")
         table.auto_set_font_size(False)
         table.set_fontsize(6)
+        table.auto_set_column_width(list(range(len(built.columns))))
     return fig

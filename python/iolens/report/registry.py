@@ -23,7 +23,7 @@ class Item:
     id: str            # HTML element id: stable, tests and links use it
     title: str
     caption: str       # one sentence: what the figure or table shows
-    build: Callable    # ReportData -> Figure | Table | None
+    build: Callable    # ReportData -> Figure | Table | None (no data) | str (why not)
     kind: str = FIGURE
     modules: tuple = ()
 

@@ -6,7 +6,7 @@ import datetime as dt
 import math
 from dataclasses import dataclass, field
 
-from . import activity, files, stats
+from . import files, stats
 from .interfaces import PARSER_PERF_MODULES, PREFIX
 from .perf import file_categories, per_file
 from .source import _info
@@ -63,15 +63,18 @@ def job(data):
 
 
 def modules(data):
-    if not data.modules:
+    partial = set(data.partial_modules())
+    if not data.modules and not partial:
         return None
     rows = []
     for name, info in data.modules.items():
         frame = data.frame(name) if name in PREFIX else None
         count = "" if frame is None else f"{len(frame):,}"
-        partial = bool(_info(info, "partial"))
         rows.append([name, str(_info(info, "version", "")), count,
-                     Cell("PARTIAL" if partial else "complete", key=f"partial.{name}")])
+                     Cell("PARTIAL" if name in partial else "complete", key=f"partial.{name}")])
+    # A module can be flagged partial without having written any data region.
+    for name in sorted(partial - set(data.modules)):
+        rows.append([name, "", "0", Cell("PARTIAL (no data region)", key=f"partial.{name}")])
     return Table(["module", "record version", "records", "data"], rows)
 
 

@@ -14,7 +14,8 @@ uint64_t iol_partial_get(void);
 int iol_names_init(uint64_t namemem);
 void iol_names_release(void);
 /* Store (or find) the name of `id`; sets bit `modid` of its module mask.
- * Returns 0, or -1 when the name pool is full. */
+ * Returns 0, -1 when the name pool is full, or -2 when re-entered on the same
+ * thread (a signal handler): then nothing is stored. */
 int iol_name_store(uint64_t id, const char *name, int modid);
 size_t iol_names_count(void);
 void iol_name_at(size_t i, uint64_t *id, const char **name);

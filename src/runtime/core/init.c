@@ -159,3 +159,12 @@ void _exit(int status)
     IOL_REAL(_exit)(status);
     __builtin_unreachable();
 }
+
+/* C99's name for the same exit (a separate symbol in glibc; upstream misses it). */
+void _Exit(int status)
+{
+    if (getpid() == iol_self_pid)
+        iol_core_shutdown(1);
+    IOL_REAL(_Exit)(status);
+    __builtin_unreachable();
+}

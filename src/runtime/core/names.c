@@ -79,7 +79,8 @@ int iol_name_store(uint64_t id, const char *name, int modid)
 {
     size_t len = name ? strlen(name) : 0;
     int rc = 0;
-    iol_lock(&lock);
+    if (!iol_trylock_own(&lock))
+        return -2;                   /* a signal handler interrupted us in here */
     name_ent *e = &tab[find_slot(id)];
     if (e->used) {
         if (len && npool[e->off] == '\0')
@@ -100,7 +101,8 @@ int iol_name_store(uint64_t id, const char *name, int modid)
 
 const char *iol_name_of(uint64_t id)
 {
-    iol_lock(&lock);
+    if (!iol_trylock_own(&lock))
+        return NULL;
     name_ent *e = &tab[find_slot(id)];
     const char *n = e->used ? npool + e->off : NULL;
     iol_unlock(&lock);

@@ -125,8 +125,10 @@ void *iol_rec_register(iol_module *m, const char *name, uint64_t id, void **aux)
     }
     if (d->path_names && iol_name_excluded(d->id, name))
         return NULL;
-    if (iol_name_store(id, name, d->id) != 0) {
-        iol_partial_set(d->id);
+    int rc = iol_name_store(id, name, d->id);
+    if (rc != 0) {
+        if (rc == -1)
+            iol_partial_set(d->id);
         return NULL;
     }
     size_t i = m->count++;
@@ -153,8 +155,10 @@ void iol_modules_freeze(void)
 {
     for (size_t i = 0; i < iol_module_ndescs; i++) {
         iol_module *m = &iol_mods[iol_module_descs[i]->id];
-        iol_lock(&m->lock);
+        int locked = iol_trylock_own(&m->lock);   /* 0: we are in a signal handler that
+                                                     interrupted this module's update */
         m->frozen = 1;
-        iol_unlock(&m->lock);
+        if (locked)
+            iol_unlock(&m->lock);
     }
 }

@@ -267,19 +267,34 @@ void iol_posix_sync(int fd, int data_only, double t1, double t2)
     iol_mod_leave(m);
 }
 
-void iol_posix_close(int fd, double t1, double t2)
+/* close is split around the real call: the fd mapping is removed before it, so
+ * that a concurrent open() that reuses the fd number right after the real close
+ * cannot have its fresh mapping removed by us; the close itself is then recorded
+ * on the remembered record.  Returns the record index + 1, or 0. */
+size_t iol_posix_close_begin(int fd)
 {
     iol_module *m = iol_mod(IOL_MOD_POSIX);
     if (!iol_mod_enter(m))
-        return;
-    posix_aux *a;
-    posix_rec *r = by_fd(m, fd, &a);
-    if (r) {
+        return 0;
+    size_t idx = 0;
+    if (fd >= 0 && (size_t)fd < fdcap && fdmap[fd]) {
+        idx = fdmap[fd];
         fdmap[fd] = 0;
-        a->last_byte_read = a->last_byte_written = 0;
-        iol_stamp(&r->f[POSIX_F_CLOSE_START_TIMESTAMP], &r->f[POSIX_F_CLOSE_END_TIMESTAMP], t1, t2);
-        meta(r, a, t1, t2);
     }
+    iol_mod_leave(m);
+    return idx;
+}
+
+void iol_posix_close_end(size_t idx, double t1, double t2)
+{
+    iol_module *m = iol_mod(IOL_MOD_POSIX);
+    if (!idx || !iol_mod_enter(m))
+        return;
+    posix_rec *r = (posix_rec *)m->recs + (idx - 1);
+    posix_aux *a = (posix_aux *)m->aux + (idx - 1);
+    a->last_byte_read = a->last_byte_written = 0;
+    iol_stamp(&r->f[POSIX_F_CLOSE_START_TIMESTAMP], &r->f[POSIX_F_CLOSE_END_TIMESTAMP], t1, t2);
+    meta(r, a, t1, t2);
     iol_mod_leave(m);
 }
 

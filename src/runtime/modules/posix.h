@@ -31,7 +31,8 @@ void iol_posix_io(int fd, int wr, int64_t off, int explicit_off, int64_t n, int 
                   double t1, double t2);
 void iol_posix_seek(int fd, int64_t pos, double t1, double t2);
 void iol_posix_sync(int fd, int data_only, double t1, double t2);
-void iol_posix_close(int fd, double t1, double t2);
+size_t iol_posix_close_begin(int fd);
+void iol_posix_close_end(size_t idx, double t1, double t2);
 void iol_posix_stat(const char *path, int fd, double t1, double t2);
 void iol_posix_mmap(int fd);
 void iol_posix_rename(const char *oldpath, const char *newpath, double t1, double t2);

@@ -358,15 +358,19 @@ off64_t lseek64(int fd, off64_t off, int whence)
 int fsync(int fd) { SYNC_BODY(IOL_REAL(fsync)(fd), fd, 0); }
 int fdatasync(int fd) { SYNC_BODY(IOL_REAL(fdatasync)(fd), fd, 1); }
 
-/* close is recorded whatever the real call returns. */
+/* close is recorded whatever the real call returns; the fd is unmapped before
+ * the real call (see iol_posix_close_begin). */
 int close(int fd)
 {
     if (!iol_on())
         return IOL_REAL(close)(fd);
+    size_t rec;
+    KEEP_ERRNO(rec = iol_posix_close_begin(fd));
     double t1 = iol_wtime();
     int ret = IOL_REAL(close)(fd);
     double t2 = iol_wtime();
-    KEEP_ERRNO(iol_posix_close(fd, t1, t2));
+    if (rec)
+        KEEP_ERRNO(iol_posix_close_end(rec, t1, t2));
     return ret;
 }
 

@@ -153,18 +153,33 @@ void iol_stdio_fdopen(FILE *fp, int fd, double t1, double t2)
     iol_mod_leave(m);
 }
 
-void iol_stdio_close(FILE *fp, double t1, double t2)
+/* fclose is split around the real call, as POSIX close is: the FILE* may be
+ * handed out again by another thread's fopen as soon as the real fclose frees
+ * it, so the mapping goes first and the close is recorded on the remembered
+ * record.  Returns the record index + 1, or 0. */
+size_t iol_stdio_close_begin(FILE *fp)
 {
     iol_module *m = iol_mod(IOL_MOD_STDIO);
     if (!iol_mod_enter(m))
-        return;
+        return 0;
     stdio_aux *a;
     stdio_rec *r = by_stream(m, fp, &a);
-    if (r) {
-        iol_stamp(&r->f[STDIO_F_CLOSE_START_TIMESTAMP], &r->f[STDIO_F_CLOSE_END_TIMESTAMP], t1, t2);
-        iol_time_add(&r->f[STDIO_F_META_TIME], &a->last_meta_end, t1, t2);
+    size_t idx = r ? iol_rec_index(m, r) + 1 : 0;
+    if (r)
         unmap_stream(fp);
-    }
+    iol_mod_leave(m);
+    return idx;
+}
+
+void iol_stdio_close_end(size_t idx, double t1, double t2)
+{
+    iol_module *m = iol_mod(IOL_MOD_STDIO);
+    if (!idx || !iol_mod_enter(m))
+        return;
+    stdio_rec *r = (stdio_rec *)m->recs + (idx - 1);
+    stdio_aux *a = (stdio_aux *)m->aux + (idx - 1);
+    iol_stamp(&r->f[STDIO_F_CLOSE_START_TIMESTAMP], &r->f[STDIO_F_CLOSE_END_TIMESTAMP], t1, t2);
+    iol_time_add(&r->f[STDIO_F_META_TIME], &a->last_meta_end, t1, t2);
     iol_mod_leave(m);
 }
 

@@ -19,7 +19,8 @@ typedef struct stdio_aux {
 
 void iol_stdio_open(FILE *fp, const char *path, double t1, double t2);
 void iol_stdio_fdopen(FILE *fp, int fd, double t1, double t2);
-void iol_stdio_close(FILE *fp, double t1, double t2);
+size_t iol_stdio_close_begin(FILE *fp);
+void iol_stdio_close_end(size_t idx, double t1, double t2);
 /* kind: 0 read, 1 write, 2 flush (a 0-byte write that counts as a flush). */
 void iol_stdio_io(FILE *fp, int kind, int64_t bytes, double t1, double t2);
 /* pos: the stream position after the seek (taken by the caller, outside the lock). */

@@ -45,11 +45,18 @@ FILE *fdopen(int fd, const char *mode)
     return ret;
 }
 
+/* Recorded whatever the real call returns; unmapped first (iol_stdio_close_begin). */
 int fclose(FILE *fp)
 {
-    TIMED(int, ret, IOL_REAL(fclose)(fp));
-    if (on)
-        KEEP_ERRNO(iol_stdio_close(fp, t1, t2));
+    if (!iol_on())
+        return IOL_REAL(fclose)(fp);
+    size_t rec;
+    KEEP_ERRNO(rec = iol_stdio_close_begin(fp));
+    double t1 = iol_wtime();
+    int ret = IOL_REAL(fclose)(fp);
+    double t2 = iol_wtime();
+    if (rec)
+        KEEP_ERRNO(iol_stdio_close_end(rec, t1, t2));
     return ret;
 }
 

@@ -85,6 +85,30 @@ static void *worker(void *arg)
     return NULL;
 }
 
+/* N threads each reopen their own stream PER/4 times: fopen, fwrite, fclose. */
+static void *stream_worker(void *arg)
+{
+    long t = (long)arg;
+    char p[4096], buf[100] = {0};
+    snprintf(p, sizeof p, "%s/stream-%ld.txt", tdir, t);
+    for (int i = 0; i < PER / 4; i++) {
+        FILE *f = fopen(p, "a");
+        EXPECT(f && fwrite(buf, 1, sizeof buf, f) == sizeof buf && fclose(f) == 0);
+    }
+    return NULL;
+}
+
+static int mode_sthreads(const char *dir, int n)
+{
+    tdir = dir;
+    pthread_t th[64];
+    for (long t = 0; t < n; t++)
+        EXPECT(pthread_create(&th[t], NULL, stream_worker, (void *)t) == 0);
+    for (int t = 0; t < n; t++)
+        pthread_join(th[t], NULL);
+    return 0;
+}
+
 static int mode_threads(const char *dir, int n)
 {
     char p[4096];
@@ -260,6 +284,8 @@ int main(int argc, char **argv)
         return mode_errno(dir);
     if (!strcmp(mode, "threads"))
         return mode_threads(dir, n > 64 ? 64 : n);
+    if (!strcmp(mode, "sthreads"))
+        return mode_sthreads(dir, n > 64 ? 64 : n);
     if (!strcmp(mode, "files"))
         return mode_files(dir, n);
     if (!strcmp(mode, "sizes"))
@@ -272,5 +298,11 @@ int main(int argc, char **argv)
         return mode_signal(dir);
     if (!strcmp(mode, "simple"))
         return mode_simple(dir);
+    if (!strcmp(mode, "_exit") || !strcmp(mode, "_Exit")) {   /* leave without exit() */
+        mode_simple(dir);
+        if (mode[1] == 'e')
+            _exit(0);
+        _Exit(0);
+    }
     return 2;
 }
