@@ -100,6 +100,7 @@ def main() -> None:
     ap.add_argument("--cap-gb", type=float, default=10.0, help="address-space cap for PyDarshan")
     ap.add_argument("--timeout", type=float, default=1200.0, help="seconds per measurement")
     ap.add_argument("--skip-pydarshan", action="store_true")
+    ap.add_argument("--only", default="", help="run only measurements whose label contains this")
     args = ap.parse_args()
     args.workdir.mkdir(parents=True, exist_ok=True)
     make_logs(args.workdir, args.records, args.segments)
@@ -130,6 +131,8 @@ def main() -> None:
     print("| what | log | wall time (s) | peak RSS (MiB) | status |")
     print("|---|---|---:|---:|---|")
     for what, log, cmd, cap_bytes in plan:
+        if args.only not in what:
+            continue
         secs, rss, status = run(cmd, args.timeout, cap_bytes)
         print(f"| {what} | {log.name} | {secs:.1f} | {rss:,.0f} | {status} |", flush=True)
 

@@ -46,6 +46,9 @@ typedef struct IolLogObject {
 extern PyTypeObject IolLog_Type;
 /* Name index of `id` in self->names, or -1. */
 int32_t iol_py_name_index(const IolLogObject *self, uint64_t id);
+/* Decode all records of `module` and make sure the names exist.  Returns 0, or
+ * -1 with a Python exception set. */
+int iol_py_decode_records(IolLogObject *self, int module, iolens_records **out);
 /* Raise the log's last error for `status`.  Returns NULL. */
 PyObject *iol_py_log_raise(IolLogObject *self, int status);
 /* Raise if the log is closed; returns 0 when open. */

@@ -73,9 +73,8 @@ PyObject *iol_py_records(IolLogObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "i", &module))
         return NULL;
     iolens_records *r = NULL;
-    int rc = iolens_log_records(self->log, module, &r);
-    if (rc != IOLENS_OK)
-        return iol_py_log_raise(self, rc);
+    if (iol_py_decode_records(self, module, &r) < 0)
+        return NULL;
     PyObject *owner, *d = new_result(r, free_records, &owner);
     if (!d)
         return NULL;

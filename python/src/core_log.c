@@ -86,6 +86,19 @@ static int ensure_names(IolLogObject *self)
     return 0;
 }
 
+/* Decode all records of `module`, names first (frames carry name codes). */
+int iol_py_decode_records(IolLogObject *self, int module, iolens_records **out)
+{
+    if (ensure_names(self) < 0)
+        return -1;
+    int rc = iolens_log_records(self->log, module, out);
+    if (rc != IOLENS_OK) {
+        iol_py_log_raise(self, rc);
+        return -1;
+    }
+    return 0;
+}
+
 /* ---------------------------------------------------------------- helpers */
 PyObject *iol_py_log_raise(IolLogObject *self, int status)
 {
@@ -282,6 +295,13 @@ static PyObject *log_region(IolLogObject *self, PyObject *arg)
 }
 
 /* Frame methods need the names; make sure they exist before decoding. */
+static PyObject *iol_py_records_m(IolLogObject *self, PyObject *a)
+{
+    if (iol_py_log_check(self))
+        return NULL;
+    return iol_py_records(self, a);
+}
+
 #define WITH_NAMES(fn)                                                        \
     static PyObject *fn##_m(IolLogObject *self, PyObject *a)                  \
     {                                                                         \
@@ -289,7 +309,6 @@ static PyObject *log_region(IolLogObject *self, PyObject *arg)
             return NULL;                                                      \
         return fn(self, a);                                                   \
     }
-WITH_NAMES(iol_py_records)
 WITH_NAMES(iol_py_dxt)
 WITH_NAMES(iol_py_heatmap)
 WITH_NAMES(iol_py_lustre)

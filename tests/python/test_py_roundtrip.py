@@ -94,8 +94,8 @@ def test_pydarshan_reads_copy(path, tmp_path):
     darshan = pytest.importorskip("darshan", reason="PyDarshan (pip darshan==3.5.0) not installed")
     zcopy = tmp_path / "copy-zlib.darshan"
     iolens.write_copy(path, zcopy, compression="zlib")
-    report = darshan.DarshanReport(str(zcopy), read_all=True)
-    with iolens.open(zcopy) as log:
+    # closed explicitly: see test_py_pydarshan.py
+    with darshan.DarshanReport(str(zcopy), read_all=True) as report, iolens.open(zcopy) as log:
         probs, _ = compare(report, log)  # no allowed deviations for current-version LE logs
     assert not probs, "\n".join(probs[:40])
 

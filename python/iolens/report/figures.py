@@ -151,7 +151,7 @@ def timeline(data):
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_ylabel("rank (−1 = shared files)")
     ax.set_title("File access timeline per process")
-    ax.legend(fontsize="small", loc="upper right")
+    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return _finish(fig)
 
 
