@@ -197,6 +197,41 @@ typedef struct iolens_lustre {
 int iolens_log_lustre(iolens_log *log, iolens_lustre **out);
 void iolens_lustre_free(iolens_lustre *l);
 
+/* ---------------------------------------------------------------- combining records */
+/* Combining one module's records of the same file from several processes into one
+ * shared record (runtime spec 3.3), driven by the combine column of the counter
+ * tables.  Used by the runtime's MPI reduction and by offline merging of logs.
+ * All counters are host order, current record layout of the module (as
+ * iolens_log_records() returns them: n_int int64 then n_flt double per record).
+ * Not combined by these functions: DXT, HEATMAP, LUSTRE, MDHIM (kinds other than
+ * COUNTERS); they return IOLENS_E_UNSUPPORTED for those modules.
+ *
+ * Variance state: the population variance of per-process time and bytes needs,
+ * per record, a count, a sum and a sum of squared deviations (pairwise update of
+ * spec 3.3).  A combined record carries its state in an iolens_combine_acc. */
+typedef struct iolens_combine_acc {
+    double n;                    /* processes folded in */
+    double time_sum, time_m2;    /* sum of per-process time; sum of squared deviations */
+    double bytes_sum, bytes_m2;  /* the same for per-process bytes */
+} iolens_combine_acc;
+
+/* Prepare one process's record for combining (spec 3.3 step 1): set its
+ * FASTEST/SLOWEST rank = `rank`, their bytes and times from its own counters, and
+ * (if acc is not NULL) acc = {1, time, 0, bytes, 0}.  Does not change the rank of
+ * the record itself (the caller sets it to -1).  IOLENS_OK or an error. */
+int iolens_combine_prepare(int module, int64_t rank, int64_t *ints, double *flts,
+                           iolens_combine_acc *acc);
+/* Fold record `in` into `inout` (both prepared): sums, min non-zero, max, first
+ * (in's value), or, slowest-op time with its size, common-value merge (add mode for
+ * access sizes/strides, set mode for H5D/PnetCDF tuples), fastest from a strictly
+ * smaller time (ties keep inout), slowest from a strictly larger one.  The two acc
+ * (either may be NULL, then variance is not tracked) are combined into acc_inout. */
+int iolens_combine_records(int module, const int64_t *in_ints, const double *in_flts,
+                           const iolens_combine_acc *acc_in, int64_t *inout_ints,
+                           double *inout_flts, iolens_combine_acc *acc_inout);
+/* Store the variance counters of a combined record from its state (S/n). */
+int iolens_combine_finish(int module, int64_t *ints, double *flts, const iolens_combine_acc *acc);
+
 /* ---------------------------------------------------------------- record ids */
 /* Bob Jenkins' 64-bit hash as Darshan uses it (section 5.3), level 0. */
 uint64_t iolens_record_id(const void *name, size_t len);

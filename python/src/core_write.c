@@ -104,7 +104,9 @@ PyObject *iol_py_write_copy(PyObject *self, PyObject *args, PyObject *kwds)
     Py_RETURN_NONE;
 }
 
-/* ---------------------------------------------------------------- Writer */
+/* ---------------------------------------------------------------- Writer
+ * Every method keeps the GIL while it uses the writer handle, so Python threads
+ * sharing one Writer cannot race on it (handles are not thread-safe, log.h). */
 typedef struct IolWriterObject {
     PyObject_HEAD
     iolens_writer *w;
@@ -281,9 +283,7 @@ static PyObject *writer_put_records(IolWriterObject *self, PyObject *args, PyObj
         r.ints = b[2].buf;
         r.flts = b[3].buf;
         r.file_rec_id = b[4].obj ? b[4].buf : NULL;
-        Py_BEGIN_ALLOW_THREADS
         rc = iolens_writer_put_records(self->w, &r);
-        Py_END_ALLOW_THREADS
     }
     release_all(b, 6);
     if (bad)
@@ -358,9 +358,7 @@ static PyObject *writer_put_dxt(IolWriterObject *self, PyObject *args, PyObject 
         d.length = b[5].buf;
         d.start = b[6].buf;
         d.end = b[7].buf;
-        Py_BEGIN_ALLOW_THREADS
         rc = iolens_writer_put_dxt(self->w, &d);
-        Py_END_ALLOW_THREADS
     }
     free(d.hostname);
     free(d.seg_start);
@@ -430,10 +428,7 @@ static PyObject *writer_close(IolWriterObject *self, PyObject *noargs)
     if (!self->w)
         Py_RETURN_NONE;
     char err[512] = "";
-    int rc;
-    Py_BEGIN_ALLOW_THREADS
-    rc = iolens_writer_close_err(self->w, err, sizeof err);
-    Py_END_ALLOW_THREADS
+    int rc = iolens_writer_close_err(self->w, err, sizeof err);
     self->w = NULL;
     if (rc != IOLENS_OK)
         return iol_py_raise(rc, err);

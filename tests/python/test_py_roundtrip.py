@@ -9,15 +9,14 @@ For each log: write a zlib copy and a bzip2 copy (iolens.write_copy), then
   * `iolens parse` prints the same counter lines for the original and both copies.
 """
 import logging
-import re
 import subprocess
 
 import pandas as pd
 import pytest
 
 import iolens
-from pyreader_compare import compare, load_allowed
-from pyreader_corpus import corpus_logs, iolens_tool, rel
+from pyreader_compare import compare
+from pyreader_corpus import corpus_logs, iolens_tool
 
 logging.getLogger("darshan").setLevel(logging.ERROR)
 
@@ -56,13 +55,8 @@ def same_content(a: iolens.Log, b: iolens.Log, same_version: bool) -> None:
         pd.testing.assert_frame_equal(fa[key], fb[key], check_exact=True, obj=key)
 
 
-@pytest.fixture(scope="module")
-def allowed():
-    return load_allowed()
-
-
-def counter_lines(tool: str, path, skip) -> list:
-    """Counter lines of `iolens parse` (module name, TAB, ...), minus counters in `skip`."""
+def counter_lines(tool: str, path) -> list:
+    """Counter lines of `iolens parse`: a module name, then a TAB."""
     res = subprocess.run([tool, "parse", str(path)], capture_output=True, text=True, timeout=300)
     assert res.returncode in (0, 255), res.stderr  # 255: partial data (as darshan-parser)
     mods = set(iolens.modules())
@@ -70,15 +64,12 @@ def counter_lines(tool: str, path, skip) -> list:
     for line in res.stdout.splitlines():
         head = line.split("\t", 1)[0]
         if head in mods and "\t" in line:
-            fields = line.split("\t")
-            if len(fields) > 3 and (head, fields[3]) in skip:
-                continue
             out.append(line)
     return out
 
 
 @pytest.mark.parametrize("path", corpus_logs())
-def test_roundtrip(path, tmp_path, allowed):
+def test_roundtrip(path, tmp_path):
     zcopy, bcopy = tmp_path / "copy-zlib.darshan", tmp_path / "copy-bzip2.darshan"
     iolens.write_copy(path, zcopy, compression="zlib")
     iolens.write_copy(path, bcopy, compression="bzip2")
@@ -101,15 +92,13 @@ def test_pydarshan_reads_copy(path, tmp_path):
 
 
 @pytest.mark.parametrize("path", corpus_logs())
-def test_parse_counter_lines(path, tmp_path, allowed):
+def test_parse_counter_lines(path, tmp_path):
     tool = iolens_tool()
     if not tool:
         pytest.skip("C tool `iolens` not built (set IOLENS_BIN or build build/src/tools/iolens)")
     zcopy, bcopy = tmp_path / "copy-zlib.darshan", tmp_path / "copy-bzip2.darshan"
     iolens.write_copy(path, zcopy, compression="zlib")
     iolens.write_copy(path, bcopy, compression="bzip2")
-    # Counters where upstream output is wrong for the original may be printed upstream's way.
-    skip = set(allowed.get(rel(path), {}))
-    lines = counter_lines(tool, path, skip)
-    assert lines == counter_lines(tool, zcopy, skip)
-    assert lines == counter_lines(tool, bcopy, skip)
+    lines = counter_lines(tool, path)
+    assert lines == counter_lines(tool, zcopy)
+    assert lines == counter_lines(tool, bcopy)
