@@ -13,12 +13,16 @@ a fresh subprocess, wall time and peak RSS (wait4 rusage) of:
   * PyDarshan `DarshanReport(LOG, read_all=True)` then `.records[MOD].to_df()`
 PyDarshan runs under an address-space cap (--cap-gb) and a timeout so it cannot
 exhaust the shared machine; a run stopped by either is reported as such.
+With --repeat R every measurement runs R times (interleaved, so that a burst of
+load on the shared machine hits all of them alike) and the medians are printed,
+with each run's time.
 """
 from __future__ import annotations
 
 import argparse
 import os
 import platform
+import statistics
 import resource
 import shutil
 import subprocess
@@ -52,7 +56,8 @@ def find_tool(name: str, env: str, built: Path):
 
 
 def run(cmd, timeout: float, cap_bytes=None, stdout=subprocess.DEVNULL):
-    """Run cmd; return (seconds, peak RSS MiB, status text)."""
+    """Run cmd; return (seconds, peak RSS MiB, status text, CPU seconds).  CPU time
+    (user + system) is less sensitive than wall time to other load on the machine."""
     def limit():
         if cap_bytes:
             resource.setrlimit(resource.RLIMIT_AS, (cap_bytes, cap_bytes))
@@ -76,7 +81,7 @@ def run(cmd, timeout: float, cap_bytes=None, stdout=subprocess.DEVNULL):
     if status == "ok" and proc.returncode not in (0,):
         last = err.strip().splitlines()[-1:] or [""]
         status = f"failed (exit {proc.returncode}): {last[0][:120]}"
-    return secs, usage.ru_maxrss / 1024, status
+    return secs, usage.ru_maxrss / 1024, status, usage.ru_utime + usage.ru_stime
 
 
 def make_logs(workdir: Path, records: int, segments: int) -> None:
@@ -101,6 +106,7 @@ def main() -> None:
     ap.add_argument("--timeout", type=float, default=1200.0, help="seconds per measurement")
     ap.add_argument("--skip-pydarshan", action="store_true")
     ap.add_argument("--only", default="", help="run only measurements whose label contains this")
+    ap.add_argument("--repeat", type=int, default=1, help="runs per measurement (medians shown)")
     args = ap.parse_args()
     args.workdir.mkdir(parents=True, exist_ok=True)
     make_logs(args.workdir, args.records, args.segments)
@@ -128,13 +134,26 @@ def main() -> None:
           f"load {os.getloadavg()[0]:.1f}")
     print(f"# {posix.name}: {posix.stat().st_size / 2**20:.1f} MiB, "
           f"{dxt.name}: {dxt.stat().st_size / 2**20:.1f} MiB")
-    print("| what | log | wall time (s) | peak RSS (MiB) | status |")
-    print("|---|---|---:|---:|---|")
+    plan = [p for p in plan if args.only in p[0]]
+    results = {what: [] for what, *_ in plan}
+    for rep in range(max(1, args.repeat)):
+        for what, log, cmd, cap_bytes in plan:
+            results[what].append(run(cmd, args.timeout, cap_bytes))
+            if args.repeat > 1:
+                secs, rss, status, cpu = results[what][-1]
+                print(f"# run {rep + 1}: {what}: {secs:.2f} s (cpu {cpu:.2f} s), {rss:,.0f} MiB, "
+                      f"{status}, load {os.getloadavg()[0]:.1f}", flush=True)
+    print("| what | log | wall time (s) | CPU time (s) | peak RSS (MiB) | status | runs (s) |")
+    print("|---|---|---:|---:|---:|---|---|")
     for what, log, cmd, cap_bytes in plan:
-        if args.only not in what:
-            continue
-        secs, rss, status = run(cmd, args.timeout, cap_bytes)
-        print(f"| {what} | {log.name} | {secs:.1f} | {rss:,.0f} | {status} |", flush=True)
+        runs = results[what]
+        secs = statistics.median(r[0] for r in runs)
+        rss = statistics.median(r[1] for r in runs)
+        cpu = statistics.median(r[3] for r in runs)
+        status = "; ".join(sorted({r[2] for r in runs}))
+        each = " ".join(f"{r[0]:.1f}" for r in runs)
+        print(f"| {what} | {log.name} | {secs:.1f} | {cpu:.1f} | {rss:,.0f} | {status} | {each} |",
+              flush=True)
 
 
 if __name__ == "__main__":

@@ -74,14 +74,24 @@ def records_frame(info: ModuleInfo, d: Optional[dict], names: np.ndarray,
              "stored_version": 0, "dropped": 0}
     n = d["count"]
     copy = columns is not None  # keep no view into the decoded arrays
-    head = {"id": np.array(view(d["id"], np.uint64), copy=copy),
-            "rank": np.array(view(d["rank"], np.int64), copy=copy),
+    if "rows" in d:
+        # Stored records already in the decoded layout (id, rank, ints, flts per
+        # row): strided views of the decompressed region, nothing decoded or copied.
+        rows = view(d["rows"], np.int64, (n, d["row_size"] // 8))
+        ni = d["n_int"]
+        ids, rank = rows[:, 0].view(np.uint64), rows[:, 1]
+        ints, flts = rows[:, 2:2 + ni], rows.view(np.float64)[:, 2 + ni:]
+    else:
+        ids, rank = view(d["id"], np.uint64), view(d["rank"], np.int64)
+        ints = view(d["ints"], np.int64, (n, d["n_int"]))
+        flts = view(d["flts"], np.float64, (n, d["n_flt"]))
+    head = {"id": np.array(ids, copy=copy),
+            "rank": np.array(rank, copy=copy),
             "name": pd.Series(names[view(d["name_code"], np.int32)], dtype=object)}
     if d["file_rec_id"] is not None:
         head["file_rec_id"] = np.array(view(d["file_rec_id"], np.uint64), copy=copy)
     parts = [pd.DataFrame(head, copy=False)]
-    parts += _counter_frames(info, view(d["ints"], np.int64, (n, d["n_int"])),
-                             view(d["flts"], np.float64, (n, d["n_flt"])), columns)
+    parts += _counter_frames(info, ints, flts, columns)
     extra = {}
     if d["aux"] is not None and d["aux_size"]:
         extra.update(_aux_columns(info, view(d["aux"], np.uint8), d["aux_size"]))

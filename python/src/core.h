@@ -12,6 +12,11 @@
 #include <stdint.h>
 #include "iolens/log.h"
 
+/* libiolens-log region ownership (src/format/region.c; not in log.h yet): take
+ * the decompressed payload of a module (free() it), or drop the log's copy. */
+int iolens_log_region_take(iolens_log *log, int module, void **payload, size_t *len);
+void iolens_log_region_release(iolens_log *log, int module);
+
 /* ---- errors (core_errors.c) */
 int iol_py_errors_init(PyObject *module);
 /* Raise the exception class mapped to `status` with `detail` (or the status
@@ -30,10 +35,16 @@ PyObject *iol_py_array(PyObject *owner, const void *ptr, size_t nbytes);
 PyObject *iol_py_new_array(size_t nbytes, void **data);
 
 /* ---- open logs (core_log.c) */
-typedef struct iol_idmap {        /* open addressing: record id -> name index */
-    uint64_t *keys;
-    int32_t *vals;                /* -1 = empty slot */
-    size_t mask;
+typedef struct iol_idslot {
+    uint64_t key;
+    int32_t val;                  /* -1 = empty slot */
+} iol_idslot;
+
+typedef struct iol_idmap {        /* record id -> name index */
+    uint64_t *ids;                /* id of each name index (the library's names are */
+    size_t n;                     /* unique, often in the order records come in) */
+    iol_idslot *slots;            /* open addressing, built on the first lookup that */
+    size_t mask;                  /* the order does not answer */
 } iol_idmap;
 
 typedef struct IolLogObject {
@@ -44,11 +55,17 @@ typedef struct IolLogObject {
 } IolLogObject;
 
 extern PyTypeObject IolLog_Type;
-/* Name index of `id` in self->names, or -1. */
-int32_t iol_py_name_index(const IolLogObject *self, uint64_t id);
+/* Name index in self->names (-1 = none) of n ids `stride` bytes apart, into
+ * codes[]; cheap when the ids come in name-table order.  0, or -1 with
+ * MemoryError set. */
+int iol_py_name_codes(IolLogObject *self, const void *ids, size_t stride, size_t n,
+                      int32_t *codes);
 /* Decode all records of `module` and make sure the names exist.  Returns 0, or
  * -1 with a Python exception set. */
 int iol_py_decode_records(IolLogObject *self, int module, iolens_records **out);
+/* Like iol_py_decode_records, but hands over the module's decompressed payload
+ * (stored layout; caller frees it) instead of decoding it. */
+int iol_py_take_region(IolLogObject *self, int module, void **payload, size_t *len);
 /* Raise the log's last error for `status`.  Returns NULL. */
 PyObject *iol_py_log_raise(IolLogObject *self, int status);
 /* Raise if the log is closed; returns 0 when open. */

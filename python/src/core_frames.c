@@ -31,18 +31,27 @@ static int put_size(PyObject *d, const char *key, size_t v)
     return rc;
 }
 
-/* d["name_code"] = int32 per record: index of ids[i]'s name, or -1. */
-static int put_name_codes(IolLogObject *self, PyObject *d, const uint64_t *ids, size_t n)
+/* d["name_code"] = int32 per record: index of its id's name, or -1.  The ids are
+ * `stride` bytes apart from `ids` on (8 = an array of ids). */
+static int put_name_codes_strided(IolLogObject *self, PyObject *d, const void *ids,
+                                  size_t stride, size_t n)
 {
     int32_t *codes;
     PyObject *a = iol_py_new_array(n * sizeof *codes, (void **)&codes);
     if (!a)
         return -1;
-    for (size_t i = 0; i < n; i++)
-        codes[i] = iol_py_name_index(self, ids[i]);
+    if (iol_py_name_codes(self, ids, stride, n, codes) < 0) {
+        Py_DECREF(a);
+        return -1;
+    }
     int rc = PyDict_SetItemString(d, "name_code", a);
     Py_DECREF(a);
     return rc;
+}
+
+static int put_name_codes(IolLogObject *self, PyObject *d, const uint64_t *ids, size_t n)
+{
+    return put_name_codes_strided(self, d, ids, sizeof *ids, n);
 }
 
 /* Wrap a decoded structure: owner frees it with free_fn.  NULL on error. */
@@ -67,11 +76,57 @@ static PyObject *finish(PyObject *d, PyObject *owner, int failed)
     return d;
 }
 
+/* Size of one stored record when the stored records already are the decoded
+ * layout - current version, host byte order, no file_rec_id, aux or histogram:
+ * id, rank, the integer and the float counters back to back - else 0. */
+static size_t raw_row_size(IolLogObject *self, int module)
+{
+    const iolens_module_info *mi = iolens_module_info_get(module);
+    const iolens_header *h = iolens_log_header(self->log);
+    if (!mi || mi->kind != IOLENS_KIND_COUNTERS || module == IOL_MOD_H5D
+        || module == IOL_MOD_PNETCDF_VAR || module == IOL_MOD_DFS || module == IOL_MOD_DAOS)
+        return 0;
+    if (module < 0 || module >= IOL_MAX_MODULES || h->mod_ver[module] != mi->version
+        || h->big_endian != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__))
+        return 0;
+    return 16 + 8 * (mi->n_int + mi->n_flt);
+}
+
+/* Records already in the decoded layout: the frame views the decompressed payload
+ * itself ("rows", row_size bytes per record), which the log hands over - no
+ * decoding pass and no second copy of the region. */
+static PyObject *raw_records(IolLogObject *self, int module, size_t size)
+{
+    const iolens_module_info *mi = iolens_module_info_get(module);
+    void *payload = NULL;
+    size_t len = 0;
+    if (iol_py_take_region(self, module, &payload, &len) < 0)
+        return NULL;
+    PyObject *owner, *d = new_result(payload, free, &owner);
+    if (!d)
+        return NULL;
+    size_t n = len / size;
+    int bad = put_size(d, "count", n) || put_size(d, "n_int", mi->n_int)
+        || put_size(d, "n_flt", mi->n_flt) || put_size(d, "stored_version", mi->version)
+        || put_size(d, "dropped", 0) || put_size(d, "aux_size", 0)
+        || put_size(d, "row_size", size)
+        || put_view(d, "rows", owner, payload, n * size, 0)
+        || PyDict_SetItemString(d, "file_rec_id", Py_None) < 0
+        || PyDict_SetItemString(d, "aux", Py_None) < 0
+        || PyDict_SetItemString(d, "tail_start", Py_None) < 0
+        || PyDict_SetItemString(d, "tail", Py_None) < 0
+        || put_name_codes_strided(self, d, payload, size, n);
+    return finish(d, owner, bad);
+}
+
 PyObject *iol_py_records(IolLogObject *self, PyObject *args)
 {
     int module;
     if (!PyArg_ParseTuple(args, "i", &module))
         return NULL;
+    size_t row = raw_row_size(self, module);
+    if (row)
+        return raw_records(self, module, row);
     iolens_records *r = NULL;
     if (iol_py_decode_records(self, module, &r) < 0)
         return NULL;
@@ -156,6 +211,7 @@ PyObject *iol_py_dxt(IolLogObject *self, PyObject *args)
     int rc = iolens_log_dxt(self->log, module, &x);
     if (rc != IOLENS_OK)
         return iol_py_log_raise(self, rc);
+    iolens_log_region_release(self->log, module);   /* decoded: the payload is not needed */
     PyObject *owner, *d = new_result(x, free_dxt, &owner);
     if (!d)
         return NULL;

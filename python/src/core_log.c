@@ -14,40 +14,79 @@ static PyObject *decode_text(const char *s)
 /* ---------------------------------------------------------------- id map */
 static int idmap_init(iol_idmap *m, size_t n)
 {
-    size_t cap = 16;
-    while (cap < 2 * n)
-        cap <<= 1;
-    m->keys = malloc(cap * sizeof *m->keys);
-    m->vals = malloc(cap * sizeof *m->vals);
-    if (!m->keys || !m->vals)
-        return -1;
-    memset(m->vals, 0xff, cap * sizeof *m->vals);   /* all -1 */
-    m->mask = cap - 1;
-    return 0;
+    m->ids = malloc((n ? n : 1) * sizeof *m->ids);
+    m->n = n;
+    m->slots = NULL;
+    m->mask = 0;
+    return m->ids ? 0 : -1;
 }
 
 static size_t idmap_slot(const iol_idmap *m, uint64_t id)
 {
     uint64_t h = id * 0x9E3779B97F4A7C15ull;
     size_t i = (size_t)(h >> 17) & m->mask;
-    while (m->vals[i] >= 0 && m->keys[i] != id)
+    while (m->slots[i].val >= 0 && m->slots[i].key != id)
         i = (i + 1) & m->mask;
     return i;
 }
 
-static void idmap_free(iol_idmap *m)
+/* The hash table over ids[] (unique ids: the library deduplicates names). */
+static int idmap_build(iol_idmap *m)
 {
-    free(m->keys);
-    free(m->vals);
-    m->keys = NULL;
-    m->vals = NULL;
+    size_t cap = 16;
+    while (cap < 2 * m->n)
+        cap <<= 1;
+    m->slots = malloc(cap * sizeof *m->slots);
+    if (!m->slots)
+        return -1;
+    for (size_t i = 0; i < cap; i++)
+        m->slots[i].val = -1;
+    m->mask = cap - 1;
+    for (size_t i = 0; i < m->n; i++) {
+        iol_idslot *slot = &m->slots[idmap_slot(m, m->ids[i])];
+        if (slot->val < 0) {
+            slot->key = m->ids[i];
+            slot->val = (int32_t)i;
+        }
+    }
+    return 0;
 }
 
-int32_t iol_py_name_index(const IolLogObject *self, uint64_t id)
+static void idmap_free(iol_idmap *m)
 {
-    if (!self->map.vals)
-        return -1;
-    return self->map.vals[idmap_slot(&self->map, id)];
+    free(m->slots);
+    free(m->ids);
+    m->slots = NULL;
+    m->ids = NULL;
+    m->n = 0;
+}
+
+int iol_py_name_codes(IolLogObject *self, const void *ids, size_t stride, size_t n,
+                      int32_t *codes)
+{
+    iol_idmap *m = &self->map;
+    const char *p = ids;
+    size_t next = 0;                  /* the name after the last one found */
+    for (size_t i = 0; i < n; i++, p += stride) {
+        uint64_t id;
+        memcpy(&id, p, 8);
+        int32_t c;
+        if (next < m->n && m->ids[next] == id) {
+            c = (int32_t)next;
+        } else if (!m->ids) {
+            c = -1;
+        } else {
+            if (!m->slots && idmap_build(m) < 0) {
+                PyErr_NoMemory();
+                return -1;
+            }
+            c = m->slots[idmap_slot(m, id)].val;
+        }
+        codes[i] = c;
+        if (c >= 0)
+            next = (size_t)c + 1;
+    }
+    return 0;
 }
 
 /* Build self->names and the id map on first use.  Returns 0 or -1 (exception). */
@@ -76,12 +115,10 @@ static int ensure_names(IolLogObject *self)
             return -1;
         }
         PyList_SET_ITEM(list, (Py_ssize_t)i, s);
-        size_t slot = idmap_slot(&self->map, id);
-        if (self->map.vals[slot] < 0) {
-            self->map.keys[slot] = id;
-            self->map.vals[slot] = (int32_t)i;
-        }
+        self->map.ids[i] = id;
     }
+    /* Only str inside: no cycles possible, so the collector need not walk 1M items. */
+    PyObject_GC_UnTrack(list);
     self->names = list;
     return 0;
 }
@@ -92,6 +129,19 @@ int iol_py_decode_records(IolLogObject *self, int module, iolens_records **out)
     if (ensure_names(self) < 0)
         return -1;
     int rc = iolens_log_records(self->log, module, out);
+    if (rc != IOLENS_OK) {
+        iol_py_log_raise(self, rc);
+        return -1;
+    }
+    iolens_log_region_release(self->log, module);   /* decoded: the payload is not needed */
+    return 0;
+}
+
+int iol_py_take_region(IolLogObject *self, int module, void **payload, size_t *len)
+{
+    if (ensure_names(self) < 0)
+        return -1;
+    int rc = iolens_log_region_take(self->log, module, payload, len);
     if (rc != IOLENS_OK) {
         iol_py_log_raise(self, rc);
         return -1;

@@ -6,6 +6,9 @@
 #ifdef IOLENS_HAVE_BZIP2
 #include <bzlib.h>
 #endif
+#ifdef IOLENS_HAVE_LIBDEFLATE
+#include <libdeflate.h>
+#endif
 #include "internal.h"
 
 #define IOL_CAP_FLOOR   ((size_t)256 << 20)   /* any region may reach 256 MiB */
@@ -57,13 +60,12 @@ static int fail(char *d, size_t dl, int code, const char *msg, long long at)
 }
 
 /* Returns 0 ok, 1 output limit reached, or a negative status. */
-static int run_zlib(const uint8_t *in, size_t len, outbuf *o, char *d, size_t dl)
+static int run_zlib(const uint8_t *in, size_t len, size_t pos, outbuf *o, char *d, size_t dl)
 {
     z_stream zs;
     memset(&zs, 0, sizeof zs);
     if (inflateInit(&zs) != Z_OK)
         return fail(d, dl, IOLENS_E_NOMEM, "zlib initialisation failed", -1);
-    size_t pos = 0;
     int rc = 0;
     while (pos < len) {
         size_t chunk = len - pos > (1u << 30) ? (1u << 30) : len - pos;
@@ -95,6 +97,52 @@ static int run_zlib(const uint8_t *in, size_t len, outbuf *o, char *d, size_t dl
     inflateEnd(&zs);
     return rc;
 }
+
+#ifdef IOLENS_HAVE_LIBDEFLATE
+/* Whole streams with libdeflate, straight into the output buffer; a stream that
+ * does not fit makes the buffer grow and is decoded again.  Anything else that is
+ * not a clean stream (a cut or corrupt stream, garbage after a stream, output at
+ * the limit) is handed to run_zlib from the start of that stream, so the short
+ * payload, the limit and the error texts stay exactly zlib's. */
+static int run_libdeflate(const uint8_t *in, size_t len, outbuf *o, char *d, size_t dl)
+{
+    struct libdeflate_decompressor *dec = libdeflate_alloc_decompressor();
+    if (!dec)
+        return run_zlib(in, len, 0, o, d, dl);
+    size_t pos = 0;
+    while (pos < len) {
+        if (o->len == o->cap) {
+            int g = out_grow(o);
+            if (g < 0) {
+                libdeflate_free_decompressor(dec);
+                return fail(d, dl, IOLENS_E_NOMEM, "out of memory", -1);
+            }
+            if (g > 0)
+                break;                /* at the limit: zlib decides (clip or error) */
+        }
+        size_t used = 0, got = 0;
+        enum libdeflate_result r = libdeflate_zlib_decompress_ex(
+            dec, in + pos, len - pos, o->p + o->len, o->cap - o->len, &used, &got);
+        if (r == LIBDEFLATE_SUCCESS) {
+            o->len += got;
+            pos += used;
+        } else if (r == LIBDEFLATE_INSUFFICIENT_SPACE && o->cap < o->max) {
+            size_t keep = o->len;
+            o->len = o->cap;          /* make out_grow double the buffer */
+            int g = out_grow(o);
+            o->len = keep;
+            if (g < 0) {
+                libdeflate_free_decompressor(dec);
+                return fail(d, dl, IOLENS_E_NOMEM, "out of memory", -1);
+            }
+        } else {
+            break;
+        }
+    }
+    libdeflate_free_decompressor(dec);
+    return pos < len ? run_zlib(in, len, pos, o, d, dl) : 0;
+}
+#endif
 
 #ifdef IOLENS_HAVE_BZIP2
 static int run_bzip2(const uint8_t *in, size_t len, outbuf *o, char *d, size_t dl)
@@ -158,7 +206,16 @@ int iol_inflate(int comp_type, const uint8_t *in, size_t len, size_t max_out, in
         o.len = n;
         rc = 0;
     } else if (comp_type == IOLENS_COMP_ZLIB) {
-        rc = run_zlib(in, len, &o, d, dl);
+#ifdef IOLENS_HAVE_LIBDEFLATE
+        /* Large regions: reserve the whole limit up front (address space only;
+         * untouched pages cost nothing) so the stream is decoded once, then give
+         * the rest back below.  If the reservation fails, grow from the hint. */
+        if (len >= ((size_t)1 << 20) && max_out > o.hint && (o.p = malloc(max_out)))
+            o.cap = max_out;
+        rc = run_libdeflate(in, len, &o, d, dl);
+#else
+        rc = run_zlib(in, len, 0, &o, d, dl);
+#endif
     } else if (comp_type == IOLENS_COMP_BZIP2) {
 #ifdef IOLENS_HAVE_BZIP2
         rc = run_bzip2(in, len, &o, d, dl);
@@ -179,6 +236,11 @@ int iol_inflate(int comp_type, const uint8_t *in, size_t len, size_t max_out, in
     }
     if (!o.p && !(o.p = malloc(1)))
         return fail(d, dl, IOLENS_E_NOMEM, "out of memory", -1);
+    if (o.cap > o.len + ((size_t)1 << 20)) {   /* return unused room (no copy for large blocks) */
+        void *np = realloc(o.p, o.len ? o.len : 1);
+        if (np)
+            o.p = np;
+    }
     *out = o.p;
     *outlen = o.len;
     return IOLENS_OK;

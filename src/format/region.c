@@ -62,3 +62,43 @@ int iolens_log_region(iolens_log *log, int module, const void **payload, size_t 
     *len = c->len;
     return IOLENS_OK;
 }
+
+/* Hand the decompressed payload of `module` over to the caller, who frees it with
+ * free(); the log forgets it (a later iolens_log_region decompresses again).  Lets
+ * a reader that views the payload directly, or that has decoded it, avoid keeping
+ * a second copy alive.  Not yet in iolens/log.h: declared by its users. */
+int iolens_log_region_take(iolens_log *log, int module, void **payload, size_t *len);
+int iolens_log_region_take(iolens_log *log, int module, void **payload, size_t *len)
+{
+    const void *p;
+    size_t n;
+    if (payload)
+        *payload = NULL;
+    if (len)
+        *len = 0;
+    if (!payload || !len)
+        return iol_log_fail(log, IOLENS_E_INVALID_ARG, "iolens_log_region_take: invalid argument");
+    int rc = iolens_log_region(log, module, &p, &n);
+    if (rc != IOLENS_OK)
+        return rc;
+    iol_region_cache *c = &log->region[module];
+    *payload = c->data;
+    *len = c->len;
+    c->data = NULL;
+    c->len = 0;
+    c->state = 0;
+    return IOLENS_OK;
+}
+
+/* Free the cached payload of `module`, if any (after decoding it). */
+void iolens_log_region_release(iolens_log *log, int module);
+void iolens_log_region_release(iolens_log *log, int module)
+{
+    if (!log || module < 0 || module >= IOL_MAX_MODULES || log->region[module].state != 1)
+        return;
+    iol_region_cache *c = &log->region[module];
+    free(c->data);
+    c->data = NULL;
+    c->len = 0;
+    c->state = 0;
+}

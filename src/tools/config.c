@@ -2,7 +2,9 @@
  *   --log-path        where a log written now would go
  *   --mk-log-dirs [D] create D/<Y>/<M>/<D> for every day of this year and the next
  *                     (D defaults to the configured log path), as darshan-mk-log-dirs
- *   --dump            the effective configuration (DARSHAN_DUMP_CONFIG format) */
+ *   --dump            the effective configuration (DARSHAN_DUMP_CONFIG format)
+ *   --pre-ld-flags / --post-ld-flags   link line of the static MPI runtime
+ *                     (docs/mpi.md): cc ... $(pre) app.o $(post) */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -20,7 +22,9 @@ static void usage(FILE *out)
                  "  --log-path        print the directory (or file) a log written now goes to\n"
                  "  --mk-log-dirs [DIR]  create DIR/<year>/<month>/<day> for this year and the\n"
                  "                    next (DIR defaults to DARSHAN_LOGPATH / config LOGPATH)\n"
-                 "  --dump            print the effective runtime configuration\n");
+                 "  --dump            print the effective runtime configuration\n"
+                 "  --pre-ld-flags    flags before the objects for a static MPI runtime link\n"
+                 "  --post-ld-flags   flags after them\n");
 }
 
 #ifdef IOLENS_HAVE_RTCONFIG
@@ -83,6 +87,25 @@ static int mk_log_dirs(const char *root)
     return rc;
 }
 
+/* The static MPI runtime is linked whole: its definitions of the intercepted
+ * functions then come first in symbol lookup, as a preloaded library's do. */
+static int ld_flags(int pre)
+{
+#ifdef IOLENS_MPI_STATIC_BUILD_PATH
+    const char *lib = access(IOLENS_MPI_STATIC_BUILD_PATH, R_OK) == 0
+                          ? IOLENS_MPI_STATIC_BUILD_PATH : IOLENS_MPI_STATIC_INSTALL_PATH;
+    if (pre)
+        printf("-Wl,--whole-archive %s -Wl,--no-whole-archive\n", lib);
+    else
+        printf("%s\n", IOLENS_MPI_POST_LIBS);
+    return 0;
+#else
+    (void)pre;
+    fprintf(stderr, "iolens config: this build has no MPI runtime (IOLENS_WITH_MPI=OFF)\n");
+    return 2;
+#endif
+}
+
 int iol_cmd_config(int argc, char **argv)
 {
     if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
@@ -97,6 +120,8 @@ int iol_cmd_config(int argc, char **argv)
     } else if (!strcmp(argv[1], "--dump")) {
         iol_config_dump(&c, print_line, stdout);
         rc = 0;
+    } else if (!strcmp(argv[1], "--pre-ld-flags") || !strcmp(argv[1], "--post-ld-flags")) {
+        rc = ld_flags(!strcmp(argv[1], "--pre-ld-flags"));
     } else if (!strcmp(argv[1], "--mk-log-dirs")) {
         const char *root = argc > 2 ? argv[2] : c.logpath;
         if (!root[0])

@@ -20,6 +20,8 @@ static const struct verb verbs[] = {
     {"convert", iol_cmd_convert, "rewrite a log as version 3.41 (zlib or bzip2)"},
     {"run",     iol_cmd_run,     "run a program under the runtime: iolens run [opts] -- CMD"},
     {"config",  iol_cmd_config,  "show configuration: --log-path, --mk-log-dirs, ..."},
+    {"recover", iol_cmd_recover, "turn safety copies of killed processes into logs"},
+    {"merge",   iol_cmd_merge,   "merge the logs of one job into one log"},
 };
 
 static void usage(FILE *out)

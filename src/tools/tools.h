@@ -8,5 +8,7 @@ int iol_cmd_dxt(int argc, char **argv);      /* dxt.c     */
 int iol_cmd_convert(int argc, char **argv);  /* convert.c */
 int iol_cmd_run(int argc, char **argv);      /* run.c     */
 int iol_cmd_config(int argc, char **argv);   /* config.c  */
+int iol_cmd_recover(int argc, char **argv);  /* recover.c */
+int iol_cmd_merge(int argc, char **argv);    /* merge.c   */
 
 #endif

@@ -1,52 +1,58 @@
-/* Record ids on the wrapper path: the same function as iolens_record_id()
- * (Jenkins' 64-bit hash, level 0; log-format spec 5.3), computed with whole-word
- * loads.  The format library's version reads byte by byte so that it is
- * independent of the host; this one needs a little-endian host (checked at
- * compile time) and is ~4x cheaper on the 20-60 byte paths of a typical open().
- * tests/runtime/test_hash.c checks that both agree. */
+/* Record names and ids on the wrapper path.  The id itself is the format
+ * library's iolens_record_id() (one implementation, src/format/record_id.c);
+ * iol_hash only keeps the core's name for it.  What is here is the test that
+ * lets an already clean path (nearly every path an application opens) be hashed
+ * in place instead of being copied and cleaned. */
+#include "hash.h"
+
 #include <string.h>
 
 #include "iolens/log.h"
 #include "rt.h"
 
-#define MIX(a, b, c)                              \
-    do {                                          \
-        a -= b; a -= c; a ^= (c >> 43);           \
-        b -= c; b -= a; b ^= (a << 9);            \
-        c -= a; c -= b; c ^= (b >> 8);            \
-        a -= b; a -= c; a ^= (c >> 38);           \
-        b -= c; b -= a; b ^= (a << 23);           \
-        c -= a; c -= b; c ^= (b >> 5);            \
-        a -= b; a -= c; a ^= (c >> 35);           \
-        b -= c; b -= a; b ^= (a << 49);           \
-        c -= a; c -= b; c ^= (b >> 11);           \
-        a -= b; a -= c; a ^= (c >> 12);           \
-        b -= c; b -= a; b ^= (a << 18);           \
-        c -= a; c -= b; c ^= (b >> 22);           \
-    } while (0)
-
-uint64_t iol_hash(const char *name, size_t len)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    const unsigned char *k = (const unsigned char *)name;
-    uint64_t a = 0, b = 0, c = 0x9E3779B97F4A7C13ULL, w[3];
-    size_t left = len;
-    for (; left >= 24; left -= 24, k += 24) {
-        memcpy(w, k, 24);
-        a += w[0];
-        b += w[1];
-        c += w[2];
-        MIX(a, b, c);
-    }
-    c += (uint64_t)len;
-    w[0] = w[1] = w[2] = 0;
-    memcpy(w, k, left);                   /* the tail, zero-padded */
-    a += w[0];
-    b += w[1];
-    c += w[2] << 8;                       /* the low byte of c carries the length */
-    MIX(a, b, c);
-    return c;
-#else
-    return iolens_record_id(name, len);
+#if defined(__SSE2__)
+#include <emmintrin.h>
 #endif
+
+uint64_t iol_hash(const char *name, size_t len) { return iolens_record_id(name, len); }
+
+/* Does s[0..len) contain "//" or "/./"?  (s[len] is readable: the terminator.) */
+static int has_dirty_bytes(const char *s, size_t len)
+{
+#if defined(__SSE2__)
+    if (len >= 16) {
+        /* Windows of 16 bytes, 14 apart (the last one ends at len): every pattern
+         * of at most 3 bytes lies inside one window.  Bit i of a mask = byte i. */
+        const __m128i slash = _mm_set1_epi8('/'), dot = _mm_set1_epi8('.');
+        for (size_t i = 0;; i += 14) {
+            if (i + 16 > len)
+                i = len - 16;
+            __m128i x = _mm_loadu_si128((const __m128i *)(s + i));
+            unsigned sl = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, slash));
+            unsigned dt = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, dot));
+            if ((sl & (sl >> 1)) | (sl & (dt >> 1) & (sl >> 2)))
+                return 1;
+            if (i + 16 == len)
+                return 0;
+        }
+    }
+#endif
+    for (size_t i = 0; i < len; i++)
+        if (s[i] == '/' && (s[i + 1] == '/' || (s[i + 1] == '.' && s[i + 2] == '/')))
+            return 1;
+    return 0;
+}
+
+const char *iol_path_name(const char *path, char *buf, size_t *len)
+{
+    if (path && path[0] == '/') {
+        size_t n = strlen(path);
+        if (n < IOL_PATH_LEN && !has_dirty_bytes(path, n)) {
+            *len = n;
+            return path;
+        }
+    }
+    iol_clean_path(path, buf, IOL_PATH_LEN);
+    *len = strlen(buf);
+    return buf;
 }

@@ -10,6 +10,7 @@
 
 #include "../wrappers/real.h"
 #include "core_int.h"
+#include "safety.h"
 
 int iol_state;
 __thread int iol_busy __attribute__((tls_model("initial-exec")));
@@ -20,6 +21,7 @@ int iol_rank, iol_nprocs = 1;
 pid_t iol_fork_parent;
 pid_t iol_job_pid;
 static pid_t iol_self_pid;           /* the process whose records these are */
+int iol_mpi_mode;                    /* set by the MPI_Init wrapper (src/runtime/mpi) */
 
 enum { IOL_INITING = 4 };
 static int atfork_registered;
@@ -46,8 +48,10 @@ static int setup(void)
 {
     iol_config_free(&iol_cfg);
     iol_config_load(&iol_cfg, getenv, warn_cb);
-    if (iol_cfg.disable || !iol_cfg.enable_nonmpi)
+    if (iol_cfg.disable || (!iol_cfg.enable_nonmpi && !iol_mpi_mode))
         return -1;
+    if (iol_cfg.job_pid > 0 && !iol_fork_parent)   /* spawned/exec'd/piped member of a job */
+        iol_job_pid = (pid_t)iol_cfg.job_pid;
     if (iol_cfg.dump_config)
         iol_config_dump(&iol_cfg, dump_line, NULL);
     if (iol_records_init() != 0) {
@@ -55,8 +59,12 @@ static int setup(void)
         return -1;
     }
     iol_mounts_init();
-    if (iol_config_app_excluded(&iol_cfg, iol_exe_string(), warn_cb))
+    if (iol_config_app_excluded(&iol_cfg, iol_exe_string(), warn_cb)) {
+        iol_safety_remove();
         return -1;
+    }
+    iol_safety_job();
+    iol_signals_install();
     if (iol_config_rank_excluded(&iol_cfg, iol_rank, iol_nprocs, warn_cb))
         for (size_t i = 0; i < iol_module_ndescs; i++)
             iol_mods[iol_module_descs[i]->id].state = -1;
@@ -103,6 +111,7 @@ void iol_core_shutdown(int write_log)
         return;
     iol_busy++;
     iol_modules_freeze();
+    iol_records_detach();
     /* Termination signals wait until the log is complete (a few milliseconds):
      * e.g. multiprocessing terminates workers that are already in _exit. */
     sigset_t block, old;
@@ -119,6 +128,21 @@ void iol_core_shutdown(int write_log)
     iol_busy--;
 }
 
+/* MPI mode: called once MPI_Init has succeeded.  The runtime starts here (nothing
+ * is recorded before MPI_Init, runtime spec 1.6) unless DARSHAN_ENABLE_NONMPI had
+ * already started it, in which case it keeps counting with the rank now known. */
+void iol_core_init_mpi(int rank, int nprocs)
+{
+    iol_rank = rank;
+    iol_nprocs = nprocs;
+    iol_mpi_mode = 1;
+    int s = __atomic_load_n(&iol_state, __ATOMIC_ACQUIRE);
+    if ((s == IOL_OFF || s == IOL_UNINIT) &&
+        __atomic_compare_exchange_n(&iol_state, &s, IOL_INITING, 0, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE))
+        core_init();
+}
+
 /* The child of fork(): forget the parent's records without writing them, and
  * start again (runtime spec 8.2).  Locks held by other parent threads at fork
  * time are re-initialised by iol_records_init. */
@@ -126,6 +150,10 @@ static void atfork_child(void)
 {
     if (__atomic_load_n(&iol_state, __ATOMIC_ACQUIRE) != IOL_ON)
         return;
+    if (iol_mpi_mode) {   /* a child cannot join the parent's collective log write */
+        __atomic_store_n(&iol_state, IOL_OFF, __ATOMIC_RELEASE);
+        return;
+    }
     iol_busy++;
     iol_fork_parent = getppid();
     for (size_t i = 0; i < iol_module_ndescs; i++) {
@@ -143,11 +171,24 @@ __attribute__((constructor)) static void iol_ctor(void)
 {
     if (__atomic_load_n(&iol_state, __ATOMIC_ACQUIRE) == IOL_UNINIT)
         iol_core_init_lazy();
+    /* Processes started from here (spawn, exec, pipelines) join this job: their
+     * logs get the same job id, so `iolens merge` can group them.  Done here, in
+     * the constructor, where setenv's allocation is safe. */
+    if (__atomic_load_n(&iol_state, __ATOMIC_ACQUIRE) == IOL_ON && iol_cfg.job_pid <= 0) {
+        char v[24];
+        snprintf(v, sizeof v, "%d", (int)iol_job_pid);
+        setenv("IOLENS_JOB_PID", v, 0);
+    }
 }
 
 __attribute__((destructor)) static void iol_dtor(void)
 {
     iol_core_shutdown(1);
+}
+
+int iol_core_exec_ok(void)
+{
+    return getpid() == iol_self_pid;
 }
 
 /* A process leaving through _exit (e.g. Python multiprocessing workers) still

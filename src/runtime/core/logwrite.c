@@ -15,6 +15,7 @@
 #include "../wrappers/real.h"
 #include "core_int.h"
 #include "iolens/log.h"
+#include "safety.h"
 
 #ifndef IOLENS_VERSION
 #define IOLENS_VERSION "0.0.0"
@@ -225,8 +226,33 @@ static int fallback(const built *b, const char *base, double t0, char *final, si
     return write_in_dir(b, dir, base, t0, final, len);
 }
 
+/* Set by the MPI runtime (src/runtime/mpi): the collective writer replaces this one. */
+int (*iol_log_write_mpi)(void);
+
+/* For the MPI writer: the job record and the log base name exactly as here. */
+void iol_log_fill_job(iolens_job *job, iolens_mount *mounts, char *exe_mounts, size_t len)
+{
+    fill_job(job, mounts, exe_mounts, len);
+}
+
+void iol_log_base_name(char *out, size_t len)
+{
+    base_name(out, len);
+}
+
+void iol_log_report_path(const char *path)
+{
+    report_path(path);
+}
+
 int iol_log_write(void)
 {
+    if (iol_log_write_mpi) {
+        int mrc = iol_log_write_mpi();
+        if (mrc == 0)
+            iol_safety_remove();     /* kept when the job's log was not written */
+        return mrc;
+    }
     static built b;                  /* static: large, and shutdown runs once */
     double t0 = iol_wtime();
     build(&b);
@@ -253,8 +279,10 @@ int iol_log_write(void)
         else
             iol_warn("could not write the log anywhere (%s); no log for this process", strerror(rc));
     }
-    if (rc == 0)
+    if (rc == 0) {
         report_path(final);
+        iol_safety_remove();         /* kept when no log could be written */
+    }
     if (iol_cfg.internal_timing)
         report_timing(iol_wtime() - t0);
     return rc;

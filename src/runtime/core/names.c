@@ -7,6 +7,7 @@
 
 #include "iolens/log.h"
 #include "core_int.h"
+#include "safety.h"
 
 typedef struct name_ent {
     uint64_t id;
@@ -83,8 +84,8 @@ int iol_name_store(uint64_t id, const char *name, int modid)
         return -2;                   /* a signal handler interrupted us in here */
     name_ent *e = &tab[find_slot(id)];
     if (e->used) {
-        if (len && npool[e->off] == '\0')
-            rc = put_string(e, name, len);       /* first non-empty name wins */
+        if (len && npool[e->off] == '\0' && (rc = put_string(e, name, len)) == 0)
+            iol_safety_name(id, name, len);      /* first non-empty name wins */
     } else if (spent + 8 + len + 1 > budget || count == order_cap) {
         rc = -1;
     } else if ((rc = put_string(e, name ? name : "", len)) == 0) {
@@ -92,6 +93,7 @@ int iol_name_store(uint64_t id, const char *name, int modid)
         e->id = id;
         spent += 8 + len + 1;
         order[count++] = (uint32_t)(e - tab);
+        iol_safety_name(id, name ? name : "", len);
     }
     if (rc == 0)
         e->modmask |= (uint64_t)1 << modid;

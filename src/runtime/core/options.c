@@ -41,6 +41,8 @@ static const opt OPTS[] = {
     {"DARSHAN_LOGFILE", NULL, K_STR, F(logfile), 0},
     {"DARSHAN_MMAP_LOGPATH", "MMAP_LOGPATH", K_STR, F(mmap_logpath), 0},
     {"IOLENS_LOG_REPORT", NULL, K_STR, F(report_path), 0},
+    {"IOLENS_NO_SAFETY_COPY", "NO_SAFETY_COPY", K_FLAG, F(no_safety), 0},
+    {"IOLENS_JOB_PID", NULL, K_INT, F(job_pid), 0},
     {"LOGNAME", NULL, K_STR, F(username), 0},
     {"DARSHAN_EXCLUDE_DIRS", NULL, K_PATHLIST, F(exclude_dirs), 0},
     {"DARSHAN_APP_EXCLUDE", "APP_EXCLUDE", K_LIST, F(app_exclude), 1},
@@ -286,7 +288,7 @@ static void set_defaults(iol_config *c)
     c->modmem = 4u << 20;
     c->namemem = 1u << 20;
     c->memalign = 8;
-    copy_str(c->mmap_logpath, sizeof c->mmap_logpath, "/tmp");
+    copy_str(c->mmap_logpath, sizeof c->mmap_logpath, "/dev/shm");   /* docs/recovery.md */
     c->dxt_small_trigger = c->dxt_unaligned_trigger = -1;
 }
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core_int.h"
+#include "safety.h"
 
 iol_module iol_mods[IOL_NMODS];
 static uint8_t *pool;
@@ -29,6 +30,7 @@ void iol_lock_slow(iol_lock_t *l, uintptr_t me)
 void iol_partial_set(int modid)
 {
     __atomic_or_fetch(&partial, (uint64_t)1 << modid, __ATOMIC_RELAXED);
+    iol_safety_partial((uint64_t)1 << modid);
 }
 
 uint64_t iol_partial_get(void) { return __atomic_load_n(&partial, __ATOMIC_RELAXED); }
@@ -38,7 +40,9 @@ int iol_records_init(void)
     pool_size = iol_cfg.modmem;
     pool_used = 0;
     partial = 0;
-    pool = iol_map(pool_size);
+    pool = iol_safety_open(pool_size, iol_cfg.namemem);   /* file-backed, or NULL */
+    if (!pool)
+        pool = iol_map(pool_size);
     if (!pool)
         return -1;
     for (size_t i = 0; i < iol_module_ndescs; i++) {
@@ -68,7 +72,10 @@ void iol_records_release(void)
         iol_unmap(m->slots, (m->hmask + 1) * sizeof *m->slots);
         memset(m, 0, sizeof *m);
     }
-    iol_unmap(pool, pool_size);
+    if (iol_safety_owns(pool))
+        iol_safety_forget();          /* a fork child: the file is the parent's */
+    else
+        iol_unmap(pool, pool_size);
     pool = NULL;
     iol_names_release();
 }
@@ -92,6 +99,8 @@ void iol_mod_activate(iol_module *m)
         return;
     }
     m->state = 1;
+    if (m->cap)
+        iol_safety_module(d->id, d->version, m->recs);
     if (d->activate)
         d->activate(m);
 }
@@ -146,6 +155,7 @@ void *iol_rec_register(iol_module *m, const char *name, uint64_t id, void **aux)
     m->slots[s] = (uint32_t)(i + 1);
     if (d->rec_init)
         d->rec_init(m, name, rec, a);
+    iol_safety_region_len(d->id, (uint64_t)m->count * d->rec_size);
     if (aux)
         *aux = a;
     return rec;
@@ -161,4 +171,22 @@ void iol_modules_freeze(void)
         if (locked)
             iol_unlock(&m->lock);
     }
+}
+
+/* Shutdown: the output callbacks rewrite records in place, so they get a private
+ * copy and the safety file stays a valid log until the real one is written. */
+void iol_records_detach(void)
+{
+    if (!iol_safety_owns(pool) || pool_used == 0)
+        return;
+    uint8_t *copy = iol_map(pool_size);
+    if (!copy)
+        return;                       /* outputs then edit the file; still readable */
+    memcpy(copy, pool, pool_used);
+    for (size_t i = 0; i < iol_module_ndescs; i++) {
+        iol_module *m = &iol_mods[iol_module_descs[i]->id];
+        if (m->recs)
+            m->recs = copy + (m->recs - pool);
+    }
+    pool = copy;
 }

@@ -1,19 +1,54 @@
-/* Counter arithmetic shared by the modules (runtime spec 2.0.4 - 2.0.6): timers,
- * timestamps, size histograms and the "common value" trackers.  All inline: they
- * run inside every wrapper. */
+/* Counter arithmetic shared by the modules (runtime spec 2.0.4 - 2.0.6): clock
+ * readings, timers, timestamps, size histograms and the "common value" trackers.
+ * All inline: they run inside every wrapper.  Callers hold their module's lock
+ * (except iol_span_*, which only read the wrapper's own stack). */
 #ifndef IOLENS_RUNTIME_STATS_H
 #define IOLENS_RUNTIME_STATS_H
 
 #include <stdint.h>
+#include <time.h>
+
+#include "rt.h"
+
+/* The two clock readings around a real call.  Wrappers keep the raw readings
+ * (clock_gettime straight into this struct) and the record step converts them,
+ * so that the wrapper holds nothing live across the real call but one pointer. */
+typedef struct iol_span {
+    struct timespec a, b;
+} iol_span;
+
+static inline __attribute__((always_inline)) void iol_span_begin(iol_span *sp)
+{
+    clock_gettime(CLOCK_REALTIME, &sp->a);
+}
+static inline __attribute__((always_inline)) void iol_span_end(iol_span *sp)
+{
+    clock_gettime(CLOCK_REALTIME, &sp->b);
+}
+/* Seconds since init of a clock reading: whole nanoseconds since iol_t0 (exact in
+ * an int64 until 2262), converted once.  t0_ns = iol_t0_ns(), which modules may
+ * cache (iol_t0 only changes when a fork child starts afresh, before any module
+ * of the child is active). */
+static inline int64_t iol_t0_ns(void) { return iol_t0.tv_sec * 1000000000 + iol_t0.tv_nsec; }
+static inline double iol_ts_sec(const struct timespec *ts, int64_t t0_ns)
+{
+    return (double)(ts->tv_sec * 1000000000 + ts->tv_nsec - t0_ns) * 1e-9;
+}
+
+/* True unless t1 or t2 is 0 ("unset", spec 2.0.4).  Times are multiples of about
+ * 1e-9 s, so the product neither underflows to 0 nor is NaN: one multiply and
+ * one compare instead of two compares with their parity checks. */
+static inline int iol_times_set(double t1, double t2) { return t1 * t2 != 0; }
 
 /* No-overlap accumulation of a category's time (may go negative under
  * concurrency, as upstream's does). */
 static inline void iol_time_add(double *acc, double *last_end, double t1, double t2)
 {
-    if (t1 == 0 || t2 == 0)
+    if (!iol_times_set(t1, t2))
         return;
-    *acc += (t1 > *last_end) ? t2 - t1 : t2 - *last_end;
-    if (t2 > *last_end)
+    double le = *last_end;
+    *acc += (t1 > le) ? t2 - t1 : t2 - le;
+    if (t2 > le)
         *last_end = t2;
 }
 
@@ -24,51 +59,98 @@ static inline void iol_stamp(double *start, double *end, double t1, double t2)
     *end = t2;
 }
 
-/* Index 0..9 of the access-size histogram. */
-static inline int iol_size_bin(int64_t v)
+/* A module's shortcut into its heatmap (rt.h): while an op lies in [lo, hi) it
+ * falls in the one bin that iol_heatmap_update would choose, so its bytes are
+ * added there directly (3 compares and an add instead of two multiplies, two
+ * conversions and the bounds checks).  Filled after every miss by
+ * iol_heatmap_cache (heatmap.c) and valid until that heatmap's next update
+ * (bins only move in updates, under the same module lock).  Start empty. */
+typedef struct iol_hm_cache {
+    double lo, hi;
+    int64_t *write_bin, *read_bin;
+} iol_hm_cache;
+void iol_heatmap_cache(iol_heatmap *h, double t, iol_hm_cache *c);
+static inline void iol_hm_cache_clear(iol_hm_cache *c)
 {
-    static const int64_t edge[9] = {100, 1024, 10240, 102400, 1048576, 4194304,
-                                    10485760, 104857600, 1073741824};
-    int i = 0;
-    while (i < 9 && v > edge[i])
-        i++;
-    return i;
+    c->lo = __builtin_inf();
+    c->hi = -__builtin_inf();
+}
+static inline __attribute__((always_inline)) void iol_hm_add(iol_hm_cache *c, iol_heatmap *h,
+                                                              double t1, double t2, int64_t bytes,
+                                                              const int is_write)
+{
+    if (__builtin_expect(t1 >= c->lo && t1 <= t2 && t2 < c->hi, 1)) {
+        *(is_write ? c->write_bin : c->read_bin) += bytes;   /* bytes >= 0 */
+        return;
+    }
+    iol_heatmap_update(h, t1, t2, bytes, is_write);
+    iol_heatmap_cache(h, t2, c);
 }
 
-/* Distinct values with their frequencies: 32 per record, later ones ignored. */
+/* Index 0..9 of the access-size histogram (spec 2.0.5), without a loop: each
+ * power-of-two range [2^(L-1), 2^L) holds at most one bin edge, so the bin is the
+ * range's first bin plus one if v is above that edge.  v >= 0. */
+static inline int iol_size_bin(int64_t v)
+{
+#define NO_EDGE INT64_MAX
+    static const uint8_t first[32] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 3,
+                                      3, 3, 4, 4, 4, 4, 5, 5, 6, 7, 7, 7, 8, 8, 8, 8};
+    static const int64_t edge[32] = {
+        NO_EDGE, NO_EDGE, NO_EDGE, NO_EDGE, NO_EDGE, NO_EDGE,
+        NO_EDGE, 100, NO_EDGE, NO_EDGE, NO_EDGE, 1024,
+        NO_EDGE, NO_EDGE, 10240, NO_EDGE, NO_EDGE, 102400,
+        NO_EDGE, NO_EDGE, NO_EDGE, 1048576, NO_EDGE, 4194304,
+        10485760, NO_EDGE, NO_EDGE, 104857600, NO_EDGE, NO_EDGE,
+        NO_EDGE, 1073741824};
+#undef NO_EDGE
+    if (__builtin_expect(v <= 100, 1))
+        return 0;
+    int L = 64 - __builtin_clzll((uint64_t)v);     /* v in [2^(L-1), 2^L) */
+    if (L >= 32)
+        return 9;
+    return first[L] + (v > edge[L]);
+}
+
+/* Distinct values with their frequencies: 32 per record, later ones ignored
+ * (spec 2.0.6).  `lastval`/`last` cache the most recent hit; a tracker must be
+ * set up with iol_cv_init (zeroed memory alone is not a valid tracker). */
 #define IOL_CV_MAX 32
 typedef struct iol_cv {
+    int64_t lastval;         /* value at index `last`; -1 (never a value) when none */
+    int last, n;
     int64_t val[IOL_CV_MAX];
     int64_t cnt[IOL_CV_MAX];
-    int n;
-    int last;                /* index of the last hit: a cheap cache */
 } iol_cv;
 
-/* Count v, then refresh the four output slots (vals[0..3], cnts[0..3]) as the
- * top four by count, then value, descending.  Value 0 is tracked but never shown. */
-static inline __attribute__((always_inline)) void iol_cv_add(iol_cv *t, int64_t v, int64_t *vals,
-                                                              int64_t *cnts)
+static inline void iol_cv_init(iol_cv *t) { t->lastval = -1; }
+
+/* Find or insert v; returns its new count, or 0 when the tracker is full. */
+static __attribute__((noinline, unused)) int64_t iol_cv_count_slow(iol_cv *t, int64_t v)
 {
-    int i = t->last;
-    if (!(i < t->n && t->val[i] == v)) {
-        for (i = 0; i < t->n && t->val[i] != v; i++)
-            ;
-        if (i == t->n) {
-            if (t->n == IOL_CV_MAX)
-                return;
-            t->val[i] = v;
-            t->cnt[i] = 0;
-            t->n++;
-        }
-        t->last = i;
+    int i = 0;
+    while (i < t->n && t->val[i] != v)
+        i++;
+    if (i == t->n) {
+        if (t->n == IOL_CV_MAX)
+            return 0;
+        t->val[i] = v;
+        t->cnt[i] = 0;
+        t->n++;
     }
-    int64_t f = ++t->cnt[i];
-    if (v == 0)
-        return;
-    /* Fast path: v already shown and still not ahead of its predecessor. */
-    for (int j = 0; j < 4; j++)
+    t->last = i;
+    t->lastval = v;
+    return ++t->cnt[i];
+}
+
+/* Put (v, f) into the four output slots, kept as the top four by count, then
+ * value, descending; any older entry for v is dropped. */
+static __attribute__((noinline, unused)) void iol_cv_show(int64_t v, int64_t f, int64_t *vals,
+                                                          int64_t *cnts)
+{
+    /* v already shown and still not ahead of its predecessor: update in place. */
+    for (int j = 1; j < 4; j++)
         if (vals[j] == v && cnts[j]) {
-            if (j == 0 || cnts[j - 1] > f || (cnts[j - 1] == f && vals[j - 1] > v)) {
+            if (cnts[j - 1] > f || (cnts[j - 1] == f && vals[j - 1] > v)) {
                 cnts[j] = f;
                 return;
             }
@@ -97,5 +179,25 @@ static inline __attribute__((always_inline)) void iol_cv_add(iol_cv *t, int64_t 
         vals[j] = j < k ? nv[j] : 0;
         cnts[j] = j < k ? nc[j] : 0;
     }
+}
+
+/* Count v (>= 0), then refresh the output slots (vals[0..3], cnts[0..3]).  Value 0
+ * is tracked but never shown.  Fast path: the same value as last time, already
+ * in the first slot (a steady access size) or 0 (consecutive access). */
+static inline __attribute__((always_inline)) void iol_cv_add(iol_cv *t, int64_t v, int64_t *vals,
+                                                              int64_t *cnts)
+{
+    int64_t f;
+    if (__builtin_expect(t->lastval == v, 1))
+        f = ++t->cnt[t->last];
+    else if ((f = iol_cv_count_slow(t, v)) == 0)
+        return;
+    if (v == 0)
+        return;
+    if (__builtin_expect(vals[0] == v, 1)) {   /* the leader stays the leader */
+        cnts[0] = f;
+        return;
+    }
+    iol_cv_show(v, f, vals, cnts);
 }
 #endif

@@ -1,10 +1,12 @@
 /* HEATMAP module (id 15, runtime spec section 6): one record per instrumented API,
  * bytes read and written per time bin.  200 bins of 0.1 s that double in width
  * (merging neighbours) as the run grows; cut to the run's length at output. */
+#include <errno.h>
 #include <math.h>
 #include <string.h>
 
 #include "../core/rt.h"
+#include "../core/stats.h"
 
 #define NBINS IOL_HEATMAP_BINS
 #define MAX_HEATMAPS 8
@@ -95,11 +97,56 @@ iol_heatmap *iol_heatmap_register(const char *api)
     return hd;
 }
 
+/* Called from the modules' data paths, which do not save errno: llround may set
+ * it (out-of-range results), so it is kept here. */
 void iol_heatmap_spread(iol_heatmap *hd, double t1, double t2, int64_t bytes, int is_write)
 {
     heatmap_rec *h = hd->rec;
+    int e = errno;
     spread(h, t1, t2, bytes, is_write ? h->write_bins : h->read_bins);
     refresh(hd);
+    errno = e;
+}
+
+/* The bin of t, as iol_heatmap_update computes it. */
+static inline long bin_of(const iol_heatmap *hd, double t) { return (long)(t * hd->inv_width); }
+
+/* The widest [lo, hi) around t (t < limit, its bin in range) whose every point
+ * gets t's bin: the bin's edges, checked against the binning itself (bin_of is
+ * monotonic, so checking the two ends suffices), else t alone.  Runs once per
+ * bin change (every 0.1 s or more of I/O), so nextafter's cost does not matter;
+ * errno is kept as in iol_heatmap_spread. */
+static void fill_cache(iol_heatmap *hd, double t, iol_hm_cache *c)
+{
+    iol_hm_cache_clear(c);
+    if (!hd || !(t < hd->limit))
+        return;
+    long b = bin_of(hd, t);
+    if (b < 0 || b >= NBINS)
+        return;
+    double w = ((heatmap_rec *)hd->rec)->width, lo = b * w, hi = (b + 1) * w;
+    if (hi > hd->limit)
+        hi = hd->limit;
+    /* The computed edges are off by an ulp or two at most: step them in. */
+    for (int i = 0; i < 8 && lo < t && bin_of(hd, lo) < b; i++)
+        lo = nextafter(lo, HUGE_VAL);
+    for (int i = 0; i < 8 && hi > t && bin_of(hd, nextafter(hi, -HUGE_VAL)) > b; i++)
+        hi = nextafter(hi, -HUGE_VAL);
+    if (lo > t || bin_of(hd, lo) != b)
+        lo = t;
+    if (hi <= t || bin_of(hd, nextafter(hi, -HUGE_VAL)) != b)
+        hi = nextafter(t, HUGE_VAL);
+    c->lo = lo;
+    c->hi = hi;
+    c->write_bin = &hd->write_bins[b];
+    c->read_bin = &hd->read_bins[b];
+}
+
+void iol_heatmap_cache(iol_heatmap *hd, double t, iol_hm_cache *c)
+{
+    int e = errno;
+    fill_cache(hd, t, c);
+    errno = e;
 }
 
 static int all_zero(const heatmap_rec *h)
@@ -112,9 +159,13 @@ static int all_zero(const heatmap_rec *h)
 
 /* Records in place: drop empty heatmaps, fit the bins to the run, pack each
  * record as header + write_bins[nbins] + read_bins[nbins]. */
+/* MPI mode: the end of the run agreed on by every process (set by the collective
+ * writer before output), so that every process's heatmap has the same bins. */
+double iol_heatmap_end;
+
 static size_t output(iol_module *m, void **payload)
 {
-    double end = iol_wtime();
+    double end = iol_heatmap_end > 0 ? iol_heatmap_end : iol_wtime();
     uint8_t *out = m->recs;
     size_t len = 0;
     for (size_t i = 0; i < m->count; i++) {

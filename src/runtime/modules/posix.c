@@ -1,18 +1,22 @@
 /* POSIX module (id 1, record version 4): counters of runtime spec section 2.1.
  * Record state that is not logged (offset model of trap 1, trackers) lives in the
  * aux area the core reserves beside each record.  The wrappers themselves are in
- * posix_wrap.c; this file holds the record logic they call. */
+ * posix_wrap.c; this file holds the record logic they call.
+ *
+ * errno: every function here leaves errno as it found it.  The fd paths (read,
+ * write, seek, sync, close, dup, mmap) call nothing that can set it once the
+ * module is active, so they do not save it; the first use of the module
+ * (activation maps memory) and the name paths (cleaning, registration) do. */
 #include "posix.h"
 
+#include <errno.h>
 #include <string.h>
 #include <sys/resource.h>
 
-#include "../core/stats.h"
+#include "../core/hash.h"
 #include "modules.h"
 
-static uint32_t *fdmap;      /* fd -> record index + 1 */
-static size_t fdcap;
-static iol_heatmap *heatmap;
+iol_posix_state iol_posix_st;
 
 typedef struct aio_tracker {
     int used, fd;
@@ -25,73 +29,85 @@ static aio_tracker *aios;
 static void rec_init(iol_module *m, const char *name, void *rec, void *aux)
 {
     posix_rec *r = rec;
+    posix_aux *a = aux;
     r->c[POSIX_MEM_ALIGNMENT] = iol_cfg.memalign;
     r->c[POSIX_FILE_ALIGNMENT] = iol_mount_block_size(name);
+    a->rec = r;
+    a->file_mask = iol_posix_align_mask(r->c[POSIX_FILE_ALIGNMENT]);
+    iol_cv_init(&a->access);
+    iol_cv_init(&a->stride);
 }
 
 static void activate(iol_module *m)
 {
     struct rlimit rl;
-    fdcap = 65536;
-    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_max != RLIM_INFINITY && rl.rlim_max > fdcap)
-        fdcap = rl.rlim_max > (1u << 20) ? (1u << 20) : rl.rlim_max;
-    fdmap = iol_map(fdcap * sizeof *fdmap);
+    size_t cap = 65536;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_max != RLIM_INFINITY && rl.rlim_max > cap)
+        cap = rl.rlim_max > (1u << 20) ? (1u << 20) : rl.rlim_max;
+    posix_aux **tab = iol_map(cap * sizeof *tab);
     aios = iol_map(MAX_AIO * sizeof *aios);
-    if (!fdmap)
-        fdcap = 0;
-    heatmap = iol_heatmap_register("POSIX");
+    iol_posix_st.mem_mask = iol_posix_align_mask(iol_cfg.memalign);
+    iol_posix_st.t0_ns = iol_t0_ns();
+    iol_posix_st.heatmap = iol_heatmap_register("POSIX");
+    iol_hm_cache_clear(&iol_posix_st.hm);
+    iol_posix_st.fdcap = tab ? cap : 0;
+    __atomic_store_n(&iol_posix_st.fdtab, tab, __ATOMIC_RELEASE);   /* after fdcap */
 }
 
 static void reset(iol_module *m)
 {
-    iol_unmap(fdmap, fdcap * sizeof *fdmap);
+    iol_unmap(iol_posix_st.fdtab, iol_posix_st.fdcap * sizeof *iol_posix_st.fdtab);
     iol_unmap(aios, MAX_AIO * sizeof *aios);
-    fdmap = NULL;
+    __atomic_store_n(&iol_posix_st.fdtab, NULL, __ATOMIC_RELAXED);
     aios = NULL;
-    fdcap = 0;
-    heatmap = NULL;
+    iol_posix_st.fdcap = 0;
+    iol_posix_st.heatmap = NULL;
+    iol_hm_cache_clear(&iol_posix_st.hm);
 }
 
-/* ------------------------------------------------------------ fd table */
-static posix_rec *by_fd(iol_module *m, int fd, posix_aux **aux)
+/* ------------------------------------------------------------ entering */
+/* Out of line: runs once (or on every call while the module is off). */
+__attribute__((noinline)) void iol_posix_first_use(void)
 {
-    if (fd < 0 || (size_t)fd >= fdcap || !fdmap[fd])
-        return NULL;
-    size_t i = fdmap[fd] - 1;
-    *aux = (posix_aux *)m->aux + i;
-    return (posix_rec *)m->recs + i;
+    int e = errno;
+    iol_module *m = iol_mod(IOL_MOD_POSIX);
+    if (iol_mod_enter(m))
+        iol_mod_leave(m);
+    errno = e;
 }
 
-static void map_fd(iol_module *m, int fd, posix_rec *r)
+static inline iol_module *posix_mod(void) { return iol_mod(IOL_MOD_POSIX); }
+
+/* Seconds since init of the span's two readings. */
+#define T1(sp) iol_ts_sec(&(sp)->a, iol_posix_st.t0_ns)
+#define T2(sp) iol_ts_sec(&(sp)->b, iol_posix_st.t0_ns)
+
+static void map_fd(int fd, posix_aux *a)
 {
-    if (fd >= 0 && (size_t)fd < fdcap)
-        fdmap[fd] = (uint32_t)(iol_rec_index(m, r) + 1);
+    if ((unsigned)fd < iol_posix_st.fdcap)
+        __atomic_store_n(&iol_posix_st.fdtab[fd], a, __ATOMIC_RELAXED);
     else
         iol_fail(IOL_FAIL_FDTABLE);
 }
 
-static posix_rec *by_name(iol_module *m, const char *clean, posix_aux **aux)
+/* The record of a cleaned name (lock held); NULL when it cannot be registered. */
+static posix_aux *by_name(iol_module *m, const char *name, uint64_t id)
 {
-    uint64_t id = iol_name_id(clean);
     void *a;
-    posix_rec *r = iol_rec_find(m, id, &a);
-    if (!r)
-        r = iol_rec_register(m, clean, id, &a);
-    *aux = a;
-    return r;
+    if (!iol_rec_find(m, id, &a) && !iol_rec_register(m, name, id, &a))
+        return NULL;
+    return a;
 }
 
 int iol_posix_fd_name(int fd, char *out, size_t len)
 {
-    iol_module *m = iol_mod(IOL_MOD_POSIX);
-    if (!iol_mod_enter(m))
+    posix_aux *a = iol_posix_enter_fd(fd);
+    if (!a)
         return -1;
-    posix_aux *a;
-    posix_rec *r = by_fd(m, fd, &a);
-    const char *name = r ? iol_name_of(r->id) : NULL;
+    const char *name = iol_name_of(a->rec->id);
     if (name)
         snprintf(out, len, "%s", name);
-    iol_mod_leave(m);
+    iol_mod_leave(posix_mod());
     return name ? 0 : -1;
 }
 
@@ -100,267 +116,216 @@ const char *iol_posix_at_path(int dirfd, const char *path, char *buf, size_t len
     if (!path || path[0] == '/' || dirfd == AT_FDCWD)
         return path;
     char dir[IOL_PATH_LEN];
-    if (iol_posix_fd_name(dirfd, dir, sizeof dir) != 0)
-        return path;               /* upstream: the raw relative path, cwd-prefixed */
-    size_t n = strlen(dir);
-    snprintf(buf, len, "%s%s%s", dir, (n && dir[n - 1] == '/') ? "" : "/", path);
-    return buf;
+    int e = errno;
+    int found = iol_posix_fd_name(dirfd, dir, sizeof dir) == 0;
+    if (found) {
+        size_t n = strlen(dir);
+        snprintf(buf, len, "%s%s%s", dir, (n && dir[n - 1] == '/') ? "" : "/", path);
+    }
+    errno = e;
+    return found ? buf : path;   /* untracked: the raw relative path, cwd-prefixed later */
 }
 
 /* ------------------------------------------------------------ events */
-static void meta(posix_rec *r, posix_aux *a, double t1, double t2)
+static inline void meta(posix_aux *a, double t1, double t2)
 {
-    iol_time_add(&r->f[POSIX_F_META_TIME], &a->last_meta_end, t1, t2);
+    iol_time_add(&a->rec->f[POSIX_F_META_TIME], &a->last_meta_end, t1, t2);
 }
 
-static void opened(posix_rec *r, posix_aux *a, double t1, double t2)
+static void opened(posix_aux *a, double t1, double t2)
 {
+    posix_rec *r = a->rec;
     r->c[POSIX_OPENS]++;
     iol_stamp(&r->f[POSIX_F_OPEN_START_TIMESTAMP], &r->f[POSIX_F_OPEN_END_TIMESTAMP], t1, t2);
-    meta(r, a, t1, t2);
+    meta(a, t1, t2);
 }
 
-void iol_posix_open(int fd, const char *path, int mode, double t1, double t2)
+void iol_posix_open(int fd, const char *path, int mode, const iol_span *sp)
 {
-    char clean[IOL_PATH_LEN];
-    iol_clean_path(path, clean, sizeof clean);
-    iol_module *m = iol_mod(IOL_MOD_POSIX);
-    if (!iol_mod_enter(m))
-        return;
-    posix_aux *a;
-    posix_rec *r = by_name(m, clean, &a);
-    if (r) {
-        map_fd(m, fd, r);
-        a->offset = a->last_byte_read = a->last_byte_written = 0;
-        if (mode)
-            r->c[POSIX_MODE] = mode;
-        opened(r, a, t1, t2);
+    int e = errno;
+    char buf[IOL_PATH_LEN];
+    size_t len;
+    const char *name = iol_path_name(path, buf, &len);
+    uint64_t id = iolens_record_id(name, len);
+    iol_module *m = posix_mod();
+    if (iol_mod_enter(m)) {
+        posix_aux *a = by_name(m, name, id);
+        if (a) {
+            map_fd(fd, a);
+            a->offset = a->last_byte_read = a->last_byte_written = 0;
+            if (mode)
+                a->rec->c[POSIX_MODE] = mode;
+            opened(a, T1(sp), T2(sp));
+        }
+        iol_mod_leave(m);
     }
-    iol_mod_leave(m);
+    errno = e;
 }
 
-void iol_posix_dup(int oldfd, int newfd, double t1, double t2)
+void iol_posix_dup(int oldfd, int newfd, const iol_span *sp)
 {
-    iol_module *m = iol_mod(IOL_MOD_POSIX);
-    if (!iol_mod_enter(m))
+    posix_aux *a = iol_posix_enter_fd(oldfd);
+    if (!a)
         return;
-    posix_aux *a;
-    posix_rec *r = by_fd(m, oldfd, &a);
-    if (r) {
-        map_fd(m, newfd, r);
-        r->c[POSIX_DUPS]++;
-        opened(r, a, t1, t2);
-    }
-    iol_mod_leave(m);
+    map_fd(newfd, a);
+    a->rec->c[POSIX_DUPS]++;
+    opened(a, T1(sp), T2(sp));
+    iol_mod_leave(posix_mod());
 }
 
-void iol_posix_fileno(FILE *fp, int fd, double t1, double t2)
+void iol_posix_fileno(FILE *fp, int fd, const iol_span *sp)
 {
+    int e = errno;
     char name[IOL_PATH_LEN];
-    if (iol_stdio_stream_name(fp, name, sizeof name) != 0)
-        return;
-    iol_module *m = iol_mod(IOL_MOD_POSIX);
-    if (!iol_mod_enter(m))
-        return;
-    posix_aux *a;
-    posix_rec *r = by_name(m, name, &a);
-    if (r) {
-        map_fd(m, fd, r);
-        r->c[POSIX_FILENOS]++;
-        opened(r, a, t1, t2);
+    iol_module *m = posix_mod();
+    if (iol_stdio_stream_name(fp, name, sizeof name) == 0 && iol_mod_enter(m)) {
+        posix_aux *a = by_name(m, name, iol_name_id(name));
+        if (a) {
+            map_fd(fd, a);
+            a->rec->c[POSIX_FILENOS]++;
+            opened(a, T1(sp), T2(sp));
+        }
+        iol_mod_leave(m);
     }
-    iol_mod_leave(m);
+    errno = e;
 }
 
-/* The update of one read (wr = 0) or write (wr = 1); always inlined with a
- * constant wr so that each direction compiles to straight-line code. */
-static inline __attribute__((always_inline)) void io_update(posix_rec *r, posix_aux *a, const int wr,
-                                                            int64_t off, int64_t n, int unaligned,
-                                                            double t1, double t2)
+void iol_posix_io_at(int fd, int wr, int64_t off, int64_t n, uintptr_t addr, double t1, double t2)
 {
-    int64_t *c = r->c;
-    double *f = r->f;
-    int io = wr ? 2 : 1;
-    if (a->last_io && a->last_io != io)
-        c[POSIX_RW_SWITCHES]++;
-    a->last_io = io;
-    int64_t *last = wr ? &a->last_byte_written : &a->last_byte_read;
-    c[wr ? POSIX_WRITES : POSIX_READS]++;
-    c[wr ? POSIX_BYTES_WRITTEN : POSIX_BYTES_READ] += n;
-    int64_t *maxb = &c[wr ? POSIX_MAX_BYTE_WRITTEN : POSIX_MAX_BYTE_READ];
-    if (off + n - 1 > *maxb)
-        *maxb = off + n - 1;
-    if (off == *last + 1)
-        c[wr ? POSIX_CONSEC_WRITES : POSIX_CONSEC_READS]++;
-    if (off > *last)
-        c[wr ? POSIX_SEQ_WRITES : POSIX_SEQ_READS]++;
-    int64_t stride = (off > 0 && off > *last && *last != 0) ? off - *last - 1 : 0;
-    iol_cv_add(&a->stride, stride, &c[POSIX_STRIDE1_STRIDE], &c[POSIX_STRIDE1_COUNT]);
-    *last = off + n - 1;
-    a->offset = off + n;
-    c[(wr ? POSIX_SIZE_WRITE_0_100 : POSIX_SIZE_READ_0_100) + iol_size_bin(n)]++;
-    iol_cv_add(&a->access, n, &c[POSIX_ACCESS1_ACCESS], &c[POSIX_ACCESS1_COUNT]);
-    if (unaligned)
-        c[POSIX_MEM_NOT_ALIGNED]++;
-    if (c[POSIX_FILE_ALIGNMENT] > 0 && off % c[POSIX_FILE_ALIGNMENT])
-        c[POSIX_FILE_NOT_ALIGNED]++;
-    if (wr) {
-        iol_stamp(&f[POSIX_F_WRITE_START_TIMESTAMP], &f[POSIX_F_WRITE_END_TIMESTAMP], t1, t2);
-        iol_time_add(&f[POSIX_F_WRITE_TIME], &a->last_write_end, t1, t2);
-    } else {
-        iol_stamp(&f[POSIX_F_READ_START_TIMESTAMP], &f[POSIX_F_READ_END_TIMESTAMP], t1, t2);
-        iol_time_add(&f[POSIX_F_READ_TIME], &a->last_read_end, t1, t2);
-    }
-    double *maxt = &f[wr ? POSIX_F_MAX_WRITE_TIME : POSIX_F_MAX_READ_TIME];
-    if (t2 - t1 > *maxt) {
-        *maxt = t2 - t1;
-        c[wr ? POSIX_MAX_WRITE_TIME_SIZE : POSIX_MAX_READ_TIME_SIZE] = n;
-    }
-    iol_heatmap_update(heatmap, t1, t2, n, wr);
+    posix_aux *a = iol_posix_enter_fd(fd);
+    if (!a)
+        return;
+    if (wr)
+        iol_posix_io_update(a, 1, off, n, addr, t1, t2);
+    else
+        iol_posix_io_update(a, 0, off, n, addr, t1, t2);
+    iol_mod_leave(posix_mod());
 }
 
-void iol_posix_io(int fd, int wr, int64_t off, int explicit_off, int64_t n, int unaligned,
-                  double t1, double t2)
+/* 1 if any buffer is misaligned (MEM_NOT_ALIGNED), as an address for the above. */
+uintptr_t iol_posix_iov_addr(const struct iovec *iov, int n)
 {
-    iol_module *m = iol_mod(IOL_MOD_POSIX);
-    if (!iol_mod_enter(m))
-        return;
-    posix_aux *a;
-    posix_rec *r = by_fd(m, fd, &a);
-    if (r) {
-        if (!explicit_off)
-            off = a->offset;
-        if (wr)
-            io_update(r, a, 1, off, n, unaligned, t1, t2);
-        else
-            io_update(r, a, 0, off, n, unaligned, t1, t2);
-    }
-    iol_mod_leave(m);
+    for (int i = 0; i < n; i++)
+        if ((uintptr_t)iov[i].iov_base % (uintptr_t)iol_cfg.memalign)
+            return 1;
+    return 0;
 }
 
-void iol_posix_seek(int fd, int64_t pos, double t1, double t2)
+void iol_posix_sync(int fd, int data_only, const iol_span *sp)
 {
-    iol_module *m = iol_mod(IOL_MOD_POSIX);
-    if (!iol_mod_enter(m))
+    posix_aux *a = iol_posix_enter_fd(fd);
+    if (!a)
         return;
-    posix_aux *a;
-    posix_rec *r = by_fd(m, fd, &a);
-    if (r) {
-        a->offset = pos;
-        r->c[POSIX_SEEKS]++;
-        meta(r, a, t1, t2);
-    }
-    iol_mod_leave(m);
-}
-
-void iol_posix_sync(int fd, int data_only, double t1, double t2)
-{
-    iol_module *m = iol_mod(IOL_MOD_POSIX);
-    if (!iol_mod_enter(m))
-        return;
-    posix_aux *a;
-    posix_rec *r = by_fd(m, fd, &a);
-    if (r) {
-        r->c[data_only ? POSIX_FDSYNCS : POSIX_FSYNCS]++;
-        iol_time_add(&r->f[POSIX_F_WRITE_TIME], &a->last_write_end, t1, t2);
-    }
-    iol_mod_leave(m);
+    a->rec->c[data_only ? POSIX_FDSYNCS : POSIX_FSYNCS]++;
+    iol_time_add(&a->rec->f[POSIX_F_WRITE_TIME], &a->last_write_end, T1(sp),
+                 T2(sp));
+    iol_mod_leave(posix_mod());
 }
 
 /* close is split around the real call: the fd mapping is removed before it, so
  * that a concurrent open() that reuses the fd number right after the real close
  * cannot have its fresh mapping removed by us; the close itself is then recorded
- * on the remembered record.  Returns the record index + 1, or 0. */
-size_t iol_posix_close_begin(int fd)
+ * on the remembered record (its aux, valid while the module is not frozen).
+ * The removal is one atomic exchange, without the module lock: the fd is still
+ * open, so no other thread can be mapping this number now (short of an
+ * application racing dup2 onto it, which loses either way), and a removal after
+ * shutdown has frozen the module is harmless. */
+uintptr_t iol_posix_close_begin(int fd)
 {
-    iol_module *m = iol_mod(IOL_MOD_POSIX);
-    if (!iol_mod_enter(m))
-        return 0;
-    size_t idx = 0;
-    if (fd >= 0 && (size_t)fd < fdcap && fdmap[fd]) {
-        idx = fdmap[fd];
-        fdmap[fd] = 0;
+    posix_aux **tab = __atomic_load_n(&iol_posix_st.fdtab, __ATOMIC_ACQUIRE);   /* then fdcap */
+    if (__builtin_expect(tab == NULL, 0)) {
+        iol_posix_first_use();            /* activate as any first call does */
+        return 0;                         /* and nothing was mapped before */
     }
-    iol_mod_leave(m);
-    return idx;
+    if ((unsigned)fd >= iol_posix_st.fdcap || !__atomic_load_n(&tab[fd], __ATOMIC_RELAXED))
+        return 0;
+    return (uintptr_t)__atomic_exchange_n(&tab[fd], NULL, __ATOMIC_ACQ_REL);
 }
 
-void iol_posix_close_end(size_t idx, double t1, double t2)
+void iol_posix_close_end(uintptr_t handle, const iol_span *sp)
 {
-    iol_module *m = iol_mod(IOL_MOD_POSIX);
-    if (!idx || !iol_mod_enter(m))
+    iol_module *m = posix_mod();
+    if (!handle || !iol_mod_enter(m))
         return;
-    posix_rec *r = (posix_rec *)m->recs + (idx - 1);
-    posix_aux *a = (posix_aux *)m->aux + (idx - 1);
+    posix_aux *a = (posix_aux *)handle;
+    posix_rec *r = a->rec;
+    double t1 = T1(sp), t2 = T2(sp);
     a->last_byte_read = a->last_byte_written = 0;
     iol_stamp(&r->f[POSIX_F_CLOSE_START_TIMESTAMP], &r->f[POSIX_F_CLOSE_END_TIMESTAMP], t1, t2);
-    meta(r, a, t1, t2);
+    meta(a, t1, t2);
     iol_mod_leave(m);
 }
 
 /* stat family: a path (cleaned here) or a tracked fd (path == NULL). */
-void iol_posix_stat(const char *path, int fd, double t1, double t2)
+void iol_posix_stat(const char *path, int fd, const iol_span *sp)
 {
-    char clean[IOL_PATH_LEN];
-    if (path)
-        iol_clean_path(path, clean, sizeof clean);
-    iol_module *m = iol_mod(IOL_MOD_POSIX);
-    if (!iol_mod_enter(m))
+    if (!path) {
+        posix_aux *a = iol_posix_enter_fd(fd);
+        if (!a)
+            return;
+        a->rec->c[POSIX_STATS]++;
+        meta(a, T1(sp), T2(sp));
+        iol_mod_leave(posix_mod());
         return;
-    posix_aux *a;
-    posix_rec *r = path ? by_name(m, clean, &a) : by_fd(m, fd, &a);
-    if (r) {
-        r->c[POSIX_STATS]++;
-        meta(r, a, t1, t2);
     }
-    iol_mod_leave(m);
+    int e = errno;
+    char buf[IOL_PATH_LEN];
+    size_t len;
+    const char *name = iol_path_name(path, buf, &len);
+    uint64_t id = iolens_record_id(name, len);
+    iol_module *m = posix_mod();
+    if (iol_mod_enter(m)) {
+        posix_aux *a = by_name(m, name, id);
+        if (a) {
+            a->rec->c[POSIX_STATS]++;
+            meta(a, T1(sp), T2(sp));
+        }
+        iol_mod_leave(m);
+    }
+    errno = e;
 }
 
 void iol_posix_mmap(int fd)
 {
-    iol_module *m = iol_mod(IOL_MOD_POSIX);
-    if (!iol_mod_enter(m))
+    posix_aux *a = iol_posix_enter_fd(fd);
+    if (!a)
         return;
-    posix_aux *a;
-    posix_rec *r = by_fd(m, fd, &a);
-    if (r)
-        r->c[POSIX_MMAPS]++;
-    iol_mod_leave(m);
+    a->rec->c[POSIX_MMAPS]++;
+    iol_mod_leave(posix_mod());
 }
 
-void iol_posix_rename(const char *oldpath, const char *newpath, double t1, double t2)
+void iol_posix_rename(const char *oldpath, const char *newpath, const iol_span *sp)
 {
-    char o[IOL_PATH_LEN], n[IOL_PATH_LEN];
-    iol_clean_path(oldpath, o, sizeof o);
-    iol_clean_path(newpath, n, sizeof n);
-    uint64_t oid = iol_name_id(o);
-    iol_module *m = iol_mod(IOL_MOD_POSIX);
-    if (!iol_mod_enter(m))
-        return;
-    void *oa;
-    posix_rec *src = iol_rec_find(m, oid, &oa);
-    if (src) {
-        src->c[POSIX_RENAME_SOURCES]++;
-        meta(src, oa, t1, t2);
-        posix_aux *na;
-        posix_rec *dst = by_name(m, n, &na);
-        if (dst) {
-            dst->c[POSIX_RENAME_TARGETS]++;
-            if (dst->c[POSIX_RENAMED_FROM] == 0)
-                dst->c[POSIX_RENAMED_FROM] = (int64_t)oid;
+    int e = errno;
+    char ob[IOL_PATH_LEN], nb[IOL_PATH_LEN];
+    size_t olen, nlen;
+    const char *o = iol_path_name(oldpath, ob, &olen);
+    const char *n = iol_path_name(newpath, nb, &nlen);
+    uint64_t oid = iolens_record_id(o, olen), nid = iolens_record_id(n, nlen);
+    iol_module *m = posix_mod();
+    if (iol_mod_enter(m)) {
+        void *oa;
+        if (iol_rec_find(m, oid, &oa)) {
+            posix_aux *src = oa, *dst;
+            src->rec->c[POSIX_RENAME_SOURCES]++;
+            meta(src, T1(sp), T2(sp));
+            if ((dst = by_name(m, n, nid)) != NULL) {
+                dst->rec->c[POSIX_RENAME_TARGETS]++;
+                if (dst->rec->c[POSIX_RENAMED_FROM] == 0)
+                    dst->rec->c[POSIX_RENAMED_FROM] = (int64_t)oid;
+            }
         }
+        iol_mod_leave(m);
     }
-    iol_mod_leave(m);
+    errno = e;
 }
 
 /* ------------------------------------------------------------ asynchronous I/O */
 void iol_posix_aio_submit(int fd, const void *cb, double t1)
 {
-    iol_module *m = iol_mod(IOL_MOD_POSIX);
-    if (!iol_mod_enter(m))
+    if (!iol_posix_enter_fd(fd))
         return;
-    posix_aux *a;
-    if (by_fd(m, fd, &a) && aios) {
+    if (aios) {
         int i = 0;
         while (i < MAX_AIO && aios[i].used)
             i++;
@@ -369,12 +334,14 @@ void iol_posix_aio_submit(int fd, const void *cb, double t1)
         else
             iol_fail(IOL_FAIL_AIO);
     }
-    iol_mod_leave(m);
+    iol_mod_leave(posix_mod());
 }
 
 int iol_posix_aio_take(int fd, const void *cb, double *t1)
 {
-    iol_module *m = iol_mod(IOL_MOD_POSIX);
+    iol_module *m = posix_mod();
+    if (__builtin_expect(__atomic_load_n(&iol_posix_st.fdtab, __ATOMIC_RELAXED) == NULL, 0))
+        iol_posix_first_use();
     if (!iol_mod_enter(m))
         return 0;
     int found = 0;

@@ -1,28 +1,27 @@
 /* POSIX wrappers: time the real call, then hand the result to posix.c.  Every
- * wrapper keeps the real call's return value and errno (the record step saves and
- * restores errno).  Failed calls leave no trace (runtime spec 1.3). */
+ * wrapper keeps the real call's return value and errno (the record functions
+ * leave errno alone, see posix.c).  Failed calls leave no trace (runtime spec
+ * 1.3).  The clock readings go straight into an iol_span on the stack, so that
+ * little is live across the real call and the hot wrappers stay small. */
 #include <errno.h>
 #include <stdint.h>
 
 #include "posix.h"
 
-#define UNALIGNED(p) (((uintptr_t)(p) % (uintptr_t)iol_cfg.memalign) != 0)
 #define NEEDS_MODE(fl) (((fl) & O_CREAT) || (((fl) & O_TMPFILE) == O_TMPFILE))
-/* Run a record step without disturbing the caller's errno. */
-#define KEEP_ERRNO(stmt)                   \
-    do {                                   \
-        int *ep_ = &errno, e_ = *ep_;      \
-        stmt;                              \
-        *ep_ = e_;                         \
-    } while (0)
 
-static int iov_unaligned(const struct iovec *iov, int n)
-{
-    for (int i = 0; i < n; i++)
-        if (UNALIGNED(iov[i].iov_base))
-            return 1;
-    return 0;
-}
+/* The body of a wrapper: `call` untimed when not recording, else timed into sp
+ * and, when `ok` holds for ret, recorded by `rec`. */
+#define TIMED_BODY(type, call, ok, rec)                             \
+    if (!iol_on())                                                  \
+        return call;                                                \
+    iol_span sp;                                                    \
+    iol_span_begin(&sp);                                            \
+    type ret = call;                                                \
+    iol_span_end(&sp);                                              \
+    if (ok)                                                         \
+        rec;                                                        \
+    return ret
 
 /* ------------------------------------------------------------ open family */
 typedef int (*open_fn)(const char *, int, ...);
@@ -30,28 +29,14 @@ typedef int (*openat_fn)(int, const char *, int, ...);
 
 static int do_open(open_fn real, const char *path, int flags, int mode)
 {
-    if (!iol_on())
-        return real(path, flags, mode);
-    double t1 = iol_wtime();
-    int ret = real(path, flags, mode);
-    double t2 = iol_wtime();
-    if (ret >= 0)
-        KEEP_ERRNO(iol_posix_open(ret, path, mode, t1, t2));
-    return ret;
+    TIMED_BODY(int, real(path, flags, mode), ret >= 0, iol_posix_open(ret, path, mode, &sp));
 }
 
 static int do_openat(openat_fn real, int dirfd, const char *path, int flags, int mode)
 {
-    if (!iol_on())
-        return real(dirfd, path, flags, mode);
-    double t1 = iol_wtime();
-    int ret = real(dirfd, path, flags, mode);
-    double t2 = iol_wtime();
-    if (ret >= 0) {
-        char buf[IOL_PATH_LEN];
-        KEEP_ERRNO(iol_posix_open(ret, iol_posix_at_path(dirfd, path, buf, sizeof buf), mode, t1, t2));
-    }
-    return ret;
+    char buf[IOL_PATH_LEN];
+    TIMED_BODY(int, real(dirfd, path, flags, mode), ret >= 0,
+               iol_posix_open(ret, iol_posix_at_path(dirfd, path, buf, sizeof buf), mode, &sp));
 }
 
 #define VA_MODE(last, flags)                \
@@ -90,14 +75,7 @@ int openat64(int dirfd, const char *path, int flags, ...)
 /* The fortify forms take no mode: recorded with mode 0 (left unchanged). */
 static int fortify_open(int (*real)(const char *, int), const char *path, int flags)
 {
-    if (!iol_on())
-        return real(path, flags);
-    double t1 = iol_wtime();
-    int ret = real(path, flags);
-    double t2 = iol_wtime();
-    if (ret >= 0)
-        KEEP_ERRNO(iol_posix_open(ret, path, 0, t1, t2));
-    return ret;
+    TIMED_BODY(int, real(path, flags), ret >= 0, iol_posix_open(ret, path, 0, &sp));
 }
 
 int __open_2(const char *path, int flags) { return fortify_open(IOL_REAL(__open_2), path, flags); }
@@ -105,16 +83,9 @@ int __open64_2(const char *path, int flags) { return fortify_open(IOL_REAL(__ope
 
 static int fortify_openat(int (*real)(int, const char *, int), int dirfd, const char *path, int flags)
 {
-    if (!iol_on())
-        return real(dirfd, path, flags);
-    double t1 = iol_wtime();
-    int ret = real(dirfd, path, flags);
-    double t2 = iol_wtime();
-    if (ret >= 0) {
-        char buf[IOL_PATH_LEN];
-        KEEP_ERRNO(iol_posix_open(ret, iol_posix_at_path(dirfd, path, buf, sizeof buf), 0, t1, t2));
-    }
-    return ret;
+    char buf[IOL_PATH_LEN];
+    TIMED_BODY(int, real(dirfd, path, flags), ret >= 0,
+               iol_posix_open(ret, iol_posix_at_path(dirfd, path, buf, sizeof buf), 0, &sp));
 }
 
 int __openat_2(int dirfd, const char *path, int flags)
@@ -129,29 +100,14 @@ int __openat64_2(int dirfd, const char *path, int flags)
 
 static int do_creat(int (*real)(const char *, mode_t), const char *path, mode_t mode)
 {
-    if (!iol_on())
-        return real(path, mode);
-    double t1 = iol_wtime();
-    int ret = real(path, mode);
-    double t2 = iol_wtime();
-    if (ret >= 0)
-        KEEP_ERRNO(iol_posix_open(ret, path, (int)mode, t1, t2));
-    return ret;
+    TIMED_BODY(int, real(path, mode), ret >= 0, iol_posix_open(ret, path, (int)mode, &sp));
 }
 
 int creat(const char *path, mode_t mode) { return do_creat(IOL_REAL(creat), path, mode); }
 int creat64(const char *path, mode_t mode) { return do_creat(IOL_REAL(creat64), path, mode); }
 
 /* mkstemp family: the record is the template after substitution, mode 0. */
-#define MKSTEMP_BODY(call)                                          \
-    if (!iol_on())                                                  \
-        return call;                                                \
-    double t1 = iol_wtime();                                        \
-    int ret = call;                                                 \
-    double t2 = iol_wtime();                                        \
-    if (ret >= 0)                                                   \
-        KEEP_ERRNO(iol_posix_open(ret, tmpl, 0, t1, t2));           \
-    return ret
+#define MKSTEMP_BODY(call) TIMED_BODY(int, call, ret >= 0, iol_posix_open(ret, tmpl, 0, &sp))
 
 int mkstemp(char *tmpl) { MKSTEMP_BODY(IOL_REAL(mkstemp)(tmpl)); }
 int mkostemp(char *tmpl, int flags) { MKSTEMP_BODY(IOL_REAL(mkostemp)(tmpl, flags)); }
@@ -163,15 +119,7 @@ int mkstemps64(char *tmpl, int sl) { MKSTEMP_BODY(IOL_REAL(mkstemps64)(tmpl, sl)
 int mkostemps64(char *tmpl, int sl, int flags) { MKSTEMP_BODY(IOL_REAL(mkostemps64)(tmpl, sl, flags)); }
 
 /* ------------------------------------------------------------ duplication */
-#define DUP_BODY(call, oldfd)                                       \
-    if (!iol_on())                                                  \
-        return call;                                                \
-    double t1 = iol_wtime();                                        \
-    int ret = call;                                                 \
-    double t2 = iol_wtime();                                        \
-    if (ret >= 0)                                                   \
-        KEEP_ERRNO(iol_posix_dup(oldfd, ret, t1, t2));              \
-    return ret
+#define DUP_BODY(call, oldfd) TIMED_BODY(int, call, ret >= 0, iol_posix_dup(oldfd, ret, &sp))
 
 int dup(int fd) { DUP_BODY(IOL_REAL(dup)(fd), fd); }
 int dup2(int fd, int newfd) { DUP_BODY(IOL_REAL(dup2)(fd, newfd), fd); }
@@ -181,7 +129,7 @@ int dup3(int fd, int newfd, int flags) { DUP_BODY(IOL_REAL(dup3)(fd, newfd, flag
  * ABI passes ints and pointers alike); only the dup commands are recorded. */
 static int do_fcntl(int (*real)(int, int, ...), int fd, int cmd, void *arg)
 {
-    if (!(cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) || !iol_on())
+    if (!(cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC))
         return real(fd, cmd, arg);
     DUP_BODY(real(fd, cmd, arg), fd);
 }
@@ -206,138 +154,110 @@ int fcntl64(int fd, int cmd, ...)
 
 int fileno(FILE *fp)
 {
-    if (!iol_on())
-        return IOL_REAL(fileno)(fp);
-    double t1 = iol_wtime();
-    int ret = IOL_REAL(fileno)(fp);
-    double t2 = iol_wtime();
-    if (ret >= 0)
-        KEEP_ERRNO(iol_posix_fileno(fp, ret, t1, t2));
-    return ret;
+    TIMED_BODY(int, IOL_REAL(fileno)(fp), ret >= 0, iol_posix_fileno(fp, ret, &sp));
 }
 
 /* ------------------------------------------------------------ data */
-/* off < 0 with explicit == 0 means "at the tracked offset". */
-#define IO_BODY(type, call, fd, wr, off, explicit, unaligned)                        \
-    if (!iol_on())                                                                    \
-        return call;                                                                  \
-    double t1 = iol_wtime();                                                          \
-    type ret = call;                                                                  \
-    double t2 = iol_wtime();                                                          \
-    if (ret >= 0)                                                                     \
-        KEEP_ERRNO(iol_posix_io(fd, wr, off, explicit, (int64_t)ret, unaligned, t1, t2)); \
-    return ret
+/* off < 0: at the tracked offset; addr: buffer address (iol_posix_io). */
+#define READ_BODY(call, fd, off, addr) \
+    TIMED_BODY(ssize_t, call, ret >= 0, iol_posix_io(fd, 0, off, ret, (uintptr_t)(addr), &sp))
+#define WRITE_BODY(call, fd, off, addr) \
+    TIMED_BODY(ssize_t, call, ret >= 0, iol_posix_io(fd, 1, off, ret, (uintptr_t)(addr), &sp))
+#define IOV(iov, cnt) iol_posix_iov_addr(iov, cnt)
 
-ssize_t read(int fd, void *buf, size_t n)
-{
-    IO_BODY(ssize_t, IOL_REAL(read)(fd, buf, n), fd, 0, 0, 0, UNALIGNED(buf));
-}
-
-ssize_t write(int fd, const void *buf, size_t n)
-{
-    IO_BODY(ssize_t, IOL_REAL(write)(fd, buf, n), fd, 1, 0, 0, UNALIGNED(buf));
-}
+ssize_t read(int fd, void *buf, size_t n) { READ_BODY(IOL_REAL(read)(fd, buf, n), fd, -1, buf); }
+ssize_t write(int fd, const void *buf, size_t n) { WRITE_BODY(IOL_REAL(write)(fd, buf, n), fd, -1, buf); }
 
 ssize_t pread(int fd, void *buf, size_t n, off_t off)
 {
-    IO_BODY(ssize_t, IOL_REAL(pread)(fd, buf, n, off), fd, 0, off, 1, UNALIGNED(buf));
+    READ_BODY(IOL_REAL(pread)(fd, buf, n, off), fd, off, buf);
 }
 
 ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
 {
-    IO_BODY(ssize_t, IOL_REAL(pwrite)(fd, buf, n, off), fd, 1, off, 1, UNALIGNED(buf));
+    WRITE_BODY(IOL_REAL(pwrite)(fd, buf, n, off), fd, off, buf);
 }
 
 ssize_t pread64(int fd, void *buf, size_t n, off64_t off)
 {
-    IO_BODY(ssize_t, IOL_REAL(pread64)(fd, buf, n, off), fd, 0, off, 1, UNALIGNED(buf));
+    READ_BODY(IOL_REAL(pread64)(fd, buf, n, off), fd, off, buf);
 }
 
 ssize_t pwrite64(int fd, const void *buf, size_t n, off64_t off)
 {
-    IO_BODY(ssize_t, IOL_REAL(pwrite64)(fd, buf, n, off), fd, 1, off, 1, UNALIGNED(buf));
+    WRITE_BODY(IOL_REAL(pwrite64)(fd, buf, n, off), fd, off, buf);
 }
 
 ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
 {
-    IO_BODY(ssize_t, IOL_REAL(__read_chk)(fd, buf, n, buflen), fd, 0, 0, 0, UNALIGNED(buf));
+    READ_BODY(IOL_REAL(__read_chk)(fd, buf, n, buflen), fd, -1, buf);
 }
 
 ssize_t __pread_chk(int fd, void *buf, size_t n, off_t off, size_t buflen)
 {
-    IO_BODY(ssize_t, IOL_REAL(__pread_chk)(fd, buf, n, off, buflen), fd, 0, off, 1, UNALIGNED(buf));
+    READ_BODY(IOL_REAL(__pread_chk)(fd, buf, n, off, buflen), fd, off, buf);
 }
 
 ssize_t __pread64_chk(int fd, void *buf, size_t n, off64_t off, size_t buflen)
 {
-    IO_BODY(ssize_t, IOL_REAL(__pread64_chk)(fd, buf, n, off, buflen), fd, 0, off, 1, UNALIGNED(buf));
+    READ_BODY(IOL_REAL(__pread64_chk)(fd, buf, n, off, buflen), fd, off, buf);
 }
 
 ssize_t readv(int fd, const struct iovec *iov, int cnt)
 {
-    IO_BODY(ssize_t, IOL_REAL(readv)(fd, iov, cnt), fd, 0, 0, 0, iov_unaligned(iov, cnt));
+    READ_BODY(IOL_REAL(readv)(fd, iov, cnt), fd, -1, IOV(iov, cnt));
 }
 
 ssize_t writev(int fd, const struct iovec *iov, int cnt)
 {
-    IO_BODY(ssize_t, IOL_REAL(writev)(fd, iov, cnt), fd, 1, 0, 0, iov_unaligned(iov, cnt));
+    WRITE_BODY(IOL_REAL(writev)(fd, iov, cnt), fd, -1, IOV(iov, cnt));
 }
 
 ssize_t preadv(int fd, const struct iovec *iov, int cnt, off_t off)
 {
-    IO_BODY(ssize_t, IOL_REAL(preadv)(fd, iov, cnt, off), fd, 0, off, 1, iov_unaligned(iov, cnt));
+    READ_BODY(IOL_REAL(preadv)(fd, iov, cnt, off), fd, off, IOV(iov, cnt));
 }
 
 ssize_t pwritev(int fd, const struct iovec *iov, int cnt, off_t off)
 {
-    IO_BODY(ssize_t, IOL_REAL(pwritev)(fd, iov, cnt, off), fd, 1, off, 1, iov_unaligned(iov, cnt));
+    WRITE_BODY(IOL_REAL(pwritev)(fd, iov, cnt, off), fd, off, IOV(iov, cnt));
 }
 
 ssize_t preadv64(int fd, const struct iovec *iov, int cnt, off64_t off)
 {
-    IO_BODY(ssize_t, IOL_REAL(preadv64)(fd, iov, cnt, off), fd, 0, off, 1, iov_unaligned(iov, cnt));
+    READ_BODY(IOL_REAL(preadv64)(fd, iov, cnt, off), fd, off, IOV(iov, cnt));
 }
 
 ssize_t pwritev64(int fd, const struct iovec *iov, int cnt, off64_t off)
 {
-    IO_BODY(ssize_t, IOL_REAL(pwritev64)(fd, iov, cnt, off), fd, 1, off, 1, iov_unaligned(iov, cnt));
+    WRITE_BODY(IOL_REAL(pwritev64)(fd, iov, cnt, off), fd, off, IOV(iov, cnt));
 }
 
-/* The v2 forms use the file position when off is -1. */
+/* The v2 forms use the file position when off is -1 (any other negative offset
+ * fails, so a recorded call has off >= -1). */
 ssize_t preadv2(int fd, const struct iovec *iov, int cnt, off_t off, int fl)
 {
-    IO_BODY(ssize_t, IOL_REAL(preadv2)(fd, iov, cnt, off, fl), fd, 0, off, off != -1,
-            iov_unaligned(iov, cnt));
+    READ_BODY(IOL_REAL(preadv2)(fd, iov, cnt, off, fl), fd, off, IOV(iov, cnt));
 }
 
 ssize_t pwritev2(int fd, const struct iovec *iov, int cnt, off_t off, int fl)
 {
-    IO_BODY(ssize_t, IOL_REAL(pwritev2)(fd, iov, cnt, off, fl), fd, 1, off, off != -1,
-            iov_unaligned(iov, cnt));
+    WRITE_BODY(IOL_REAL(pwritev2)(fd, iov, cnt, off, fl), fd, off, IOV(iov, cnt));
 }
 
 ssize_t preadv64v2(int fd, const struct iovec *iov, int cnt, off64_t off, int fl)
 {
-    IO_BODY(ssize_t, IOL_REAL(preadv64v2)(fd, iov, cnt, off, fl), fd, 0, off, off != -1,
-            iov_unaligned(iov, cnt));
+    READ_BODY(IOL_REAL(preadv64v2)(fd, iov, cnt, off, fl), fd, off, IOV(iov, cnt));
 }
 
 ssize_t pwritev64v2(int fd, const struct iovec *iov, int cnt, off64_t off, int fl)
 {
-    IO_BODY(ssize_t, IOL_REAL(pwritev64v2)(fd, iov, cnt, off, fl), fd, 1, off, off != -1,
-            iov_unaligned(iov, cnt));
+    WRITE_BODY(IOL_REAL(pwritev64v2)(fd, iov, cnt, off, fl), fd, off, IOV(iov, cnt));
 }
 
 /* ------------------------------------------------------------ seek, sync, close */
-#define SEEK_BODY(type, call, fd)                                   \
-    if (!iol_on())                                                  \
-        return call;                                                \
-    double t1 = iol_wtime();                                        \
-    type ret = call;                                                \
-    double t2 = iol_wtime();                                        \
-    if (ret >= 0)                                                   \
-        KEEP_ERRNO(iol_posix_seek(fd, (int64_t)ret, t1, t2));       \
-    return ret
+#define SEEK_BODY(type, call, fd) \
+    TIMED_BODY(type, call, ret >= 0, iol_posix_seek(fd, (int64_t)ret, &sp))
 
 off_t lseek(int fd, off_t off, int whence) { SEEK_BODY(off_t, IOL_REAL(lseek)(fd, off, whence), fd); }
 off64_t lseek64(int fd, off64_t off, int whence)
@@ -345,15 +265,8 @@ off64_t lseek64(int fd, off64_t off, int whence)
     SEEK_BODY(off64_t, IOL_REAL(lseek64)(fd, off, whence), fd);
 }
 
-#define SYNC_BODY(call, fd, data_only)                              \
-    if (!iol_on())                                                  \
-        return call;                                                \
-    double t1 = iol_wtime();                                        \
-    int ret = call;                                                 \
-    double t2 = iol_wtime();                                        \
-    if (ret == 0)                                                   \
-        KEEP_ERRNO(iol_posix_sync(fd, data_only, t1, t2));          \
-    return ret
+#define SYNC_BODY(call, fd, data_only) \
+    TIMED_BODY(int, call, ret == 0, iol_posix_sync(fd, data_only, &sp))
 
 int fsync(int fd) { SYNC_BODY(IOL_REAL(fsync)(fd), fd, 0); }
 int fdatasync(int fd) { SYNC_BODY(IOL_REAL(fdatasync)(fd), fd, 1); }
@@ -364,39 +277,26 @@ int close(int fd)
 {
     if (!iol_on())
         return IOL_REAL(close)(fd);
-    size_t rec;
-    KEEP_ERRNO(rec = iol_posix_close_begin(fd));
-    double t1 = iol_wtime();
+    uintptr_t rec = iol_posix_close_begin(fd);
+    iol_span sp;
+    iol_span_begin(&sp);
     int ret = IOL_REAL(close)(fd);
-    double t2 = iol_wtime();
+    iol_span_end(&sp);
     if (rec)
-        KEEP_ERRNO(iol_posix_close_end(rec, t1, t2));
+        iol_posix_close_end(rec, &sp);
     return ret;
 }
 
 int rename(const char *oldpath, const char *newpath)
 {
-    if (!iol_on())
-        return IOL_REAL(rename)(oldpath, newpath);
-    double t1 = iol_wtime();
-    int ret = IOL_REAL(rename)(oldpath, newpath);
-    double t2 = iol_wtime();
-    if (ret == 0)
-        KEEP_ERRNO(iol_posix_rename(oldpath, newpath, t1, t2));
-    return ret;
+    TIMED_BODY(int, IOL_REAL(rename)(oldpath, newpath), ret == 0,
+               iol_posix_rename(oldpath, newpath, &sp));
 }
 
 /* ------------------------------------------------------------ stat family */
 /* Counted for regular files only, as upstream's __xstat wrappers do. */
-#define STAT_BODY(call, path, fd, mode_expr)                        \
-    if (!iol_on())                                                  \
-        return call;                                                \
-    double t1 = iol_wtime();                                        \
-    int ret = call;                                                 \
-    double t2 = iol_wtime();                                        \
-    if (ret == 0 && S_ISREG(mode_expr))                             \
-        KEEP_ERRNO(iol_posix_stat(path, fd, t1, t2));               \
-    return ret
+#define STAT_BODY(call, path, fd, mode_expr) \
+    TIMED_BODY(int, call, ret == 0 && S_ISREG(mode_expr), iol_posix_stat(path, fd, &sp))
 
 int stat(const char *p, struct stat *st) { STAT_BODY(IOL_REAL(stat)(p, st), p, -1, st->st_mode); }
 int lstat(const char *p, struct stat *st) { STAT_BODY(IOL_REAL(lstat)(p, st), p, -1, st->st_mode); }
@@ -453,7 +353,7 @@ int statx(int dirfd, const char *p, int flags, unsigned int mask, struct statx *
 #define MMAP_BODY(call)                                             \
     void *ret = call;                                               \
     if (ret != MAP_FAILED && fd >= 0 && !(flags & MAP_ANONYMOUS) && iol_on()) \
-        KEEP_ERRNO(iol_posix_mmap(fd));                             \
+        iol_posix_mmap(fd);                                         \
     return ret
 
 void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
@@ -470,7 +370,7 @@ void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t off)
 #define AIO_SUBMIT(call, cb)                                        \
     int ret = call;                                                 \
     if (ret == 0 && iol_on())                                       \
-        KEEP_ERRNO(iol_posix_aio_submit((cb)->aio_fildes, cb, iol_wtime())); \
+        iol_posix_aio_submit((cb)->aio_fildes, cb, iol_wtime());   \
     return ret
 
 int aio_read(struct aiocb *cb) { AIO_SUBMIT(IOL_REAL(aio_read)(cb), cb); }
@@ -481,13 +381,11 @@ int aio_write64(struct aiocb64 *cb) { AIO_SUBMIT(IOL_REAL(aio_write64)(cb), cb);
 #define LIO_BODY(call)                                              \
     int ret = call;                                                 \
     if (ret == 0 && iol_on()) {                                     \
-        int e_ = errno;                                             \
         double t1 = iol_wtime();                                    \
         for (int i = 0; i < n; i++)                                 \
             if (list[i] && (list[i]->aio_lio_opcode == LIO_READ ||  \
                             list[i]->aio_lio_opcode == LIO_WRITE))  \
                 iol_posix_aio_submit(list[i]->aio_fildes, list[i], t1); \
-        errno = e_;                                                 \
     }                                                               \
     return ret
 
@@ -504,15 +402,11 @@ int lio_listio64(int mode, struct aiocb64 *const list[], int n, struct sigevent 
 #define AIO_RETURN(call, cb)                                                        \
     ssize_t ret = call;                                                             \
     double t1;                                                                      \
-    if (ret >= 0 && iol_on()) {                                                     \
-        int e_ = errno;                                                             \
-        if (iol_posix_aio_take((cb)->aio_fildes, cb, &t1) &&                       \
-            ((cb)->aio_lio_opcode == LIO_WRITE || (cb)->aio_lio_opcode == LIO_READ)) \
-            iol_posix_io((cb)->aio_fildes, (cb)->aio_lio_opcode == LIO_WRITE,       \
-                         (cb)->aio_offset, 1, ret, UNALIGNED((cb)->aio_buf), t1,    \
-                         iol_wtime());                                              \
-        errno = e_;                                                                 \
-    }                                                                               \
+    if (ret >= 0 && iol_on() && iol_posix_aio_take((cb)->aio_fildes, cb, &t1) &&   \
+        ((cb)->aio_lio_opcode == LIO_WRITE || (cb)->aio_lio_opcode == LIO_READ))     \
+        iol_posix_io_at((cb)->aio_fildes, (cb)->aio_lio_opcode == LIO_WRITE,        \
+                        (cb)->aio_offset, ret, (uintptr_t)(cb)->aio_buf, t1,         \
+                        iol_wtime());                                               \
     return ret
 
 ssize_t aio_return(struct aiocb *cb) { AIO_RETURN(IOL_REAL(aio_return)(cb), cb); }

@@ -1,75 +1,71 @@
 /* STDIO module (id 9, record version 2): counters of runtime spec section 2.2.
- * Streams map to records through a small open-addressing table keyed by FILE*. */
+ * Streams map to records through the table of stdio.h (keyed by FILE*).
+ *
+ * errno: as in posix.c, the stream paths (read, write, flush, seek, close) call
+ * nothing that can set errno once the module is active; first use and the name
+ * paths (fopen, fdopen) save it. */
 #include "stdio.h"
 
+#include <errno.h>
 #include <string.h>
 
-#include "../core/stats.h"
+#include "../core/hash.h"
 #include "modules.h"
 
-#define NSTREAMS 4096
-#define TOMB 0xffffffffu
+#define NSTREAMS IOL_STDIO_NSTREAMS
+#define TOMB IOL_STDIO_TOMB
 
-typedef struct stream_ent {
-    FILE *fp;
-    uint32_t rec;            /* index + 1; 0 empty; TOMB removed */
-} stream_ent;
-
-static stream_ent *streams;
-static iol_heatmap *heatmap;
+iol_stdio_state iol_stdio_st;
 static uint64_t std_ids[3];
 
-static size_t stream_hash(const FILE *fp) { return ((uintptr_t)fp >> 4) & (NSTREAMS - 1); }
+/* Seconds since init of the span's two readings. */
+#define T1(sp) iol_ts_sec(&(sp)->a, iol_stdio_st.t0_ns)
+#define T2(sp) iol_ts_sec(&(sp)->b, iol_stdio_st.t0_ns)
 
-static stdio_rec *by_stream(iol_module *m, FILE *fp, stdio_aux **aux)
+static inline size_t stream_hash(const FILE *fp) { return ((uintptr_t)fp >> 4) & (NSTREAMS - 1); }
+
+/* The rest of iol_stdio_find_in's linear probe (lock held). */
+iol_stdio_stream *iol_stdio_find_probe(iol_stdio_stream *t, FILE *fp)
 {
-    if (!streams)
-        return NULL;
     for (size_t s = stream_hash(fp), k = 0; k < NSTREAMS; s = (s + 1) & (NSTREAMS - 1), k++) {
-        if (streams[s].rec == 0)
+        if (t[s].fp == fp && t[s].a != TOMB && t[s].a)
+            return &t[s];
+        if (!t[s].a)
             return NULL;
-        if (streams[s].rec != TOMB && streams[s].fp == fp) {
-            *aux = (stdio_aux *)m->aux + (streams[s].rec - 1);
-            return (stdio_rec *)m->recs + (streams[s].rec - 1);
-        }
     }
     return NULL;
 }
 
-static void unmap_stream(FILE *fp)
-{
-    for (size_t s = stream_hash(fp), k = 0; streams && k < NSTREAMS; s = (s + 1) & (NSTREAMS - 1), k++) {
-        if (streams[s].rec == 0)
-            return;
-        if (streams[s].rec != TOMB && streams[s].fp == fp) {
-            streams[s].rec = TOMB;
-            return;
-        }
-    }
-}
-
 /* Newest mapping wins: an old entry for the same FILE* is replaced. */
-static void map_stream(iol_module *m, FILE *fp, stdio_rec *r)
+static void map_stream(FILE *fp, stdio_aux *a)
 {
-    unmap_stream(fp);
-    for (size_t s = stream_hash(fp), k = 0; streams && k < NSTREAMS; s = (s + 1) & (NSTREAMS - 1), k++)
-        if (streams[s].rec == 0 || streams[s].rec == TOMB) {
-            streams[s].fp = fp;
-            streams[s].rec = (uint32_t)(iol_rec_index(m, r) + 1);
+    iol_stdio_stream *old = iol_stdio_find(fp);
+    if (old) {
+        old->a = a;
+        return;
+    }
+    iol_stdio_stream *t = iol_stdio_st.streams;
+    for (size_t s = stream_hash(fp), k = 0; t && k < NSTREAMS; s = (s + 1) & (NSTREAMS - 1), k++)
+        if (!t[s].a || t[s].a == TOMB) {
+            t[s].fp = fp;
+            t[s].a = a;
             return;
         }
     iol_fail(IOL_FAIL_STREAMS);
 }
 
-static stdio_rec *by_name(iol_module *m, const char *clean, stdio_aux **aux)
+/* The record of a cleaned name (lock held), or NULL. */
+static stdio_aux *by_name(iol_module *m, const char *name, uint64_t id)
 {
-    uint64_t id = iol_name_id(clean);
     void *a;
-    stdio_rec *r = iol_rec_find(m, id, &a);
-    if (!r)
-        r = iol_rec_register(m, clean, id, &a);
-    *aux = a;
-    return r;
+    if (!iol_rec_find(m, id, &a) && !iol_rec_register(m, name, id, &a))
+        return NULL;
+    return a;
+}
+
+static void rec_init(iol_module *m, const char *name, void *rec, void *aux)
+{
+    ((stdio_aux *)aux)->rec = rec;
 }
 
 /* The standard streams exist from the start, with one open and no timestamps. */
@@ -77,162 +73,144 @@ static void activate(iol_module *m)
 {
     static const char *const names[3] = {"<STDIN>", "<STDOUT>", "<STDERR>"};
     FILE *const fps[3] = {stdin, stdout, stderr};
-    streams = iol_map(NSTREAMS * sizeof *streams);
-    heatmap = iol_heatmap_register("STDIO");
+    iol_stdio_stream *tab = iol_map(NSTREAMS * sizeof *tab);
+    iol_stdio_st.t0_ns = iol_t0_ns();
+    iol_stdio_st.heatmap = iol_heatmap_register("STDIO");
+    iol_hm_cache_clear(&iol_stdio_st.hm);
+    __atomic_store_n(&iol_stdio_st.streams, tab, __ATOMIC_RELEASE);
     for (int i = 0; i < 3; i++) {
-        stdio_aux *a;
         std_ids[i] = iol_name_id(names[i]);
-        stdio_rec *r = by_name(m, names[i], &a);
-        if (r) {
-            r->c[STDIO_OPENS] = 1;
-            map_stream(m, fps[i], r);
+        stdio_aux *a = by_name(m, names[i], std_ids[i]);
+        if (a) {
+            a->rec->c[STDIO_OPENS] = 1;
+            map_stream(fps[i], a);
         }
     }
 }
 
 static void reset(iol_module *m)
 {
-    iol_unmap(streams, NSTREAMS * sizeof *streams);
-    streams = NULL;
-    heatmap = NULL;
+    iol_unmap(iol_stdio_st.streams, NSTREAMS * sizeof *iol_stdio_st.streams);
+    __atomic_store_n(&iol_stdio_st.streams, NULL, __ATOMIC_RELAXED);
+    iol_stdio_st.heatmap = NULL;
+    iol_hm_cache_clear(&iol_stdio_st.hm);
+}
+
+/* ------------------------------------------------------------ entering */
+static inline iol_module *stdio_mod(void) { return iol_mod(IOL_MOD_STDIO); }
+
+/* Out of line: runs once (or on every call while the module is off). */
+__attribute__((noinline)) void iol_stdio_first_use(void)
+{
+    int e = errno;
+    iol_module *m = stdio_mod();
+    if (iol_mod_enter(m))
+        iol_mod_leave(m);
+    errno = e;
 }
 
 int iol_stdio_stream_name(FILE *fp, char *out, size_t len)
 {
-    iol_module *m = iol_mod(IOL_MOD_STDIO);
-    if (!iol_mod_enter(m))
+    iol_stdio_stream *e = iol_stdio_enter(fp);
+    if (!e)
         return -1;
-    stdio_aux *a;
-    stdio_rec *r = by_stream(m, fp, &a);
-    const char *name = r ? iol_name_of(r->id) : NULL;
+    const char *name = iol_name_of(e->a->rec->id);
     if (name)
         snprintf(out, len, "%s", name);
-    iol_mod_leave(m);
+    iol_mod_leave(stdio_mod());
     return name ? 0 : -1;
 }
 
-static void opened(iol_module *m, FILE *fp, stdio_rec *r, stdio_aux *a, double t1, double t2)
+static void opened(FILE *fp, stdio_aux *a, const iol_span *sp)
 {
-    map_stream(m, fp, r);
+    stdio_rec *r = a->rec;
+    double t1 = T1(sp), t2 = T2(sp);
+    map_stream(fp, a);
     r->c[STDIO_OPENS]++;
     iol_stamp(&r->f[STDIO_F_OPEN_START_TIMESTAMP], &r->f[STDIO_F_OPEN_END_TIMESTAMP], t1, t2);
     iol_time_add(&r->f[STDIO_F_META_TIME], &a->last_meta_end, t1, t2);
 }
 
-void iol_stdio_open(FILE *fp, const char *path, double t1, double t2)
+void iol_stdio_open(FILE *fp, const char *path, const iol_span *sp)
 {
-    char clean[IOL_PATH_LEN];
-    iol_clean_path(path, clean, sizeof clean);
-    iol_module *m = iol_mod(IOL_MOD_STDIO);
-    if (!iol_mod_enter(m))
-        return;
-    stdio_aux *a;
-    stdio_rec *r = by_name(m, clean, &a);
-    if (r) {
-        a->offset = 0;
-        opened(m, fp, r, a, t1, t2);
+    int e = errno;
+    char buf[IOL_PATH_LEN];
+    size_t len;
+    const char *name = iol_path_name(path, buf, &len);
+    uint64_t id = iolens_record_id(name, len);
+    iol_module *m = stdio_mod();
+    if (iol_mod_enter(m)) {
+        stdio_aux *a = by_name(m, name, id);
+        if (a) {
+            a->offset = 0;
+            opened(fp, a, sp);
+        }
+        iol_mod_leave(m);
     }
-    iol_mod_leave(m);
+    errno = e;
 }
 
 /* Recorded only when POSIX tracks the descriptor: the name comes from there. */
-void iol_stdio_fdopen(FILE *fp, int fd, double t1, double t2)
+void iol_stdio_fdopen(FILE *fp, int fd, const iol_span *sp)
 {
+    int e = errno;
     char name[IOL_PATH_LEN];
-    if (iol_posix_fd_name(fd, name, sizeof name) != 0)
-        return;
-    iol_module *m = iol_mod(IOL_MOD_STDIO);
-    if (!iol_mod_enter(m))
-        return;
-    stdio_aux *a;
-    stdio_rec *r = by_name(m, name, &a);
-    if (r) {
-        r->c[STDIO_FDOPENS]++;
-        opened(m, fp, r, a, t1, t2);
+    iol_module *m = stdio_mod();
+    if (iol_posix_fd_name(fd, name, sizeof name) == 0 && iol_mod_enter(m)) {
+        stdio_aux *a = by_name(m, name, iol_name_id(name));
+        if (a) {
+            a->rec->c[STDIO_FDOPENS]++;
+            opened(fp, a, sp);
+        }
+        iol_mod_leave(m);
     }
-    iol_mod_leave(m);
+    errno = e;
 }
 
 /* fclose is split around the real call, as POSIX close is: the FILE* may be
  * handed out again by another thread's fopen as soon as the real fclose frees
  * it, so the mapping goes first and the close is recorded on the remembered
- * record.  Returns the record index + 1, or 0. */
-size_t iol_stdio_close_begin(FILE *fp)
+ * record (its aux, valid while the module is not frozen). */
+uintptr_t iol_stdio_close_begin(FILE *fp)
 {
-    iol_module *m = iol_mod(IOL_MOD_STDIO);
-    if (!iol_mod_enter(m))
+    iol_stdio_stream *e = iol_stdio_enter(fp);
+    if (!e)
         return 0;
-    stdio_aux *a;
-    stdio_rec *r = by_stream(m, fp, &a);
-    size_t idx = r ? iol_rec_index(m, r) + 1 : 0;
-    if (r)
-        unmap_stream(fp);
-    iol_mod_leave(m);
-    return idx;
+    stdio_aux *a = e->a;
+    e->a = TOMB;
+    iol_mod_leave(stdio_mod());
+    return (uintptr_t)a;
 }
 
-void iol_stdio_close_end(size_t idx, double t1, double t2)
+void iol_stdio_close_end(uintptr_t handle, const iol_span *sp)
 {
-    iol_module *m = iol_mod(IOL_MOD_STDIO);
-    if (!idx || !iol_mod_enter(m))
+    iol_module *m = stdio_mod();
+    if (!handle || !iol_mod_enter(m))
         return;
-    stdio_rec *r = (stdio_rec *)m->recs + (idx - 1);
-    stdio_aux *a = (stdio_aux *)m->aux + (idx - 1);
+    stdio_aux *a = (stdio_aux *)handle;
+    stdio_rec *r = a->rec;
+    double t1 = T1(sp), t2 = T2(sp);
     iol_stamp(&r->f[STDIO_F_CLOSE_START_TIMESTAMP], &r->f[STDIO_F_CLOSE_END_TIMESTAMP], t1, t2);
     iol_time_add(&r->f[STDIO_F_META_TIME], &a->last_meta_end, t1, t2);
     iol_mod_leave(m);
 }
 
-void iol_stdio_io(FILE *fp, int kind, int64_t bytes, double t1, double t2)
+void iol_stdio_flush(FILE *fp, const iol_span *sp) { iol_stdio_io(fp, 2, 0, sp); }
+
+void iol_stdio_seek(FILE *fp, int64_t pos, const iol_span *sp)
 {
-    iol_module *m = iol_mod(IOL_MOD_STDIO);
-    if (!iol_mod_enter(m))
+    iol_stdio_stream *e = iol_stdio_enter(fp);
+    if (!e)
         return;
-    stdio_aux *a;
-    stdio_rec *r = by_stream(m, fp, &a);
-    if (!r) {
-        iol_mod_leave(m);
-        return;
-    }
-    int64_t *c = r->c;
-    double *f = r->f;
-    int wr = kind != 0;
-    if (kind == 2)
-        c[STDIO_FLUSHES]++;
-    else
-        c[wr ? STDIO_WRITES : STDIO_READS]++;
-    c[wr ? STDIO_BYTES_WRITTEN : STDIO_BYTES_READ] += bytes;
-    int64_t *maxb = &c[wr ? STDIO_MAX_BYTE_WRITTEN : STDIO_MAX_BYTE_READ];
-    if (a->offset + bytes - 1 > *maxb)
-        *maxb = a->offset + bytes - 1;
-    a->offset += bytes;
-    if (wr) {
-        iol_stamp(&f[STDIO_F_WRITE_START_TIMESTAMP], &f[STDIO_F_WRITE_END_TIMESTAMP], t1, t2);
-        iol_time_add(&f[STDIO_F_WRITE_TIME], &a->last_write_end, t1, t2);
-    } else {
-        iol_stamp(&f[STDIO_F_READ_START_TIMESTAMP], &f[STDIO_F_READ_END_TIMESTAMP], t1, t2);
-        iol_time_add(&f[STDIO_F_READ_TIME], &a->last_read_end, t1, t2);
-    }
-    iol_heatmap_update(heatmap, t1, t2, bytes, wr);
-    iol_mod_leave(m);
+    stdio_aux *a = e->a;
+    a->offset = pos;
+    a->rec->c[STDIO_SEEKS]++;
+    iol_time_add(&a->rec->f[STDIO_F_META_TIME], &a->last_meta_end, T1(sp),
+                 T2(sp));
+    iol_mod_leave(stdio_mod());
 }
 
-void iol_stdio_seek(FILE *fp, int64_t pos, double t1, double t2)
-{
-    iol_module *m = iol_mod(IOL_MOD_STDIO);
-    if (!iol_mod_enter(m))
-        return;
-    stdio_aux *a;
-    stdio_rec *r = by_stream(m, fp, &a);
-    if (r) {
-        a->offset = pos;
-        r->c[STDIO_SEEKS]++;
-        iol_time_add(&r->f[STDIO_F_META_TIME], &a->last_meta_end, t1, t2);
-    }
-    iol_mod_leave(m);
-}
-
-/* The standard streams are dropped unless they were read or written. */
+/* The standard iol_stdio_st.streams are dropped unless they were read or written. */
 static size_t output(iol_module *m, void **payload)
 {
     stdio_rec *recs = (stdio_rec *)m->recs;
@@ -258,6 +236,7 @@ const iol_module_desc iol_stdio_module = {
     .aux_size = sizeof(stdio_aux),
     .default_records = 1024,
     .path_names = 1,
+    .rec_init = rec_init,
     .activate = activate,
     .output = output,
     .reset = reset,

@@ -1,5 +1,6 @@
 /* STDIO wrappers (runtime spec 1.2 and 2.2): time the real call, then record
- * through stdio.c.  The success test of each call is upstream's. */
+ * through stdio.c.  The success test of each call is upstream's.  The record
+ * functions keep errno; the wrappers that call ftell themselves save it. */
 #include <errno.h>
 #include <string.h>
 
@@ -12,19 +13,21 @@
         *ep_ = e_;                         \
     } while (0)
 
-/* Time `call` into `ret` when recording; `on` says whether to record. */
-#define TIMED(type, ret, call)                  \
-    int on = iol_on();                          \
-    double t1 = on ? iol_wtime() : 0;           \
-    type ret = call;                            \
-    double t2 = on ? iol_wtime() : 0
+/* The body of a wrapper: `call` untimed when not recording, else timed into sp
+ * and, when `ok` holds for ret, recorded by `rec`. */
+#define TIMED_BODY(type, call, ok, rec)                             \
+    if (!iol_on())                                                  \
+        return call;                                                \
+    iol_span sp;                                                    \
+    iol_span_begin(&sp);                                            \
+    type ret = call;                                                \
+    iol_span_end(&sp);                                              \
+    if (ok)                                                         \
+        rec;                                                        \
+    return ret
 
 /* ------------------------------------------------------------ open, close */
-#define FOPEN_BODY(call, path)                                      \
-    TIMED(FILE *, ret, call);                                       \
-    if (on && ret)                                                  \
-        KEEP_ERRNO(iol_stdio_open(ret, path, t1, t2));              \
-    return ret
+#define FOPEN_BODY(call, path) TIMED_BODY(FILE *, call, ret, iol_stdio_open(ret, path, &sp))
 
 FILE *fopen(const char *path, const char *mode) { FOPEN_BODY(IOL_REAL(fopen)(path, mode), path); }
 FILE *fopen64(const char *path, const char *mode) { FOPEN_BODY(IOL_REAL(fopen64)(path, mode), path); }
@@ -39,10 +42,7 @@ FILE *freopen64(const char *path, const char *mode, FILE *fp)
 
 FILE *fdopen(int fd, const char *mode)
 {
-    TIMED(FILE *, ret, IOL_REAL(fdopen)(fd, mode));
-    if (on && ret)
-        KEEP_ERRNO(iol_stdio_fdopen(ret, fd, t1, t2));
-    return ret;
+    TIMED_BODY(FILE *, IOL_REAL(fdopen)(fd, mode), ret, iol_stdio_fdopen(ret, fd, &sp));
 }
 
 /* Recorded whatever the real call returns; unmapped first (iol_stdio_close_begin). */
@@ -50,30 +50,21 @@ int fclose(FILE *fp)
 {
     if (!iol_on())
         return IOL_REAL(fclose)(fp);
-    size_t rec;
-    KEEP_ERRNO(rec = iol_stdio_close_begin(fp));
-    double t1 = iol_wtime();
+    uintptr_t rec = iol_stdio_close_begin(fp);
+    iol_span sp;
+    iol_span_begin(&sp);
     int ret = IOL_REAL(fclose)(fp);
-    double t2 = iol_wtime();
+    iol_span_end(&sp);
     if (rec)
-        KEEP_ERRNO(iol_stdio_close_end(rec, t1, t2));
+        iol_stdio_close_end(rec, &sp);
     return ret;
 }
 
-int fflush(FILE *fp)
-{
-    TIMED(int, ret, IOL_REAL(fflush)(fp));
-    if (on && fp && ret >= 0)
-        KEEP_ERRNO(iol_stdio_io(fp, 2, 0, t1, t2));
-    return ret;
-}
+int fflush(FILE *fp) { TIMED_BODY(int, IOL_REAL(fflush)(fp), fp && ret >= 0, iol_stdio_flush(fp, &sp)); }
 
 /* ------------------------------------------------------------ reads */
-#define READ_BODY(type, call, fp, ok, bytes)                        \
-    TIMED(type, ret, call);                                         \
-    if (on && (ok))                                                 \
-        KEEP_ERRNO(iol_stdio_io(fp, 0, (int64_t)(bytes), t1, t2));  \
-    return ret
+#define READ_BODY(type, call, fp, ok, bytes) \
+    TIMED_BODY(type, call, ok, iol_stdio_io(fp, 0, (int64_t)(bytes), &sp))
 
 size_t fread(void *p, size_t size, size_t n, FILE *fp)
 {
@@ -98,15 +89,15 @@ static int do_vfscanf(int (*real)(FILE *, const char *, va_list), FILE *fp, cons
 {
     if (!iol_on())
         return real(fp, fmt, ap);
+    int e = errno;
     long before = ftell(fp);
-    double t1 = iol_wtime();
+    errno = e;
+    iol_span sp;
+    iol_span_begin(&sp);
     int ret = real(fp, fmt, ap);
-    double t2 = iol_wtime();
-    if (ret != 0) {
-        int e = errno;
-        iol_stdio_io(fp, 0, ftell(fp) - before, t1, t2);
-        errno = e;
-    }
+    iol_span_end(&sp);
+    if (ret != 0)
+        KEEP_ERRNO(iol_stdio_io(fp, 0, ftell(fp) - before, &sp));
     return ret;
 }
 
@@ -143,11 +134,8 @@ int __isoc99_fscanf(FILE *fp, const char *fmt, ...)
 }
 
 /* ------------------------------------------------------------ writes */
-#define WRITE_BODY(type, call, fp, ok, bytes)                       \
-    TIMED(type, ret, call);                                         \
-    if (on && (ok))                                                 \
-        KEEP_ERRNO(iol_stdio_io(fp, 1, (int64_t)(bytes), t1, t2));  \
-    return ret
+#define WRITE_BODY(type, call, fp, ok, bytes) \
+    TIMED_BODY(type, call, ok, iol_stdio_io(fp, 1, (int64_t)(bytes), &sp))
 
 size_t fwrite(const void *p, size_t size, size_t n, FILE *fp)
 {
@@ -215,11 +203,8 @@ int __printf_chk(int flag, const char *fmt, ...)
 }
 
 /* ------------------------------------------------------------ seeks */
-#define SEEK_BODY(call, fp)                                         \
-    TIMED(int, ret, call);                                          \
-    if (on && ret >= 0)                                             \
-        KEEP_ERRNO(iol_stdio_seek(fp, ftell(fp), t1, t2));          \
-    return ret
+#define SEEK_BODY(call, fp) \
+    TIMED_BODY(int, call, ret >= 0, KEEP_ERRNO(iol_stdio_seek(fp, ftell(fp), &sp)))
 
 int fseek(FILE *fp, long off, int whence) { SEEK_BODY(IOL_REAL(fseek)(fp, off, whence), fp); }
 int fseeko(FILE *fp, off_t off, int whence) { SEEK_BODY(IOL_REAL(fseeko)(fp, off, whence), fp); }
@@ -229,8 +214,13 @@ int fsetpos64(FILE *fp, const fpos64_t *pos) { SEEK_BODY(IOL_REAL(fsetpos64)(fp,
 
 void rewind(FILE *fp)
 {
-    TIMED(int, unused, (IOL_REAL(rewind)(fp), 0));
-    (void)unused;
-    if (on)
-        KEEP_ERRNO(iol_stdio_seek(fp, 0, t1, t2));
+    if (!iol_on()) {
+        IOL_REAL(rewind)(fp);
+        return;
+    }
+    iol_span sp;
+    iol_span_begin(&sp);
+    IOL_REAL(rewind)(fp);
+    iol_span_end(&sp);
+    iol_stdio_seek(fp, 0, &sp);
 }

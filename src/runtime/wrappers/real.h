@@ -8,6 +8,7 @@
 #define _GNU_SOURCE 1
 #include <aio.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <sys/mman.h>

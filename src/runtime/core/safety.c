@@ -1,0 +1,214 @@
+/* The safety copy (see safety.h for the layout and its contract). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "../wrappers/real.h"
+#include "core_int.h"
+#include "iolens/log.h"
+#include "safety.h"
+
+#ifndef IOLENS_VERSION
+#define IOLENS_VERSION "0.0.0"
+#endif
+
+enum { HDR = 1328, JOB_END = 1328 + 4096, OFF_PARTIAL = 24, OFF_NAMES = 32, OFF_MODS = 48,
+       OFF_VER = 1072 };
+
+static uint8_t *base;            /* the whole mapping; NULL = no safety copy */
+static size_t map_len, names_cap, names_used, pool_off;
+static char path[IOL_PATH_LEN + 512];
+
+static void put64(size_t off, uint64_t v)
+{
+    __atomic_store_n((uint64_t *)(base + off), v, __ATOMIC_RELEASE);
+}
+
+static int64_t job_id(void)
+{
+    return iol_cfg.jobid >= 0 ? iol_cfg.jobid : iol_job_pid;
+}
+
+#define IOL_TMPFS_MAGIC 0x01021994
+
+/* <dir>/<user>_<prog>_id<jobid>-<pid>_mmap-log-<hash>-<rank>.darshan: the pid keeps
+ * the processes of one node apart (without MPI every rank is 0). */
+static void make_path(const char *dir)
+{
+    extern char *program_invocation_short_name;
+    char user[256];
+    if (iol_cfg.username[0])
+        snprintf(user, sizeof user, "%s", iol_cfg.username);
+    else
+        snprintf(user, sizeof user, "%u", (unsigned)geteuid());
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    uint64_t h = iol_hash(host, strlen(host)) ^
+                 ((uint64_t)iol_t0.tv_sec * 1000000u + (uint64_t)iol_t0.tv_nsec / 1000);
+    snprintf(path, sizeof path, "%s/%s_%s_id%lld-%d_mmap-log-%llu-%d.darshan", dir,
+             user, program_invocation_short_name, (long long)job_id(), (int)getpid(),
+             (unsigned long long)(h % 1000000007u), iol_rank);
+}
+
+/* Give the file its size.  On tmpfs (the default /dev/shm) the file stays
+ * sparse: its pages are taken as records are touched, exactly the memory the
+ * anonymous pool would take, and a tmpfs with less than twice the size free is
+ * refused (a page that cannot be had would be SIGBUS in the application).  On a
+ * disk file system the blocks are reserved now (posix_fallocate), for the same
+ * reason.  Returns 0 or an errno value. */
+static int size_file(int fd, size_t len)
+{
+    struct statfs fs;
+    if (fstatfs(fd, &fs) == 0 && fs.f_type == IOL_TMPFS_MAGIC) {
+        struct statvfs v;
+        if (fstatvfs(fd, &v) == 0 && (uint64_t)v.f_bavail * v.f_frsize < 2 * (uint64_t)len)
+            return ENOSPC;
+        return ftruncate(fd, (off_t)len) == 0 ? 0 : errno;
+    }
+    return posix_fallocate(fd, 0, (off_t)len);
+}
+
+static int create_in(const char *dir, int *err)
+{
+    make_path(dir);
+    int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        *err = errno;
+        return -1;
+    }
+    if ((*err = size_file(fd, map_len)) != 0) {
+        close(fd);
+        unlink(path);
+        return -1;
+    }
+    return fd;
+}
+
+uint8_t *iol_safety_open(uint64_t modmem, uint64_t namemem)
+{
+    base = NULL;
+    if (iol_cfg.no_safety || !iol_cfg.mmap_logpath[0])
+        return NULL;
+    long pg = sysconf(_SC_PAGESIZE);
+    names_cap = namemem + 4096;
+    names_used = 0;
+    pool_off = ((JOB_END + names_cap) + (size_t)pg - 1) / (size_t)pg * (size_t)pg;
+    map_len = pool_off + ((modmem + (size_t)pg - 1) / (size_t)pg * (size_t)pg);
+    int err = 0, fd = create_in(iol_cfg.mmap_logpath, &err);
+    if (fd < 0 && strcmp(iol_cfg.mmap_logpath, "/dev/shm") == 0)
+        fd = create_in("/tmp", &err);       /* the default, where /dev/shm is missing */
+    void *p = fd >= 0 ? IOL_REAL(mmap)(NULL, map_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
+                      : MAP_FAILED;
+    if (fd >= 0) {
+        err = errno;
+        close(fd);
+    }
+    if (p == MAP_FAILED) {
+        if (fd >= 0)
+            unlink(path);
+        iol_warn("no safety copy (%s: %s); a crash will lose this process's log", path, strerror(err));
+        return NULL;
+    }
+    base = p;
+    iolens_header h;
+    memset(&h, 0, sizeof h);
+    h.comp_type = IOLENS_COMP_NONE;
+    h.names.off = JOB_END;
+    iolens_header_encode(&h, base);
+    put64(OFF_NAMES, JOB_END);     /* the encoder writes offsets of present regions only */
+    return base + pool_off;
+}
+
+int iol_safety_owns(const void *p)
+{
+    return base && p == base + pool_off;
+}
+
+void iol_safety_job(void)
+{
+    if (!base)
+        return;
+    iolens_job job;
+    iolens_mount mounts[64];
+    memset(&job, 0, sizeof job);
+    job.uid = getuid();
+    job.start_sec = iol_start_abs.tv_sec;
+    job.start_nsec = iol_start_abs.tv_nsec;
+    job.nprocs = iol_nprocs;
+    job.jobid = job_id();
+    int n = snprintf(job.metadata, sizeof job.metadata, "lib_ver=iolens-%s\n", IOLENS_VERSION);
+    if (iol_fork_parent)
+        snprintf(job.metadata + n, sizeof job.metadata - (size_t)n, "fork_parent=%d\n",
+                 (int)iol_fork_parent);
+    job.exe = (char *)iol_exe_string();
+    job.nmounts = iol_mount_count() < 64 ? iol_mount_count() : 64;
+    for (size_t i = 0; i < job.nmounts; i++) {
+        const char *mp, *t;
+        iol_mount_at(i, &mp, &t);
+        mounts[i].path = (char *)mp;
+        mounts[i].fstype = (char *)t;
+    }
+    job.mounts = mounts;
+    void *enc = NULL;
+    size_t len = 0;
+    if (iolens_job_encode(&job, &enc, &len) == 0 && len <= JOB_END - HDR)
+        memcpy(base + HDR, enc, len);
+    free(enc);
+}
+
+void iol_safety_module(int modid, uint32_t version, const void *recs)
+{
+    if (!base || modid < 0 || modid >= IOL_NMODS)
+        return;
+    put64(OFF_MODS + 16 * (size_t)modid, (uint64_t)((const uint8_t *)recs - base));
+    __atomic_store_n((uint32_t *)(base + OFF_VER + 4 * (size_t)modid), version, __ATOMIC_RELEASE);
+}
+
+void iol_safety_region_len(int modid, uint64_t len)
+{
+    if (base)
+        put64(OFF_MODS + 16 * (size_t)modid + 8, len);
+}
+
+void iol_safety_name(uint64_t id, const char *name, size_t len)
+{
+    if (!base || names_used + 8 + len + 1 > names_cap)
+        return;
+    uint8_t *p = base + JOB_END + names_used;
+    memcpy(p, &id, 8);
+    memcpy(p + 8, name, len);
+    p[8 + len] = '\0';
+    names_used += 8 + len + 1;
+    put64(OFF_NAMES + 8, names_used);   /* published after the bytes it covers */
+}
+
+void iol_safety_partial(uint64_t bits)
+{
+    if (base)
+        __atomic_or_fetch((uint64_t *)(base + OFF_PARTIAL), bits, __ATOMIC_RELAXED);
+}
+
+void iol_safety_forget(void)
+{
+    if (base)
+        munmap(base, map_len);
+    base = NULL;
+}
+
+/* The mapping itself is left in place: the process is about to exit or exec
+ * (which unmap it for free), and munmap of a file mapping costs a TLB shootdown
+ * and page-cache teardown (~0.5 ms measured).  Records no longer point into it
+ * (iol_records_detach ran first). */
+void iol_safety_remove(void)
+{
+    if (!base)
+        return;
+    unlink(path);
+    base = NULL;
+}

@@ -1,0 +1,246 @@
+/* Exit paths that bypass the library destructor: termination signals and the
+ * exec family.  Each writes the log normally, then lets the original behaviour
+ * proceed unchanged (the signal kills the process as it would have; exec runs
+ * with the caller's arguments and errno).
+ *
+ * Signal handler contract: writing a log is not async-signal-safe (the writer
+ * allocates and compresses).  The handler therefore writes only when this thread
+ * is not inside the runtime (iol_busy == 0) and the runtime is on; otherwise it
+ * just re-raises, and the safety copy holds the records for `iolens recover`.
+ * A signal that arrives while the application thread holds the allocator's lock
+ * can still block the write: docs/deviations.md (## Recovery) states this. */
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../wrappers/real.h"
+#include "core_int.h"
+#include "safety.h"
+
+/* MPI mode (init.c): the log write is collective, so it cannot run from a
+ * signal handler or in one process about to exec; the safety copy is kept for
+ * `iolens recover` instead. */
+extern int iol_mpi_mode;
+
+static const int SIGS[] = {SIGTERM, SIGINT, SIGHUP};
+#define NSIGS (sizeof SIGS / sizeof SIGS[0])
+#define IOL_NSIG 65
+
+/* taken[s] = 1 while our handler is installed for s.  The application is shown
+ * SIG_DFL instead of it (sigaction/signal below): programs decide things from
+ * the disposition they find at start (Python installs its KeyboardInterrupt
+ * handler only over SIG_DFL), and ours is the default action plus a log. */
+static int taken[IOL_NSIG];
+
+static void set_default(int sig)
+{
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    IOL_REAL(sigaction)(sig, &dfl, NULL);
+    __atomic_store_n(&taken[sig], 0, __ATOMIC_RELEASE);
+}
+
+static void on_term(int sig)
+{
+    int saved = errno;
+    if (!iol_busy && !iol_mpi_mode && __atomic_load_n(&iol_state, __ATOMIC_ACQUIRE) == IOL_ON)
+        iol_core_shutdown(1);
+    /* The default action, as if we had never been here: it is taken when the
+     * handler returns and the signal is unblocked. */
+    set_default(sig);
+    raise(sig);
+    errno = saved;
+}
+
+/* Called once init has succeeded.  Only signals still at their default action
+ * are taken: an ignored signal stays ignored, and a handler installed later by
+ * the application replaces ours (its exit path then reaches the destructor). */
+void iol_signals_install(void)
+{
+    for (size_t i = 0; i < NSIGS; i++) {
+        struct sigaction old, sa;
+        if (IOL_REAL(sigaction)(SIGS[i], NULL, &old) != 0 || (old.sa_flags & SA_SIGINFO) ||
+            old.sa_handler != SIG_DFL)
+            continue;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_term;
+        sigemptyset(&sa.sa_mask);
+        sa.sa_flags = SA_RESTART;
+        if (IOL_REAL(sigaction)(SIGS[i], &sa, NULL) == 0)
+            __atomic_store_n(&taken[SIGS[i]], 1, __ATOMIC_RELEASE);
+    }
+}
+
+static int is_default(const struct sigaction *a)
+{
+    return !(a->sa_flags & SA_SIGINFO) && a->sa_handler == SIG_DFL;
+}
+
+/* While ours is installed: a query reports SIG_DFL; setting SIG_DFL keeps ours
+ * (the same action plus the log); setting anything else replaces it for good. */
+static int virtual_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+    if (act && !is_default(act)) {
+        int rc = IOL_REAL(sigaction)(sig, act, NULL);
+        if (rc != 0)
+            return rc;
+        __atomic_store_n(&taken[sig], 0, __ATOMIC_RELEASE);
+    }
+    if (old) {
+        memset(old, 0, sizeof *old);
+        old->sa_handler = SIG_DFL;
+        sigemptyset(&old->sa_mask);
+    }
+    return 0;
+}
+
+int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+    if (sig > 0 && sig < IOL_NSIG && __atomic_load_n(&taken[sig], __ATOMIC_ACQUIRE))
+        return virtual_sigaction(sig, act, old);
+    return IOL_REAL(sigaction)(sig, act, old);
+}
+
+sighandler_t signal(int sig, sighandler_t handler)
+{
+    if (!(sig > 0 && sig < IOL_NSIG && __atomic_load_n(&taken[sig], __ATOMIC_ACQUIRE)))
+        return IOL_REAL(signal)(sig, handler);
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = handler;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;          /* glibc's signal(): BSD semantics */
+    if (virtual_sigaction(sig, &sa, &old) != 0)
+        return SIG_ERR;
+    return old.sa_handler;
+}
+
+/* ---------------------------------------------------------------- exec */
+
+static int has_records(void)
+{
+    for (size_t i = 0; i < iol_module_ndescs; i++)
+        if (iol_mods[iol_module_descs[i]->id].count)
+            return 1;
+    return 0;
+}
+
+/* Before the image is replaced: write the log if anything was recorded (a fork
+ * child that only execs, as in every shell pipeline, leaves no empty log), and
+ * drop the safety copy otherwise.  If exec then fails, the process goes on
+ * unrecorded.  Never in a vfork child (iol_core_exec_ok), which shares our memory. */
+static void before_exec(void)
+{
+    int saved = errno;
+    if (__atomic_load_n(&iol_state, __ATOMIC_ACQUIRE) == IOL_ON && !iol_busy && !iol_mpi_mode &&
+        iol_core_exec_ok()) {
+        int write = has_records();
+        iol_core_shutdown(write);
+        if (!write)
+            iol_safety_remove();
+    }
+    errno = saved;
+}
+
+int execve(const char *path, char *const argv[], char *const envp[])
+{
+    before_exec();
+    return IOL_REAL(execve)(path, argv, envp);
+}
+
+int execv(const char *path, char *const argv[])
+{
+    before_exec();
+    return IOL_REAL(execv)(path, argv);
+}
+
+int execvp(const char *file, char *const argv[])
+{
+    before_exec();
+    return IOL_REAL(execvp)(file, argv);
+}
+
+int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+    before_exec();
+    return IOL_REAL(execvpe)(file, argv, envp);
+}
+
+int fexecve(int fd, char *const argv[], char *const envp[])
+{
+    before_exec();
+    return IOL_REAL(fexecve)(fd, argv, envp);
+}
+
+/* The execl forms: the argument list, NULL-terminated, copied to the stack.
+ * glibc declares `arg` nonnull, but callers do pass NULL (an empty argv): hide
+ * the value from the optimiser so the test is kept. */
+static inline const char *opaque(const char *p)
+{
+    __asm__("" : "+r"(p));
+    return p;
+}
+
+#define COUNT_ARGS(first, n)                                                    \
+    do {                                                                        \
+        va_list cp;                                                             \
+        va_copy(cp, ap);                                                        \
+        n = 1;                                                                  \
+        if (opaque(first))                                                      \
+            while (va_arg(cp, char *))                                          \
+                n++;                                                            \
+        va_end(cp);                                                             \
+    } while (0)
+
+#define FILL_ARGS(argv, first, n)                                               \
+    do {                                                                        \
+        argv[0] = (char *)(first);                                              \
+        for (size_t k = 1; k < n; k++)                                          \
+            argv[k] = va_arg(ap, char *);                                       \
+        argv[n] = NULL;                                                         \
+        if (opaque(first))                                                      \
+            (void)va_arg(ap, char *);  /* the terminating NULL */               \
+    } while (0)
+
+int execl(const char *path, const char *arg, ...)
+{
+    va_list ap;
+    size_t n;
+    va_start(ap, arg);
+    COUNT_ARGS(arg, n);
+    char *argv[n + 1];
+    FILL_ARGS(argv, arg, n);
+    va_end(ap);
+    before_exec();
+    return IOL_REAL(execv)(path, argv);
+}
+
+int execlp(const char *file, const char *arg, ...)
+{
+    va_list ap;
+    size_t n;
+    va_start(ap, arg);
+    COUNT_ARGS(arg, n);
+    char *argv[n + 1];
+    FILL_ARGS(argv, arg, n);
+    va_end(ap);
+    before_exec();
+    return IOL_REAL(execvp)(file, argv);
+}
+
+int execle(const char *path, const char *arg, ...)
+{
+    va_list ap;
+    size_t n;
+    va_start(ap, arg);
+    COUNT_ARGS(arg, n);
+    char *argv[n + 1];
+    FILL_ARGS(argv, arg, n);
+    char *const *envp = va_arg(ap, char *const *);
+    va_end(ap);
+    before_exec();
+    return IOL_REAL(execve)(path, argv, envp);
+}

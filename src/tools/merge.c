@@ -1,0 +1,384 @@
+/* `iolens merge`: the logs of one job's processes (finished logs or safety
+ * copies, e.g. the workers of a Python multiprocessing pool) into one log.
+ *
+ * Job: the first input's, with start = earliest, end = latest, nprocs = number of
+ * single-process inputs plus the largest nprocs of the MPI inputs (the ranks of
+ * one MPI job, e.g. its recovered safety copies).  Each single-process input (nprocs 1) becomes rank <input index>, so its
+ * records stay apart; MPI inputs keep their ranks.  Records of a file that every
+ * input has (per module) are combined into one shared record (rank -1) with the
+ * counter tables' combine rules (src/format/combine.c), as an MPI job's shared
+ * files are; --no-reduce keeps them apart.  Counter modules are merged record by
+ * record; HEATMAP and other regions are concatenated with their ranks renumbered. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "iolens/counters.h"
+#include "iolens/log.h"
+#include "recover.h"
+#include "tools.h"
+
+typedef struct input {
+    iolens_log *log;
+    const char *path;
+    int64_t rank_as;       /* -2: keep the stored ranks */
+} input;
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: iolens merge -o OUT [--no-reduce] LOG...\n"
+                 "Merge the logs (or safety copies) of one job's processes into one log.\n"
+                 "  -o, --output OUT  the merged log (must not exist)\n"
+                 "  --no-reduce       keep every process's records of shared files\n");
+}
+
+static int add_names(iolens_writer *w, input *in, size_t n)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < n; i++)
+        total += iolens_log_name_count(in[i].log);
+    uint64_t *seen = calloc(total + 1, 8);
+    size_t nseen = 0;
+    int rc = seen ? 0 : IOLENS_E_NOMEM;
+    for (size_t i = 0; !rc && i < n; i++)
+        for (size_t k = 0; !rc && k < iolens_log_name_count(in[i].log); k++) {
+            uint64_t id;
+            const char *name;
+            if (iolens_log_name_at(in[i].log, k, &id, &name) != 0)
+                continue;
+            int dup = 0;   /* names are few (NAMEMEM-bounded per input): a linear scan */
+            for (size_t s = 0; s < nseen && !dup; s++)
+                dup = seen[s] == id;
+            if (dup)
+                continue;
+            seen[nseen++] = id;
+            rc = iolens_writer_add_name(w, id, name);
+        }
+    free(seen);
+    return rc;
+}
+
+static int idle_std(uint64_t id, const int64_t *ints)
+{
+    static uint64_t ids[3];
+    if (!ids[0]) {
+        ids[0] = iolens_record_id("<STDIN>", 7);
+        ids[1] = iolens_record_id("<STDOUT>", 8);
+        ids[2] = iolens_record_id("<STDERR>", 8);
+    }
+    return (id == ids[0] || id == ids[1] || id == ids[2]) && ints[STDIO_READS] == 0 &&
+           ints[STDIO_WRITES] == 0;
+}
+
+/* All inputs' records of one counter module, ranks assigned. */
+typedef struct pool {
+    size_t count, n_int, n_flt, cap;
+    uint64_t *id;
+    int64_t *rank;
+    int *src;
+    int64_t *ints;
+    double *flts;
+} pool;
+
+static int pool_add(pool *p, const iolens_records *r, size_t i, int64_t rank, int src)
+{
+    if (p->count == p->cap) {
+        size_t c = p->cap ? 2 * p->cap : 64;
+        uint64_t *id = realloc(p->id, c * 8);
+        if (id) p->id = id;
+        int64_t *rk = realloc(p->rank, c * 8);
+        if (rk) p->rank = rk;
+        int *s = realloc(p->src, c * sizeof *s);
+        if (s) p->src = s;
+        int64_t *ints = realloc(p->ints, c * p->n_int * 8 + 8);
+        if (ints) p->ints = ints;
+        double *flts = realloc(p->flts, c * p->n_flt * 8 + 8);
+        if (flts) p->flts = flts;
+        if (!id || !rk || !s || !ints || !flts)
+            return IOLENS_E_NOMEM;
+        p->cap = c;
+    }
+    size_t k = p->count++;
+    p->id[k] = r->id[i];
+    p->rank[k] = rank;
+    p->src[k] = src;
+    memcpy(p->ints + k * p->n_int, r->ints + i * r->n_int, p->n_int * 8);
+    memcpy(p->flts + k * p->n_flt, r->flts + i * r->n_flt, p->n_flt * 8);
+    return 0;
+}
+
+static void pool_free(pool *p)
+{
+    free(p->id), free(p->rank), free(p->src), free(p->ints), free(p->flts);
+}
+
+static int put_pool(iolens_writer *w, int module, uint32_t ver, pool *p, const char *take)
+{
+    iolens_records r;
+    memset(&r, 0, sizeof r);
+    r.module = module;
+    r.stored_version = ver;
+    r.n_int = p->n_int;
+    r.n_flt = p->n_flt;
+    r.id = malloc(p->count * 8 + 8);
+    r.rank = malloc(p->count * 8 + 8);
+    r.ints = malloc(p->count * p->n_int * 8 + 8);
+    r.flts = malloc(p->count * p->n_flt * 8 + 8);
+    int rc = (r.id && r.rank && r.ints && r.flts) ? 0 : IOLENS_E_NOMEM;
+    for (int pass = 0; !rc && pass < 2; pass++)      /* shared records first */
+        for (size_t i = 0; i < p->count; i++) {
+            if (!take[i] || (pass == 0) != (p->rank[i] == -1))
+                continue;
+            size_t k = r.count++;
+            r.id[k] = p->id[i];
+            r.rank[k] = p->rank[i];
+            memcpy(r.ints + k * r.n_int, p->ints + i * p->n_int, r.n_int * 8);
+            memcpy(r.flts + k * r.n_flt, p->flts + i * p->n_flt, r.n_flt * 8);
+        }
+    if (!rc && r.count)
+        rc = iolens_writer_put_records(w, &r);
+    free(r.id), free(r.rank), free(r.ints), free(r.flts);
+    return rc;
+}
+
+/* Fold every group of records of one id held by all `nin` inputs into its first
+ * member (rank -1); the others are not taken. */
+static int reduce(int module, pool *p, size_t nin, char *take)
+{
+    size_t *ord = malloc(p->count * sizeof *ord + 8);
+    if (!ord)
+        return IOLENS_E_NOMEM;
+    for (size_t i = 0; i < p->count; i++)
+        ord[i] = i;
+    /* group by id: a stable insertion sort (records are few per log) */
+    for (size_t i = 1; i < p->count; i++)
+        for (size_t j = i; j > 0 && p->id[ord[j - 1]] > p->id[ord[j]]; j--) {
+            size_t t = ord[j];
+            ord[j] = ord[j - 1];
+            ord[j - 1] = t;
+        }
+    int rc = 0;
+    for (size_t a = 0; a < p->count && !rc;) {
+        size_t b = a;
+        while (b < p->count && p->id[ord[b]] == p->id[ord[a]])
+            b++;
+        if (b - a == nin) {            /* one record per input: shared by the whole job */
+            size_t first = ord[a];
+            iolens_combine_acc acc, acc2;
+            rc = iolens_combine_prepare(module, p->rank[first], p->ints + first * p->n_int,
+                                        p->flts + first * p->n_flt, &acc);
+            for (size_t k = a + 1; !rc && k < b; k++) {
+                size_t o = ord[k];
+                rc = iolens_combine_prepare(module, p->rank[o], p->ints + o * p->n_int,
+                                            p->flts + o * p->n_flt, &acc2);
+                if (!rc)
+                    rc = iolens_combine_records(module, p->ints + o * p->n_int,
+                                                p->flts + o * p->n_flt, &acc2,
+                                                p->ints + first * p->n_int,
+                                                p->flts + first * p->n_flt, &acc);
+                take[o] = 0;
+            }
+            if (!rc)
+                rc = iolens_combine_finish(module, p->ints + first * p->n_int,
+                                           p->flts + first * p->n_flt, &acc);
+            p->rank[first] = -1;
+        }
+        a = b;
+    }
+    free(ord);
+    return rc == IOLENS_E_UNSUPPORTED ? 0 : rc;
+}
+
+static int merge_counters(iolens_writer *w, int module, input *in, size_t n, int do_reduce)
+{
+    const iolens_module_info *mi = iolens_module_info_get(module);
+    pool p;
+    memset(&p, 0, sizeof p);
+    p.n_int = mi->n_int;
+    p.n_flt = mi->n_flt;
+    int rc = 0;
+    for (size_t i = 0; !rc && i < n; i++) {
+        iolens_records *r = NULL;
+        if (iolens_log_records(in[i].log, module, &r) != 0 || !r)
+            continue;
+        for (size_t k = 0; !rc && k < r->count; k++) {
+            if (module == IOL_MOD_STDIO && idle_std(r->id[k], r->ints + k * r->n_int))
+                continue;
+            rc = pool_add(&p, r, k, in[i].rank_as >= 0 ? in[i].rank_as : r->rank[k], (int)i);
+        }
+        iolens_records_free(r);
+    }
+    char *take = malloc(p.count + 1);
+    if (!take)
+        rc = IOLENS_E_NOMEM;
+    else
+        memset(take, 1, p.count + 1);
+    if (!rc && do_reduce && n > 1)
+        rc = reduce(module, &p, n, take);
+    if (!rc)
+        rc = put_pool(w, module, mi->version, &p, take);
+    free(take);
+    pool_free(&p);
+    return rc;
+}
+
+/* HEATMAP and anything else: regions concatenated; HEATMAP ranks renumbered. */
+static int merge_raw(iolens_writer *w, int module, input *in, size_t n)
+{
+    size_t total = 0, at = 0;
+    uint32_t ver = 0;
+    for (size_t i = 0; i < n; i++)
+        total += iolens_log_header(in[i].log)->mod[module].len;
+    uint8_t *buf = malloc(total + 1);
+    if (!buf)
+        return IOLENS_E_NOMEM;
+    for (size_t i = 0; i < n; i++) {
+        const void *p;
+        size_t len;
+        if (iolens_log_region(in[i].log, module, &p, &len) != 0 || !len)
+            continue;
+        if (at + len > total) {
+            uint8_t *b = realloc(buf, at + len);
+            if (!b)
+                break;
+            buf = b;
+            total = at + len;
+        }
+        memcpy(buf + at, p, len);
+        if (module == IOL_MOD_HEATMAP && in[i].rank_as >= 0)
+            for (size_t off = 0; off + 48 <= len;) {     /* id, rank, width, nbins, 2 x u64 */
+                int64_t nb;
+                memcpy(buf + at + off + 8, &in[i].rank_as, 8);
+                memcpy(&nb, buf + at + off + 24, 8);
+                off += 48 + (size_t)(nb > 0 ? nb : 0) * 16;
+            }
+        at += len;
+        ver = iolens_log_header(in[i].log)->mod_ver[module];
+    }
+    int rc = at ? iolens_writer_put_region(w, module, ver, buf, at) : 0;
+    free(buf);
+    return rc;
+}
+
+static iolens_job merged_job(input *in, size_t n)
+{
+    iolens_job job = *iolens_log_job(in[0].log);
+    int64_t singles = 0, mpi = 0;    /* MPI inputs are ranks of one job: its nprocs */
+    for (size_t i = 0; i < n; i++) {
+        const iolens_job *j = iolens_log_job(in[i].log);
+        int64_t es = j->end_sec, en = j->end_nsec;
+        struct stat st;
+        if (es == 0 && stat(in[i].path, &st) == 0) {   /* a safety copy: its last write */
+            es = st.st_mtim.tv_sec;
+            en = st.st_mtim.tv_nsec;
+        }
+        if (j->start_sec < job.start_sec || (j->start_sec == job.start_sec && j->start_nsec < job.start_nsec)) {
+            job.start_sec = j->start_sec;
+            job.start_nsec = j->start_nsec;
+        }
+        if (es > job.end_sec || (es == job.end_sec && en > job.end_nsec)) {
+            job.end_sec = es;
+            job.end_nsec = en;
+        }
+        if (in[i].rank_as >= 0)
+            singles++;
+        else if (j->nprocs > mpi)
+            mpi = j->nprocs;
+    }
+    job.nprocs = singles + mpi;
+    size_t l = strlen(job.metadata);
+    snprintf(job.metadata + l, sizeof job.metadata - l, "merged=%zu\n", n);
+    return job;
+}
+
+static int merge(input *in, size_t n, const char *out, int do_reduce, char *err, size_t errlen)
+{
+    iolens_writer *w = NULL;
+    int rc = iolens_writer_open(out, IOLENS_COMP_ZLIB, &w);
+    if (rc) {
+        snprintf(err, errlen, "%s", iolens_strerror(rc));
+        return rc;
+    }
+    iolens_job job = merged_job(in, n);
+    rc = iolens_writer_set_job(w, &job);
+    if (!rc)
+        rc = add_names(w, in, n);
+    uint64_t partial = 0;
+    for (size_t i = 0; i < n; i++)
+        partial |= iolens_log_header(in[i].log)->partial_flag;
+    for (int m = 0; !rc && m < IOL_MAX_MODULES; m++) {
+        int present = 0;
+        for (size_t i = 0; i < n; i++)
+            present |= iolens_log_header(in[i].log)->mod[m].len > 0;
+        const iolens_module_info *mi = iolens_module_info_get(m);
+        if (!present || !mi)
+            continue;
+        rc = mi->kind == IOLENS_KIND_COUNTERS ? merge_counters(w, m, in, n, do_reduce)
+                                              : merge_raw(w, m, in, n);
+    }
+    if (rc) {
+        snprintf(err, errlen, "%s", iolens_writer_error(w));
+        iolens_writer_abort(w);
+        return rc;
+    }
+    iolens_writer_set_partial(w, partial);
+    return iolens_writer_close_err(w, err, errlen);
+}
+
+int iol_cmd_merge(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"output", required_argument, 0, 'o'}, {"no-reduce", no_argument, 0, 'n'},
+        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
+    const char *out = NULL;
+    int do_reduce = 1, c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "o:nh", opts, NULL)) != -1) {
+        if (c == 'o')
+            out = optarg;
+        else if (c == 'n')
+            do_reduce = 0;
+        else {
+            usage(c == 'h' ? stdout : stderr);
+            return c == 'h' ? 0 : 2;
+        }
+    }
+    if (!out || optind >= argc) {
+        usage(stderr);
+        return 2;
+    }
+    size_t n = (size_t)(argc - optind);
+    input *in = calloc(n, sizeof *in);
+    int rc = in ? 0 : 1;
+    char err[512] = "";
+    for (size_t i = 0; !rc && i < n; i++) {
+        in[i].path = argv[optind + (int)i];
+        if (iolens_log_open(in[i].path, &in[i].log, err, sizeof err) != 0) {
+            fprintf(stderr, "iolens merge: %s: %s\n", in[i].path, err);
+            rc = 1;
+            break;
+        }
+        const iolens_job *j = iolens_log_job(in[i].log);
+        in[i].rank_as = j->nprocs <= 1 ? (int64_t)i : -2;
+        if (i && j->jobid != iolens_log_job(in[0].log)->jobid)
+            fprintf(stderr, "iolens merge: warning: %s has job id %lld, %s has %lld\n", in[i].path,
+                    (long long)j->jobid, in[0].path, (long long)iolens_log_job(in[0].log)->jobid);
+    }
+    if (!rc) {
+        struct stat st;
+        if (stat(out, &st) == 0) {
+            fprintf(stderr, "iolens merge: %s exists; not replaced\n", out);
+            rc = 1;
+        } else if (merge(in, n, out, do_reduce, err, sizeof err) != 0) {
+            fprintf(stderr, "iolens merge: %s: %s\n", out, err);
+            remove(out);
+            rc = 1;
+        }
+    }
+    for (size_t i = 0; in && i < n; i++)
+        iolens_log_close(in[i].log);
+    free(in);
+    return rc;
+}

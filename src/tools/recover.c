@@ -1,0 +1,277 @@
+/* `iolens recover`: turn safety copies left by processes that did not finish
+ * (SIGKILL, crash, wall-time kill) into normal zlib logs.
+ *
+ * A safety copy is an uncompressed 3.41 log whose job end time is 0
+ * (docs/recovery.md).  The recovered log takes the file's last modification as
+ * the end time, drops the standard streams nobody read or wrote (as the runtime
+ * does at exit), adds `recovered=1` to the job metadata, and goes to the same
+ * directory a log of the process would have gone to (or --logdir).  The safety
+ * copy is deleted once its log is written, unless --keep. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "iolens/counters.h"
+#include "iolens/log.h"
+#include "recover.h"
+#include "tools.h"
+#ifdef IOLENS_HAVE_RTCONFIG
+#include "options.h"
+#endif
+
+#ifdef IOLENS_HAVE_RTCONFIG
+static void nowarn(const char *fmt, ...) { (void)fmt; }
+#endif
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: iolens recover [--logdir DIR] [--keep] [--force] SAFETY_COPY...\n"
+            "Rewrite safety copies (*_mmap-log-*.darshan, left by processes that were\n"
+            "killed) as normal logs, then delete them.\n"
+            "  --logdir DIR  write the logs here (default: the configured log directory)\n"
+            "  --keep        keep the safety copies\n"
+            "  --force       also recover copies whose process still seems to run\n");
+}
+
+int iol_is_safety_copy(iolens_log *log)
+{
+    const iolens_header *h = iolens_log_header(log);
+    const iolens_job *j = iolens_log_job(log);
+    return h && j && h->comp_type == IOLENS_COMP_NONE && j->end_sec == 0;
+}
+
+/* The pid in "..._id<jobid>-<pid>_mmap-log-..." or -1. */
+static long name_pid(const char *path)
+{
+    const char *b = strrchr(path, '/');
+    b = b ? b + 1 : path;
+    const char *m = strstr(b, "_mmap-log-");
+    if (!m)
+        return -1;
+    const char *p = m;
+    while (p > b && p[-1] >= '0' && p[-1] <= '9')
+        p--;
+    return (p < m && p > b && p[-1] == '-') ? strtol(p, NULL, 10) : -1;
+}
+
+/* Alive, and not a zombie (a killed job's processes can stay unreaped for a
+ * while, e.g. in a container whose init does not reap). */
+static int running(long pid)
+{
+    if (pid <= 0 || kill((pid_t)pid, 0) != 0)
+        return 0;
+    char path[64], buf[256];
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 1;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const char *p = strrchr(buf, ')');    /* "pid (comm) S ..." */
+    return !(p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X'));
+}
+
+/* The standard streams the runtime would have dropped at exit. */
+static int idle_std_stream(const uint8_t *rec, size_t n_int)
+{
+    static uint64_t ids[3];
+    if (!ids[0]) {
+        ids[0] = iolens_record_id("<STDIN>", 7);
+        ids[1] = iolens_record_id("<STDOUT>", 8);
+        ids[2] = iolens_record_id("<STDERR>", 8);
+    }
+    uint64_t id;
+    int64_t rd, wr;
+    memcpy(&id, rec, 8);
+    if (id != ids[0] && id != ids[1] && id != ids[2])
+        return 0;
+    memcpy(&rd, rec + 16 + 8 * STDIO_READS, 8);
+    memcpy(&wr, rec + 16 + 8 * STDIO_WRITES, 8);
+    (void)n_int;
+    return rd == 0 && wr == 0;
+}
+
+static int put_stdio(iolens_writer *w, uint32_t ver, const uint8_t *p, size_t len)
+{
+    const iolens_module_info *mi = iolens_module_info_get(IOL_MOD_STDIO);
+    size_t rs = 16 + 8 * (mi->n_int + mi->n_flt);
+    uint8_t *out = malloc(len ? len : 1);
+    if (!out)
+        return IOLENS_E_NOMEM;
+    size_t k = 0;
+    for (size_t off = 0; off + rs <= len; off += rs)
+        if (!idle_std_stream(p + off, mi->n_int)) {
+            memcpy(out + k, p + off, rs);
+            k += rs;
+        }
+    int rc = k ? iolens_writer_put_region(w, IOL_MOD_STDIO, ver, out, k) : 0;
+    free(out);
+    return rc;
+}
+
+int iol_write_recovered(iolens_log *log, const char *out, const iolens_job *job,
+                        char *err, size_t errlen)
+{
+    const iolens_header *h = iolens_log_header(log);
+    iolens_writer *w = NULL;
+    int rc = iolens_writer_open(out, IOLENS_COMP_ZLIB, &w);
+    if (rc) {
+        snprintf(err, errlen, "%s: %s", out, iolens_strerror(rc));
+        return rc;
+    }
+    rc = iolens_writer_set_job(w, job);
+    for (size_t i = 0; !rc && i < iolens_log_name_count(log); i++) {
+        uint64_t id;
+        const char *name;
+        if (iolens_log_name_at(log, i, &id, &name) == 0)
+            rc = iolens_writer_add_name(w, id, name);
+    }
+    for (int m = 0; !rc && m < IOL_MAX_MODULES; m++) {
+        const void *p;
+        size_t len;
+        if (!h->mod[m].len || iolens_log_region(log, m, &p, &len) != 0 || !len)
+            continue;
+        rc = m == IOL_MOD_STDIO ? put_stdio(w, h->mod_ver[m], p, len)
+                                : iolens_writer_put_region(w, m, h->mod_ver[m], p, len);
+    }
+    if (rc) {
+        snprintf(err, errlen, "%s: %s", out, iolens_writer_error(w));
+        iolens_writer_abort(w);
+        return rc;
+    }
+    iolens_writer_set_partial(w, h->partial_flag);
+    return iolens_writer_close_err(w, err, errlen);
+}
+
+/* <prefix>_<M>-<D>-<secs>-<hash>_recovered.darshan in `dir`, where prefix is the
+ * copy's "<user>_<prog>_id<jobid>-<pid>". */
+static void out_name(const char *in, const iolens_job *job, const char *dir, char *out, size_t len)
+{
+    const char *b = strrchr(in, '/');
+    b = b ? b + 1 : in;
+    const char *m = strstr(b, "_mmap-log-");
+    int plen = m ? (int)(m - b) : (int)strcspn(b, ".");
+    struct tm tm;
+    time_t t = (time_t)job->start_sec;
+    localtime_r(&t, &tm);
+    unsigned long long hash = iolens_record_id(b, strlen(b)) % 1000000007ull;
+    snprintf(out, len, "%s/%.*s_%d-%d-%d-%llu_recovered.darshan", dir, plen, b, tm.tm_mon + 1,
+             tm.tm_mday, tm.tm_hour * 3600 + tm.tm_min * 60 + tm.tm_sec, hash);
+}
+
+static int log_dir_for(const iolens_job *job, const char *given, char *dir, size_t len)
+{
+    if (given) {
+        snprintf(dir, len, "%s", given);
+        return 0;
+    }
+#ifdef IOLENS_HAVE_RTCONFIG
+    static iol_config cfg;
+    static int loaded;
+    if (!loaded) {
+        iol_config_load(&cfg, getenv, nowarn);
+        loaded = 1;
+    }
+    int configured = 0;
+    if (iol_log_dir(&cfg, (time_t)job->start_sec, dir, len, getenv, &configured) == 0) {
+        if (!configured)
+            iol_mkdirs(dir, 0700);
+        return 0;
+    }
+#endif
+    snprintf(dir, len, ".");
+    return 0;
+}
+
+/* Recover one copy; 0 = done (or nothing to do), 1 = failed. */
+static int recover_one(const char *in, const char *logdir, int keep, int force)
+{
+    long pid = name_pid(in);
+    if (!force && running(pid)) {
+        fprintf(stderr, "iolens recover: %s: process %ld is still running (use --force)\n", in, pid);
+        return 1;
+    }
+    char err[512] = "";
+    iolens_log *log = NULL;
+    int rc = iolens_log_open(in, &log, err, sizeof err);
+    if (rc) {
+        fprintf(stderr, "iolens recover: %s: %s\n", in, err[0] ? err : iolens_strerror(rc));
+        return 1;
+    }
+    if (!iol_is_safety_copy(log)) {
+        fprintf(stderr, "iolens recover: %s: not a safety copy (already a finished log)\n", in);
+        iolens_log_close(log);
+        return 1;
+    }
+    iolens_job job = *iolens_log_job(log);
+    struct stat st;
+    if (stat(in, &st) == 0) {
+        job.end_sec = st.st_mtim.tv_sec;
+        job.end_nsec = st.st_mtim.tv_nsec;
+    }
+    if (job.end_sec < job.start_sec) {
+        job.end_sec = job.start_sec;
+        job.end_nsec = job.start_nsec;
+    }
+    size_t n = strlen(job.metadata);
+    snprintf(job.metadata + n, sizeof job.metadata - n, "recovered=1\n");
+    char dir[4096], out[8192], tmp[8300];
+    log_dir_for(&job, logdir, dir, sizeof dir);
+    out_name(in, &job, dir, out, sizeof out);
+    snprintf(tmp, sizeof tmp, "%s.iolens_partial", out);
+    rc = iol_write_recovered(log, tmp, &job, err, sizeof err);
+    iolens_log_close(log);
+    if (rc == 0 && (chmod(tmp, S_IRUSR) != 0 || link(tmp, out) != 0)) {
+        snprintf(err, sizeof err, "%.400s: %s", out, strerror(errno));
+        rc = -1;
+    }
+    unlink(tmp);
+    if (rc) {
+        fprintf(stderr, "iolens recover: %s: %s\n", in, err);
+        return 1;
+    }
+    printf("iolens: recovered %s -> %s\n", in, out);
+    if (!keep)
+        unlink(in);
+    return 0;
+}
+
+int iol_cmd_recover(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"logdir", required_argument, 0, 'd'}, {"keep", no_argument, 0, 'k'},
+        {"force", no_argument, 0, 'f'},        {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
+    const char *logdir = NULL;
+    int keep = 0, force = 0, c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "d:kfh", opts, NULL)) != -1) {
+        if (c == 'd')
+            logdir = optarg;
+        else if (c == 'k')
+            keep = 1;
+        else if (c == 'f')
+            force = 1;
+        else {
+            usage(c == 'h' ? stdout : stderr);
+            return c == 'h' ? 0 : 2;
+        }
+    }
+    if (optind >= argc) {
+        usage(stderr);
+        return 2;
+    }
+    int failed = 0;
+    for (int i = optind; i < argc; i++)
+        failed |= recover_one(argv[i], logdir, keep, force);
+    return failed;
+}

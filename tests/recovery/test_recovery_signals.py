@@ -1,0 +1,66 @@
+"""The runtime's SIGTERM/SIGINT/SIGHUP handlers must not change what the program
+sees or does: it is shown SIG_DFL, Python still installs KeyboardInterrupt, a
+handler the program installs replaces ours, SIG_DFL set by the program keeps the
+log, and an ignored signal stays ignored."""
+import subprocess
+import textwrap
+
+from recovery_helpers import counters, dirs, env_for, logs, safety_copies
+from test_recovery_jobs import PY
+
+
+def run_py(runtime, tmp_path, code):
+    """Run `code` from a file (a newline in the command line would end up in the
+    log's exe string)."""
+    logdir, mmapdir = dirs(tmp_path)
+    script = tmp_path / "script.py"
+    script.write_text(textwrap.dedent(code))
+    r = subprocess.run([PY, str(script)], env=env_for(runtime, logdir, mmapdir),
+                       capture_output=True, text=True, timeout=60)
+    return r, logdir, mmapdir
+
+
+def test_python_sees_default_and_keeps_keyboardinterrupt(runtime, tool, tmp_path):
+    r, logdir, mmapdir = run_py(runtime, tmp_path, f"""
+        import signal
+        print(signal.getsignal(signal.SIGTERM) == signal.SIG_DFL,
+              signal.getsignal(signal.SIGHUP) == signal.SIG_DFL)
+        try:
+            signal.raise_signal(signal.SIGINT)
+        except KeyboardInterrupt:
+            print("KeyboardInterrupt")
+        with open("{tmp_path}/f", "w") as f:
+            f.write("x" * 10)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)   # explicit default keeps the log
+        signal.raise_signal(signal.SIGTERM)
+        print("not reached")
+        """)
+    assert r.returncode == -15
+    assert r.stdout.split("\n")[:2] == ["True True", "KeyboardInterrupt"]
+    assert safety_copies(mmapdir) == [] and len(logs(logdir)) == 1
+    recs, _ = counters(tool, logs(logdir)[0])
+    assert recs[("POSIX", f"{tmp_path}/f", 0)]["POSIX_BYTES_WRITTEN"] == 10
+
+
+def test_program_handler_replaces_ours(runtime, tool, tmp_path):
+    r, logdir, mmapdir = run_py(runtime, tmp_path, """
+        import os, signal, sys
+        def h(sig, frame):
+            print("handled", sig)
+            sys.exit(7)
+        old = signal.signal(signal.SIGTERM, h)
+        print(old == signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)
+        """)
+    assert r.returncode == 7 and r.stdout.split("\n")[:2] == ["True", "handled 15"]
+    assert safety_copies(mmapdir) == [] and len(logs(logdir)) == 1
+
+
+def test_ignored_signal_stays_ignored(runtime, tool, tmp_path):
+    logdir, mmapdir = dirs(tmp_path)
+    r = subprocess.run(["/bin/sh", "-c", "trap '' TERM; exec " + PY + " -c "
+                        "'import os,signal; os.kill(os.getpid(), signal.SIGTERM); print(\"alive\")'"],
+                       env=env_for(runtime, logdir, mmapdir), capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode == 0 and r.stdout.strip() == "alive"
+    assert safety_copies(mmapdir) == []
