@@ -143,7 +143,7 @@ def main() -> None:
                 secs, rss, status, cpu = results[what][-1]
                 print(f"# run {rep + 1}: {what}: {secs:.2f} s (cpu {cpu:.2f} s), {rss:,.0f} MiB, "
                       f"{status}, load {os.getloadavg()[0]:.1f}", flush=True)
-    print("| what | log | wall time (s) | CPU time (s) | peak RSS (MiB) | status | runs (s) |")
+    print("| what | log | wall time (s) | CPU time (s) | peak RSS (MiB) | runs (s) | status |")
     print("|---|---|---:|---:|---:|---|---|")
     for what, log, cmd, cap_bytes in plan:
         runs = results[what]
@@ -152,7 +152,7 @@ def main() -> None:
         cpu = statistics.median(r[3] for r in runs)
         status = "; ".join(sorted({r[2] for r in runs}))
         each = " ".join(f"{r[0]:.1f}" for r in runs)
-        print(f"| {what} | {log.name} | {secs:.1f} | {cpu:.1f} | {rss:,.0f} | {status} | {each} |",
+        print(f"| {what} | {log.name} | {secs:.1f} | {cpu:.1f} | {rss:,.0f} | {each} | {status} |",
               flush=True)
 
 

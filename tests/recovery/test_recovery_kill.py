@@ -114,3 +114,55 @@ def test_recover_refuses_running_and_finished(runtime, tool, probe, tmp_path):
     assert safety_copies(mmapdir) == [] and len(logs(logdir)) == 1     # SIGTERM wrote the log
     r = subprocess.run([str(tool), "recover", str(logs(logdir)[0])], capture_output=True, text=True)
     assert r.returncode == 1 and "not a safety copy" in r.stderr
+
+
+def expected_after_ops(d):
+    """Counters after the first d operations of killprobe's sequence returned."""
+    n = {"w": 0, "r": 0, "f": 0, "o": 0}
+    i = 0
+    while d > 0:
+        for op in ["w", "r", "f"] + (["o", "c"] if i % 5 == 4 else []):
+            if d == 0:
+                break
+            d -= 1
+            if op in n:
+                n[op] += 1
+        i += 1
+    return {"a": {"POSIX_WRITES": n["w"], "POSIX_BYTES_WRITTEN": 100 * n["w"],
+                  "POSIX_READS": n["r"], "POSIX_BYTES_READ": 50 * n["r"]},
+            "b": {"STDIO_WRITES": n["f"], "STDIO_BYTES_WRITTEN": 10 * n["f"]},
+            "c": {"POSIX_OPENS": n["o"]}}
+
+
+ASYNC = [round(random.Random(SEED + 1).uniform(0.05, 0.6), 3) for _ in range(5)]
+
+
+@pytest.mark.parametrize("delay", ASYNC, ids=[f"after-{d}s" for d in ASYNC])
+def test_external_sigkill_at_random_time(runtime, tool, probe, tmp_path, delay):
+    """SIGKILL from outside at a seeded random moment.  The program counts the
+    operations that returned (in a mapped file); the recovered counters must be
+    exactly those, give or take the one operation that was in flight (recorded
+    by the runtime, not yet returned to the program)."""
+    import signal
+    import time
+    logdir, mmapdir = dirs(tmp_path)
+    data = tmp_path / "data"
+    data.mkdir()
+    prog = tmp_path / "progress"
+    prog.write_bytes(b"\0" * 8)
+    p = subprocess.Popen([str(probe), str(data), "1000000000", "-1", "none", str(prog)],
+                         env=env_for(runtime, logdir, mmapdir))
+    while int.from_bytes(prog.read_bytes(), "little") == 0 and p.poll() is None:
+        time.sleep(0.005)
+    time.sleep(delay)
+    p.send_signal(signal.SIGKILL)
+    assert p.wait() == -9
+    done = int.from_bytes(prog.read_bytes(), "little")
+    recover(tool, safety_copies(mmapdir), logdir)
+    recs, _ = counters(tool, logs(logdir)[0])
+    got = {}
+    for f, mod in (("a", "POSIX"), ("b", "STDIO"), ("c", "POSIX")):
+        r = by_file(recs, mod, str(data / f))
+        got[f] = {c: (r[0][c] if r else 0) for c in expected_after_ops(0)[f]}
+    assert got in (expected_after_ops(done), expected_after_ops(done + 1)), \
+        f"seed {SEED}, killed after {delay}s, {done} operations returned: {got}"

@@ -2,6 +2,7 @@
 `mpiexec` taking the job down after MPI_Abort.  No process writes a log; each
 leaves its safety copy, and `iolens recover` + `iolens merge` give one log with
 every process's completed I/O (and the common file reduced to one record)."""
+import subprocess
 import sys
 from pathlib import Path
 
@@ -20,6 +21,8 @@ def mpi():
     rt = find_mpi_runtime("openmpi")
     if rt is None:
         pytest.skip("libiolens-mpi.so for Open MPI not built (-DIOLENS_WITH_MPI=ON)")
+    if b"_mmap-log-" not in Path(rt).read_bytes():
+        pytest.skip(f"{rt} was built before the safety copy existed: rebuild it")
     return Mpi("openmpi", rt)
 
 
@@ -38,11 +41,9 @@ def test_mpi_job_killed_then_recovered(mpi, tool, tmp_path, how):
     recover(tool, copies, logdir)
     rec = logs(logdir)
     assert len(rec) == 4 and safety_copies(mmapdir) == []
-    for p in rec:                                   # each rank's own file, complete
-        recs, head = counters(tool, p)
-        assert head["nprocs"] == "4"
+    for p in rec:
+        assert counters(tool, p)[1]["nprocs"] == "4"
     out = tmp_path / "job.darshan"
-    import subprocess
     m = subprocess.run([str(tool), "merge", "-o", str(out)] + [str(p) for p in rec],
                        capture_output=True, text=True)
     assert m.returncode == 0, m.stderr

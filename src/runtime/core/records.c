@@ -182,11 +182,14 @@ void iol_records_detach(void)
     uint8_t *copy = iol_map(pool_size);
     if (!copy)
         return;                       /* outputs then edit the file; still readable */
-    memcpy(copy, pool, pool_used);
-    for (size_t i = 0; i < iol_module_ndescs; i++) {
+    for (size_t i = 0; i < iol_module_ndescs; i++) {   /* the records in use, not the
+                                                         reservations (untouched pages) */
         iol_module *m = &iol_mods[iol_module_descs[i]->id];
-        if (m->recs)
-            m->recs = copy + (m->recs - pool);
+        if (!m->recs)
+            continue;
+        uint8_t *to = copy + (m->recs - pool);
+        memcpy(to, m->recs, m->count * m->d->rec_size);
+        m->recs = to;
     }
     pool = copy;
 }

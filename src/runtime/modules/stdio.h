@@ -58,6 +58,7 @@ extern iol_stdio_state iol_stdio_st __attribute__((visibility("hidden")));
 /* First use from a stream path: activate (as any call does), keeping errno. */
 void iol_stdio_first_use(void);
 
+/* The whole linear probe, from fp's home slot (stdio.c; lock held). */
 iol_stdio_stream *iol_stdio_find_probe(iol_stdio_stream *t, FILE *fp);
 
 /* The table slot of fp in table t (lock held), or NULL.  Inline: the first probe,
