@@ -129,6 +129,11 @@ int iolens_log_name_at(const iolens_log *log, size_t i, uint64_t *id, const char
 /* Decompressed payload of a module region (all streams concatenated), as stored
  * (writer byte order, stored version).  Owned by the log; valid until close. */
 int iolens_log_region(iolens_log *log, int module, const void **payload, size_t *len);
+/* Hand the decompressed payload of a module region to the caller, who must free()
+ * it; the log forgets it.  Lets a reader keep one copy of a large region. */
+int iolens_log_region_take(iolens_log *log, int module, void **payload, size_t *len);
+/* Drop the cached payload of a module region (it is decompressed again if needed). */
+void iolens_log_region_release(iolens_log *log, int module);
 
 /* Counter-kind modules and MDHIM: all records, in file order, as row-major arrays.
  * ints[i*n_int + k] is counter k of record i; flts likewise. */

@@ -12,11 +12,6 @@
 #include <stdint.h>
 #include "iolens/log.h"
 
-/* libiolens-log region ownership (src/format/region.c; not in log.h yet): take
- * the decompressed payload of a module (free() it), or drop the log's copy. */
-int iolens_log_region_take(iolens_log *log, int module, void **payload, size_t *len);
-void iolens_log_region_release(iolens_log *log, int module);
-
 /* ---- errors (core_errors.c) */
 int iol_py_errors_init(PyObject *module);
 /* Raise the exception class mapped to `status` with `detail` (or the status

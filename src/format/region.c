@@ -66,8 +66,7 @@ int iolens_log_region(iolens_log *log, int module, const void **payload, size_t 
 /* Hand the decompressed payload of `module` over to the caller, who frees it with
  * free(); the log forgets it (a later iolens_log_region decompresses again).  Lets
  * a reader that views the payload directly, or that has decoded it, avoid keeping
- * a second copy alive.  Not yet in iolens/log.h: declared by its users. */
-int iolens_log_region_take(iolens_log *log, int module, void **payload, size_t *len);
+ * a second copy alive. */
 int iolens_log_region_take(iolens_log *log, int module, void **payload, size_t *len)
 {
     const void *p;
@@ -91,7 +90,6 @@ int iolens_log_region_take(iolens_log *log, int module, void **payload, size_t *
 }
 
 /* Free the cached payload of `module`, if any (after decoding it). */
-void iolens_log_region_release(iolens_log *log, int module);
 void iolens_log_region_release(iolens_log *log, int module)
 {
     if (!log || module < 0 || module >= IOL_MAX_MODULES || log->region[module].state != 1)

@@ -15,6 +15,7 @@
 #ifndef IOLENS_RUNTIME_RT_H
 #define IOLENS_RUNTIME_RT_H
 
+#include <errno.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -40,7 +41,11 @@ static inline int iol_on(void)
     if (__builtin_expect(s == IOL_ON, 1))
         return !iol_busy;
     if (s == IOL_UNINIT && !iol_busy) {
+        /* Init does I/O of its own; a successful wrapped call must leave errno
+         * exactly as it was, so init must not change it. */
+        int saved_errno = errno;
         iol_core_init_lazy();
+        errno = saved_errno;
         return __atomic_load_n(&iol_state, __ATOMIC_ACQUIRE) == IOL_ON;
     }
     return 0;
@@ -198,7 +203,9 @@ static inline void iol_heatmap_update(iol_heatmap *h, double t1, double t2, int6
         return;
     if (__builtin_expect(t2 < h->limit, 1)) {
         long b1 = (long)(t1 * h->inv_width), b2 = (long)(t2 * h->inv_width);
-        if (__builtin_expect(b1 == b2 && b2 < IOL_HEATMAP_BINS, 1)) {
+        /* Unsigned compare: a clock stepped back gives a negative bin, which
+         * must take the slow path (it clamps) and never index bins[-1]. */
+        if (__builtin_expect(b1 == b2 && (unsigned long)b2 < IOL_HEATMAP_BINS, 1)) {
             (is_write ? h->write_bins : h->read_bins)[b2] += bytes;
             return;
         }
