@@ -36,6 +36,6 @@ python -m pip install -q -r requirements-test.txt
 python -m pip install -q --no-build-isolation -v . > .venv/iolens-build.log 2>&1 || {
   tail -40 .venv/iolens-build.log; exit 1; }
 
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DIOLENS_WITH_MPI=ON >/dev/null
 cmake --build build -j2 >/dev/null
 echo "setup: done (venv: $ROOT/.venv, build tree: $ROOT/build)"

@@ -17,7 +17,15 @@ CC=clang cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug \
 cmake --build build-asan -j2 >/dev/null
 ASAN_OPTIONS=detect_leaks=1 ctest --test-dir build-asan --output-on-failure -j2 || status=1
 
+echo "== MPICH variant of the MPI runtime (build/ holds the Open MPI one)"
+cmake -S . -B build-mpich -G Ninja -DMPI_C_COMPILER=mpicc.mpich -DBUILD_TESTING=OFF >/dev/null
+cmake --build build-mpich -j2 --target iolens-runtime-mpi iolens-runtime-mpi-static iolens >/dev/null
+
 echo "== pytest"
+export IOLENS_BIN=$PWD/build/src/tools/iolens
+export IOLENS_RUNTIME=$PWD/build/src/runtime/libiolens.so
+export IOLENS_MPI_RUNTIME_OPENMPI=$PWD/build/src/runtime/libiolens-mpi.so
+export IOLENS_MPI_RUNTIME_MPICH=$PWD/build-mpich/src/runtime/libiolens-mpi.so
 python -m pytest -q -n 2 -rs tests || status=1
 
 exit $status

@@ -8,8 +8,11 @@
  * is not inside the runtime (iol_busy == 0) and the runtime is on; otherwise it
  * just re-raises, and the safety copy holds the records for `iolens recover`.
  * A signal that arrives while the application thread holds the allocator's lock
- * can still block the write: docs/deviations.md (## Recovery) states this. */
+ * could block the write forever, so a watchdog bounds it: if the write has not
+ * finished after IOL_SIGNAL_WRITE_SECONDS, the signal takes its default action
+ * anyway (same exit status) and the safety copy holds the records. */
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
@@ -43,11 +46,49 @@ static void set_default(int sig)
     __atomic_store_n(&taken[sig], 0, __ATOMIC_RELEASE);
 }
 
+/* Longest a signal-triggered log write may take before the process is let go. */
+#define IOL_SIGNAL_WRITE_SECONDS 10
+
+static volatile sig_atomic_t dying_sig;
+
+/* Take the default action of `sig` now, from inside a handler: it is blocked
+ * while its own handler runs, so unblock it after raising it. */
+static void die_by(int sig)
+{
+    sigset_t set;
+    set_default(sig);
+    raise(sig);
+    sigemptyset(&set);
+    sigaddset(&set, sig);
+    pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+}
+
+/* The watchdog: the log write is stuck (e.g. the signal interrupted malloc). */
+static void on_watchdog(int unused)
+{
+    (void)unused;
+    die_by(dying_sig);
+}
+
+static void arm_watchdog(int sig)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_watchdog;
+    sigemptyset(&sa.sa_mask);
+    dying_sig = sig;
+    if (IOL_REAL(sigaction)(SIGALRM, &sa, NULL) == 0)
+        alarm(IOL_SIGNAL_WRITE_SECONDS);
+}
+
 static void on_term(int sig)
 {
     int saved = errno;
-    if (!iol_busy && !iol_mpi_mode && __atomic_load_n(&iol_state, __ATOMIC_ACQUIRE) == IOL_ON)
+    if (!iol_busy && !iol_mpi_mode && __atomic_load_n(&iol_state, __ATOMIC_ACQUIRE) == IOL_ON) {
+        arm_watchdog(sig);
         iol_core_shutdown(1);
+        alarm(0);
+    }
     /* The default action, as if we had never been here: it is taken when the
      * handler returns and the signal is unblocked. */
     set_default(sig);

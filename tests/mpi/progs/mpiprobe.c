@@ -7,9 +7,6 @@
  *   idle0   process 0 does no I/O; the others write rank-<r>.dat
  *   calls   one call of each MPI-IO category on calls.dat: shared and ordered
  *           pointers, split collectives, nonblocking, set_view with hints, sync
- *   calls-noshared  the same with individual-pointer calls in place of the
- *           shared/ordered ones (Open MPI 4.1's OMPIO hangs on shared file
- *           pointers with oversubscribed processes, with or without iolens)
  * Exits non-zero (after MPI_Abort) on any failed call. */
 #include <fcntl.h>
 #include <mpi.h>
@@ -119,7 +116,7 @@ static void idle0(void)
     check(close(fd) == 0, "close");
 }
 
-static void calls(int shared)
+static void calls(void)
 {
     static char buf[BLOCK];
     MPI_File fh;
@@ -132,13 +129,8 @@ static void calls(int shared)
     MPI_Info_set(info, "cb_nodes", "1");
     check(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", info) == MPI_SUCCESS, "set_view");
     MPI_Info_free(&info);
-    if (shared) {
-        check(MPI_File_write_shared(fh, buf, BLOCK, MPI_BYTE, MPI_STATUS_IGNORE) == MPI_SUCCESS, "write_shared");
-        check(MPI_File_write_ordered(fh, buf, BLOCK, MPI_BYTE, MPI_STATUS_IGNORE) == MPI_SUCCESS, "write_ordered");
-    } else {
-        check(MPI_File_write_at(fh, me, buf, BLOCK, MPI_BYTE, MPI_STATUS_IGNORE) == MPI_SUCCESS, "write_at");
-        check(MPI_File_write_all(fh, buf, BLOCK, MPI_BYTE, MPI_STATUS_IGNORE) == MPI_SUCCESS, "write_all");
-    }
+    check(MPI_File_write_shared(fh, buf, BLOCK, MPI_BYTE, MPI_STATUS_IGNORE) == MPI_SUCCESS, "write_shared");
+    check(MPI_File_write_ordered(fh, buf, BLOCK, MPI_BYTE, MPI_STATUS_IGNORE) == MPI_SUCCESS, "write_ordered");
     check(MPI_File_write_all_begin(fh, buf, BLOCK, MPI_BYTE) == MPI_SUCCESS, "write_all_begin");
     check(MPI_File_write_all_end(fh, buf, MPI_STATUS_IGNORE) == MPI_SUCCESS, "write_all_end");
     check(MPI_File_write_at_all_begin(fh, me, buf, BLOCK, MPI_BYTE) == MPI_SUCCESS, "write_at_all_begin");
@@ -147,31 +139,18 @@ static void calls(int shared)
     MPI_Wait(&rq, MPI_STATUS_IGNORE);
     check(MPI_File_iwrite_all(fh, buf, BLOCK, MPI_BYTE, &rq) == MPI_SUCCESS, "iwrite_all");
     MPI_Wait(&rq, MPI_STATUS_IGNORE);
-    if (shared)
-        check(MPI_File_iwrite_shared(fh, buf, BLOCK, MPI_BYTE, &rq) == MPI_SUCCESS, "iwrite_shared");
-    else
-        check(MPI_File_iwrite_at(fh, me, buf, BLOCK, MPI_BYTE, &rq) == MPI_SUCCESS, "iwrite_at");
+    check(MPI_File_iwrite_shared(fh, buf, BLOCK, MPI_BYTE, &rq) == MPI_SUCCESS, "iwrite_shared");
     MPI_Wait(&rq, MPI_STATUS_IGNORE);
     check(MPI_File_sync(fh) == MPI_SUCCESS, "sync");
     MPI_Barrier(MPI_COMM_WORLD);
+    check(MPI_File_seek_shared(fh, 0, MPI_SEEK_SET) == MPI_SUCCESS, "seek_shared");
+    check(MPI_File_read_shared(fh, buf, BLOCK, MPI_BYTE, MPI_STATUS_IGNORE) == MPI_SUCCESS, "read_shared");
+    check(MPI_File_read_ordered(fh, buf, BLOCK, MPI_BYTE, MPI_STATUS_IGNORE) == MPI_SUCCESS, "read_ordered");
     check(MPI_File_seek(fh, me, MPI_SEEK_SET) == MPI_SUCCESS, "seek");
-    if (shared) {
-        check(MPI_File_seek_shared(fh, 0, MPI_SEEK_SET) == MPI_SUCCESS, "seek_shared");
-        check(MPI_File_read_shared(fh, buf, BLOCK, MPI_BYTE, MPI_STATUS_IGNORE) == MPI_SUCCESS, "read_shared");
-        check(MPI_File_read_ordered(fh, buf, BLOCK, MPI_BYTE, MPI_STATUS_IGNORE) == MPI_SUCCESS, "read_ordered");
-    } else {
-        check(MPI_File_read_at(fh, me, buf, BLOCK, MPI_BYTE, MPI_STATUS_IGNORE) == MPI_SUCCESS, "read_at");
-        check(MPI_File_read_all(fh, buf, BLOCK, MPI_BYTE, MPI_STATUS_IGNORE) == MPI_SUCCESS, "read_all");
-    }
     check(MPI_File_read_all_begin(fh, buf, BLOCK, MPI_BYTE) == MPI_SUCCESS, "read_all_begin");
     check(MPI_File_read_all_end(fh, buf, MPI_STATUS_IGNORE) == MPI_SUCCESS, "read_all_end");
-    if (shared) {
-        check(MPI_File_read_ordered_begin(fh, buf, BLOCK, MPI_BYTE) == MPI_SUCCESS, "read_ordered_begin");
-        check(MPI_File_read_ordered_end(fh, buf, MPI_STATUS_IGNORE) == MPI_SUCCESS, "read_ordered_end");
-    } else {
-        check(MPI_File_read_at_all_begin(fh, me, buf, BLOCK, MPI_BYTE) == MPI_SUCCESS, "read_at_all_begin");
-        check(MPI_File_read_at_all_end(fh, buf, MPI_STATUS_IGNORE) == MPI_SUCCESS, "read_at_all_end");
-    }
+    check(MPI_File_read_ordered_begin(fh, buf, BLOCK, MPI_BYTE) == MPI_SUCCESS, "read_ordered_begin");
+    check(MPI_File_read_ordered_end(fh, buf, MPI_STATUS_IGNORE) == MPI_SUCCESS, "read_ordered_end");
     check(MPI_File_iread(fh, buf, BLOCK, MPI_BYTE, &rq) == MPI_SUCCESS, "iread");
     MPI_Wait(&rq, MPI_STATUS_IGNORE);
     check(MPI_File_iread_at_all(fh, me, buf, BLOCK, MPI_BYTE, &rq) == MPI_SUCCESS, "iread_at_all");
@@ -208,8 +187,8 @@ int main(int argc, char **argv)
         split();
     else if (strcmp(mode, "idle0") == 0)
         idle0();
-    else if (strcmp(mode, "calls") == 0 || strcmp(mode, "calls-noshared") == 0)
-        calls(strcmp(mode, "calls") == 0);
+    else if (strcmp(mode, "calls") == 0)
+        calls();
     else
         check(0, "mode");
     MPI_Finalize();
