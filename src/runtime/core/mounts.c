@@ -91,7 +91,10 @@ static void sort_by_length(void)
     }
 }
 
-/* /proc/self/cmdline with NULs turned into spaces, the last one included. */
+/* /proc/self/cmdline with NULs turned into spaces, the last one included.
+ * Newlines inside arguments (`python -c` with a multi-line script) become spaces
+ * too: in the log, a newline starts the mount table, so one left in the command
+ * line makes every reader reject the log. */
 static void read_cmdline(void)
 {
     int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
@@ -108,7 +111,7 @@ static void read_cmdline(void)
     }
     int truncated = (n == EXE_LEN);
     for (ssize_t i = 0; i < n; i++)
-        if (exe[i] == '\0')
+        if (exe[i] == '\0' || exe[i] == '\n')
             exe[i] = ' ';
     exe[n] = '\0';
     if (truncated)
