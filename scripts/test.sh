@@ -21,6 +21,11 @@ echo "== MPICH variant of the MPI runtime (build/ holds the Open MPI one)"
 cmake -S . -B build-mpich -G Ninja -DMPI_C_COMPILER=mpicc.mpich -DBUILD_TESTING=OFF >/dev/null
 cmake --build build-mpich -j2 --target iolens-runtime-mpi iolens-runtime-mpi-static iolens >/dev/null
 
+echo "== ThreadSanitizer build of the runtime (tests/runtime/test_runtime_tsan.py)"
+cmake -S . -B build-tsan -G Ninja -DIOLENS_SANITIZE=thread -DBUILD_TESTING=OFF -DIOLENS_WITH_MPI=OFF >/dev/null
+cmake --build build-tsan -j2 --target iolens-runtime >/dev/null
+export IOLENS_TSAN_RUNTIME=$PWD/build-tsan/src/runtime/libiolens.so
+
 echo "== pytest"
 export IOLENS_BIN=$PWD/build/src/tools/iolens
 export IOLENS_RUNTIME=$PWD/build/src/runtime/libiolens.so

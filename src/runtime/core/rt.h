@@ -34,21 +34,15 @@ extern __thread int iol_busy __attribute__((tls_model("initial-exec")));
 void iol_core_init_lazy(void);
 void iol_core_shutdown(int write_log);
 
-/* Should a wrapper record this call?  Fast path: one load and one TLS load. */
-static inline int iol_on(void)
+/* Should a wrapper record this call?  Fast path: one load and one TLS load; the
+ * rest (lazy init, off, busy) is out of line (records.c), so that it costs the
+ * wrappers neither instructions nor saved registers. */
+int iol_on_slow(void);
+static inline __attribute__((always_inline)) int iol_on(void)
 {
-    int s = __atomic_load_n(&iol_state, __ATOMIC_ACQUIRE);
-    if (__builtin_expect(s == IOL_ON, 1))
-        return !iol_busy;
-    if (s == IOL_UNINIT && !iol_busy) {
-        /* Init does I/O of its own; a successful wrapped call must leave errno
-         * exactly as it was, so init must not change it. */
-        int saved_errno = errno;
-        iol_core_init_lazy();
-        errno = saved_errno;
-        return __atomic_load_n(&iol_state, __ATOMIC_ACQUIRE) == IOL_ON;
-    }
-    return 0;
+    if (__builtin_expect(__atomic_load_n(&iol_state, __ATOMIC_ACQUIRE) == IOL_ON && !iol_busy, 1))
+        return 1;
+    return iol_on_slow();
 }
 
 /* ------------------------------------------------------------ clock */

@@ -115,6 +115,10 @@ void iol_signals_install(void)
     }
 }
 
+/* Not in ThreadSanitizer builds of the runtime: TSan installs its own handlers
+ * through the next `sigaction` in its init, before it can run instrumented code
+ * such as these wrappers.  Dispositions are then shown as they really are. */
+#ifndef __SANITIZE_THREAD__
 static int is_default(const struct sigaction *a)
 {
     return !(a->sa_flags & SA_SIGINFO) && a->sa_handler == SIG_DFL;
@@ -158,6 +162,7 @@ sighandler_t signal(int sig, sighandler_t handler)
         return SIG_ERR;
     return old.sa_handler;
 }
+#endif
 
 /* ---------------------------------------------------------------- exec */
 

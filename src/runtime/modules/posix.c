@@ -127,17 +127,25 @@ const char *iol_posix_at_path(int dirfd, const char *path, char *buf, size_t len
 }
 
 /* ------------------------------------------------------------ events */
-static inline void meta(posix_aux *a, double t1, double t2)
+/* Metadata time of an op, from its readings in nanoseconds since init. */
+static inline void meta_ns(posix_aux *a, int64_t d1, int64_t d2)
 {
-    iol_time_add(&a->rec->f[POSIX_F_META_TIME], &a->last_meta_end, t1, t2);
+    iol_time_add_ns(&a->rec->f[POSIX_F_META_TIME], &a->last_meta_end_ns, d1, d2);
+}
+static inline void meta(posix_aux *a, const iol_span *sp)
+{
+    int64_t t0 = iol_posix_st.t0_ns;
+    meta_ns(a, iol_ts_ns(&sp->a, t0), iol_ts_ns(&sp->b, t0));
 }
 
-static void opened(posix_aux *a, double t1, double t2)
+static void opened(posix_aux *a, const iol_span *sp)
 {
     posix_rec *r = a->rec;
+    int64_t t0 = iol_posix_st.t0_ns, d1 = iol_ts_ns(&sp->a, t0), d2 = iol_ts_ns(&sp->b, t0);
     r->c[POSIX_OPENS]++;
-    iol_stamp(&r->f[POSIX_F_OPEN_START_TIMESTAMP], &r->f[POSIX_F_OPEN_END_TIMESTAMP], t1, t2);
-    meta(a, t1, t2);
+    iol_stamp(&r->f[POSIX_F_OPEN_START_TIMESTAMP], &r->f[POSIX_F_OPEN_END_TIMESTAMP],
+              iol_ns_sec(d1), iol_ns_sec(d2));
+    meta_ns(a, d1, d2);
 }
 
 void iol_posix_open(int fd, const char *path, int mode, const iol_span *sp)
@@ -155,7 +163,7 @@ void iol_posix_open(int fd, const char *path, int mode, const iol_span *sp)
             a->offset = a->last_byte_read = a->last_byte_written = 0;
             if (mode)
                 a->rec->c[POSIX_MODE] = mode;
-            opened(a, T1(sp), T2(sp));
+            opened(a, sp);
         }
         iol_mod_leave(m);
     }
@@ -169,7 +177,7 @@ void iol_posix_dup(int oldfd, int newfd, const iol_span *sp)
         return;
     map_fd(newfd, a);
     a->rec->c[POSIX_DUPS]++;
-    opened(a, T1(sp), T2(sp));
+    opened(a, sp);
     iol_mod_leave(posix_mod());
 }
 
@@ -183,7 +191,7 @@ void iol_posix_fileno(FILE *fp, int fd, const iol_span *sp)
         if (a) {
             map_fd(fd, a);
             a->rec->c[POSIX_FILENOS]++;
-            opened(a, T1(sp), T2(sp));
+            opened(a, sp);
         }
         iol_mod_leave(m);
     }
@@ -249,10 +257,11 @@ void iol_posix_close_end(uintptr_t handle, const iol_span *sp)
         return;
     posix_aux *a = (posix_aux *)handle;
     posix_rec *r = a->rec;
-    double t1 = T1(sp), t2 = T2(sp);
+    int64_t t0 = iol_posix_st.t0_ns, d1 = iol_ts_ns(&sp->a, t0), d2 = iol_ts_ns(&sp->b, t0);
     a->last_byte_read = a->last_byte_written = 0;
-    iol_stamp(&r->f[POSIX_F_CLOSE_START_TIMESTAMP], &r->f[POSIX_F_CLOSE_END_TIMESTAMP], t1, t2);
-    meta(a, t1, t2);
+    iol_stamp(&r->f[POSIX_F_CLOSE_START_TIMESTAMP], &r->f[POSIX_F_CLOSE_END_TIMESTAMP],
+              iol_ns_sec(d1), iol_ns_sec(d2));
+    meta_ns(a, d1, d2);
     iol_mod_leave(m);
 }
 
@@ -264,7 +273,7 @@ void iol_posix_stat(const char *path, int fd, const iol_span *sp)
         if (!a)
             return;
         a->rec->c[POSIX_STATS]++;
-        meta(a, T1(sp), T2(sp));
+        meta(a, sp);
         iol_mod_leave(posix_mod());
         return;
     }
@@ -278,7 +287,7 @@ void iol_posix_stat(const char *path, int fd, const iol_span *sp)
         posix_aux *a = by_name(m, name, id);
         if (a) {
             a->rec->c[POSIX_STATS]++;
-            meta(a, T1(sp), T2(sp));
+            meta(a, sp);
         }
         iol_mod_leave(m);
     }
@@ -308,7 +317,7 @@ void iol_posix_rename(const char *oldpath, const char *newpath, const iol_span *
         if (iol_rec_find(m, oid, &oa)) {
             posix_aux *src = oa, *dst;
             src->rec->c[POSIX_RENAME_SOURCES]++;
-            meta(src, T1(sp), T2(sp));
+            meta(src, sp);
             if ((dst = by_name(m, n, nid)) != NULL) {
                 dst->rec->c[POSIX_RENAME_TARGETS]++;
                 if (dst->rec->c[POSIX_RENAMED_FROM] == 0)

@@ -26,7 +26,8 @@ typedef struct posix_aux {
     int64_t file_mask;       /* FILE_ALIGNMENT - 1 if a power of two, 0 if <= 0,
                                 -1 otherwise (then the remainder is computed) */
     int last_io;             /* 0 none, 1 read, 2 write */
-    double last_meta_end, last_read_end, last_write_end;
+    int64_t last_meta_end_ns;   /* iol_time_add_ns */
+    double last_read_end, last_write_end;
     iol_cv access, stride;
 } posix_aux;
 
@@ -92,19 +93,24 @@ static inline int iol_posix_misaligned(int64_t x, int64_t mask, int64_t align)
 static inline __attribute__((always_inline)) posix_aux *iol_posix_enter_fd(int fd)
 {
     iol_module *m = iol_mod(IOL_MOD_POSIX);
-    /* The table, once set (after fdcap), stays until a fork child resets the module. */
+    /* The table, once set (after fdcap), stays until a fork child resets the module.
+     * It is set by activate, which runs after the module's state became 1: with a
+     * table, the module exists and is active unless frozen (checked under the lock),
+     * so iol_mod_enter's other tests are not needed here. */
     posix_aux **tab = __atomic_load_n(&iol_posix_st.fdtab, __ATOMIC_ACQUIRE);
     if (__builtin_expect(tab == NULL, 0)) {
         iol_posix_first_use();
         tab = __atomic_load_n(&iol_posix_st.fdtab, __ATOMIC_ACQUIRE);
+        if (!tab)
+            return NULL;
     }
-    if (!iol_mod_enter(m))
+    if ((unsigned)fd >= iol_posix_st.fdcap || !iol_trylock_own(&m->lock))
         return NULL;
-    posix_aux *a = tab && (unsigned)fd < iol_posix_st.fdcap
-                       ? __atomic_load_n(&tab[fd], __ATOMIC_RELAXED)
-                       : NULL;
-    if (!a)
+    posix_aux *a = __atomic_load_n(&tab[fd], __ATOMIC_RELAXED);
+    if (__builtin_expect(a == NULL || m->state != 1 || m->frozen, 0)) {
         iol_mod_leave(m);
+        return NULL;
+    }
     return a;
 }
 
@@ -178,10 +184,11 @@ static inline __attribute__((always_inline)) void iol_posix_seek(int fd, int64_t
     if (!a)
         return;
     int64_t t0 = iol_posix_st.t0_ns;
+    posix_rec *r = a->rec;
     a->offset = pos;
-    a->rec->c[POSIX_SEEKS]++;
-    iol_time_add(&a->rec->f[POSIX_F_META_TIME], &a->last_meta_end, iol_ts_sec(&sp->a, t0),
-                 iol_ts_sec(&sp->b, t0));
+    r->c[POSIX_SEEKS]++;
+    iol_time_add_ns(&r->f[POSIX_F_META_TIME], &a->last_meta_end_ns, iol_ts_ns(&sp->a, t0),
+                    iol_ts_ns(&sp->b, t0));
     iol_mod_leave(iol_mod(IOL_MOD_POSIX));
 }
 

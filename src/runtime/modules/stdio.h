@@ -81,15 +81,22 @@ static inline iol_stdio_stream *iol_stdio_find(FILE *fp)
 static inline __attribute__((always_inline)) iol_stdio_stream *iol_stdio_enter(FILE *fp)
 {
     iol_module *m = iol_mod(IOL_MOD_STDIO);
-    /* The table, once set, stays until a fork child resets the module. */
+    /* The table, once set, stays until a fork child resets the module.  It is set
+     * by activate, after the module's state became 1: with a table, the module
+     * exists and is active unless frozen (checked under the lock), so
+     * iol_mod_enter's other tests are not needed here. */
     iol_stdio_stream *t = __atomic_load_n(&iol_stdio_st.streams, __ATOMIC_ACQUIRE);
     if (__builtin_expect(t == NULL, 0)) {
         iol_stdio_first_use();
         t = __atomic_load_n(&iol_stdio_st.streams, __ATOMIC_ACQUIRE);
+        if (!t)
+            return NULL;
     }
-    if (!iol_mod_enter(m))
+    if (!iol_trylock_own(&m->lock))
         return NULL;
-    iol_stdio_stream *e = t ? iol_stdio_find_in(t, fp) : NULL;
+    iol_stdio_stream *e = NULL;
+    if (__builtin_expect(m->state == 1 && !m->frozen, 1))
+        e = iol_stdio_find_in(t, fp);
     if (!e)
         iol_mod_leave(m);
     return e;

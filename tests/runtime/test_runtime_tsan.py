@@ -1,0 +1,46 @@
+"""The threaded workloads run clean under ThreadSanitizer, with exact counts.
+
+Needs a ThreadSanitizer build of the runtime, named by IOLENS_TSAN_RUNTIME
+(scripts/test.sh builds one in build-tsan/); skipped, saying so, without it."""
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from rt_helpers import logs_in, run_under
+
+HERE = Path(__file__).resolve().parent
+
+
+@pytest.fixture(scope="module")
+def tsan_setup(tmp_path_factory):
+    lib = os.environ.get("IOLENS_TSAN_RUNTIME")
+    if not lib or not Path(lib).exists():
+        pytest.skip("no ThreadSanitizer runtime build: set IOLENS_TSAN_RUNTIME (scripts/test.sh does)")
+    libtsan = subprocess.run(["gcc", "-print-file-name=libtsan.so"], capture_output=True,
+                             text=True).stdout.strip()
+    if not Path(libtsan).exists():
+        pytest.skip("gcc has no libtsan.so")
+    exe = tmp_path_factory.mktemp("tsan") / "rtprobe"
+    subprocess.run(["cc", "-O1", "-g", "-pthread", "-fsanitize=thread", "-o", str(exe),
+                    str(HERE / "progs" / "rtprobe.c")], check=True)
+    # The TSan runtime must come first: it has to be set up before our wrappers run.
+    return f"{libtsan} {lib}", exe
+
+
+@pytest.mark.parametrize("mode,threads", [("threads", "8"), ("sthreads", "8")])
+def test_threads_clean_under_tsan(tsan_setup, tool, tmp_path, mode, threads):
+    preload, exe = tsan_setup
+    r = run_under(preload, [exe, mode, tmp_path, threads], tmp_path / "logs", check=False,
+                  extra_env={"TSAN_OPTIONS": "halt_on_error=0 exitcode=66"})
+    assert "ThreadSanitizer" not in r.stderr, r.stderr[-3000:]
+    assert r.returncode == 0, r.stderr[-2000:]
+    logs = [p for p in logs_in(tmp_path / "logs") if "rtprobe" in p.name]
+    assert len(logs) == 1
+    text = subprocess.run([str(tool), "parse", str(logs[0])], capture_output=True, text=True)
+    assert text.returncode == 0, text.stderr
+    if mode == "threads":
+        writes = [l.split("\t") for l in text.stdout.splitlines()
+                  if l.startswith("POSIX\t") and "\tPOSIX_WRITES\t" in l]
+        assert sum(int(f[4]) for f in writes) == 8 * 200 + 8 * 200   # shared + per-thread files
