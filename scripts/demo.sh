@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The main job: set everything up, run a sample MPI program (4 processes, Open MPI)
-# with the iolens runtime preloaded, show its log as darshan-parser would, and
+# The main job: set everything up, run a small serial program under `iolens run`
+# and show its log, then run a sample MPI program (4 processes, Open MPI) with the
+# iolens runtime preloaded, show its log as darshan-parser would, and
 # write its HTML and PDF report.  Everything goes to demo-out/ (or IOLENS_DEMO_DIR).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -8,8 +9,16 @@ scripts/setup.sh
 . .venv/bin/activate
 
 OUT=${IOLENS_DEMO_DIR:-$PWD/demo-out}
-rm -rf "$OUT" && mkdir -p "$OUT/data" "$OUT/logs"
+rm -rf "$OUT" && mkdir -p "$OUT/data" "$OUT/logs" "$OUT/logs-serial"
+cc -O2 -o "$OUT/sample_io" examples/sample_io.c
 mpicc -O2 -o "$OUT/sample_mpi" examples/sample_mpi.c
+
+echo "== iolens run -- sample_io (a program without MPI)"
+iolens run --logpath "$OUT/logs-serial" -- "$OUT/sample_io" "$OUT/data"
+slog=$(find "$OUT/logs-serial" -name '*.darshan' | head -n 1)
+[ -n "$slog" ] || { echo "demo: iolens run wrote no log" >&2; exit 1; }
+iolens parse "$slog"
+
 RUNTIME=$VIRTUAL_ENV/lib/libiolens-mpi.so
 [ -f "$RUNTIME" ] || RUNTIME=$PWD/build/src/runtime/libiolens-mpi.so
 if [ "$(id -u)" = 0 ]; then   # Open MPI refuses to run as root unless told

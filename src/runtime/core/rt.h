@@ -26,7 +26,7 @@
 
 /* ------------------------------------------------------------ lifecycle */
 enum iol_state { IOL_UNINIT = 0, IOL_ON = 1, IOL_OFF = 2, IOL_STOPPING = 3 };
-extern int iol_state;
+extern int iol_state __attribute__((visibility("hidden")));
 /* Per-thread guard: non-zero while the runtime itself does I/O (init, log write),
  * so that its own calls are passed through unrecorded. */
 extern __thread int iol_busy __attribute__((tls_model("initial-exec")));
@@ -47,10 +47,35 @@ static inline __attribute__((always_inline)) int iol_on(void)
 
 /* ------------------------------------------------------------ clock */
 extern struct timespec iol_t0;    /* CLOCK_REALTIME at the start of init */
+/* One CLOCK_REALTIME reading, as glibc's clock_gettime takes it but without its
+ * wrapper and PLT: the kernel's vDSO function when there is one (found at init,
+ * records.c), else the system call (as glibc falls back; e.g. under valgrind,
+ * which hides the vDSO).  Other targets call clock_gettime. */
+typedef int (*iol_clock_fn)(clockid_t, struct timespec *);
+extern iol_clock_fn iol_vdso_clock_gettime __attribute__((visibility("hidden")));
+void iol_clock_setup(void);
+static inline __attribute__((always_inline)) void iol_clock(struct timespec *ts)
+{
+#if defined(__x86_64__) && defined(__linux__)
+    iol_clock_fn f = iol_vdso_clock_gettime;
+    if (__builtin_expect(f != NULL, 1)) {
+        f(CLOCK_REALTIME, ts);
+        return;
+    }
+    long ret;
+    __asm__ volatile("syscall"
+                     : "=a"(ret)
+                     : "0"(228L /* SYS_clock_gettime */), "D"((long)CLOCK_REALTIME), "S"(ts)
+                     : "rcx", "r11", "memory");
+    (void)ret;
+#else
+    clock_gettime(CLOCK_REALTIME, ts);
+#endif
+}
 static inline double iol_wtime(void)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
+    iol_clock(&ts);
     return (double)(ts.tv_sec - iol_t0.tv_sec) + (double)(ts.tv_nsec - iol_t0.tv_nsec) * 1e-9;
 }
 
@@ -63,12 +88,19 @@ extern int iol_rank, iol_nprocs;
  * compare-and-swap and one store (a pthread mutex costs ~50 instructions per
  * pair, a third of our budget).  Contended, it spins briefly and then yields, so a
  * preempted holder is not starved on an oversubscribed node.  The owner is the
- * address of the thread's iol_busy, so a signal handler that interrupts a wrapper
- * and calls another one on the same thread is detected (iol_trylock_own returns 0)
+ * thread's identity (iol_self: its thread pointer, or the address of its
+ * iol_busy), so a signal handler that interrupts a wrapper and calls another one
+ * on the same thread is detected (iol_trylock_own returns 0)
  * instead of deadlocking.  Zero = unlocked. */
 typedef uintptr_t iol_lock_t;
 void iol_lock_slow(iol_lock_t *l, uintptr_t me);
+#if defined(__x86_64__) && !defined(__clang__) && __GNUC__ >= 11
+/* The thread pointer (one instruction; &iol_busy is it plus an offset read from
+ * the GOT): as unique per thread as the address of iol_busy. */
+static inline uintptr_t iol_self(void) { return (uintptr_t)__builtin_thread_pointer(); }
+#else
 static inline uintptr_t iol_self(void) { return (uintptr_t)&iol_busy; }
+#endif
 /* 1 = locked by us now; 0 = we already hold it (re-entered from a signal handler). */
 static inline int iol_trylock_own(iol_lock_t *l)
 {
@@ -128,7 +160,7 @@ struct iol_module {
 extern const iol_module_desc *const iol_module_descs[];
 extern const size_t iol_module_ndescs;
 
-extern iol_module iol_mods[64];
+extern iol_module iol_mods[64] __attribute__((visibility("hidden")));
 static inline iol_module *iol_mod(int id) { return &iol_mods[id]; }
 /* First use of a module: reserve its memory (lock held). */
 void iol_mod_activate(iol_module *m);

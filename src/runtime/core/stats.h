@@ -11,7 +11,7 @@
 #include "rt.h"
 
 /* The two clock readings around a real call.  Wrappers keep the raw readings
- * (clock_gettime straight into this struct) and the record step converts them,
+ * (iol_clock straight into this struct) and the record step converts them,
  * so that the wrapper holds nothing live across the real call but one pointer. */
 typedef struct iol_span {
     struct timespec a, b;
@@ -19,11 +19,11 @@ typedef struct iol_span {
 
 static inline __attribute__((always_inline)) void iol_span_begin(iol_span *sp)
 {
-    clock_gettime(CLOCK_REALTIME, &sp->a);
+    iol_clock(&sp->a);
 }
 static inline __attribute__((always_inline)) void iol_span_end(iol_span *sp)
 {
-    clock_gettime(CLOCK_REALTIME, &sp->b);
+    iol_clock(&sp->b);
 }
 /* Seconds since init of a clock reading: whole nanoseconds since iol_t0 (exact in
  * an int64 until 2262), converted once.  t0_ns = iol_t0_ns(), which modules may

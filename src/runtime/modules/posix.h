@@ -104,9 +104,10 @@ static inline __attribute__((always_inline)) posix_aux *iol_posix_enter_fd(int f
         if (!tab)
             return NULL;
     }
-    if ((unsigned)fd >= iol_posix_st.fdcap || !iol_trylock_own(&m->lock))
+    size_t i = (unsigned)fd;
+    if (i >= iol_posix_st.fdcap || !iol_trylock_own(&m->lock))
         return NULL;
-    posix_aux *a = __atomic_load_n(&tab[fd], __ATOMIC_RELAXED);
+    posix_aux *a = __atomic_load_n(&tab[i], __ATOMIC_RELAXED);
     if (__builtin_expect(a == NULL || m->state != 1 || m->frozen, 0)) {
         iol_mod_leave(m);
         return NULL;
