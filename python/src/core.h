@@ -82,4 +82,15 @@ PyObject *iol_py_module_id(PyObject *self, PyObject *arg);
 extern PyTypeObject IolWriter_Type;
 PyObject *iol_py_write_copy(PyObject *self, PyObject *args, PyObject *kwds);
 
+/* d[key] = v, stealing the reference to v; v == NULL (a failed constructor)
+ * is passed through as an error.  Returns 0 or -1 with an exception set. */
+static inline int iol_py_set_item(PyObject *d, const char *key, PyObject *v)
+{
+    if (!v)
+        return -1;
+    int rc = PyDict_SetItemString(d, key, v);
+    Py_DECREF(v);
+    return rc;
+}
+
 #endif

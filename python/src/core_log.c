@@ -215,15 +215,6 @@ static PyObject *region_tuple(iolens_region r)
     return Py_BuildValue("(KK)", (unsigned long long)r.off, (unsigned long long)r.len);
 }
 
-static int set_item(PyObject *d, const char *key, PyObject *v)
-{
-    if (!v)
-        return -1;
-    int rc = PyDict_SetItemString(d, key, v);
-    Py_DECREF(v);
-    return rc;
-}
-
 static PyObject *module_regions(const iolens_header *h)
 {
     PyObject *list = PyList_New(0);
@@ -245,16 +236,16 @@ static PyObject *log_header(IolLogObject *self, PyObject *noargs)
         return NULL;
     const iolens_header *h = iolens_log_header(self->log);
     PyObject *d = PyDict_New();
-    if (!d || set_item(d, "version", decode_text(h->version))
-        || set_item(d, "major", PyLong_FromLong(h->major))
-        || set_item(d, "minor", PyLong_FromLong(h->minor))
-        || set_item(d, "big_endian", PyBool_FromLong(h->big_endian))
-        || set_item(d, "comp_type", PyLong_FromLong(h->comp_type))
-        || set_item(d, "header_size", PyLong_FromSize_t(h->header_size))
-        || set_item(d, "partial_flag", PyLong_FromUnsignedLongLong(h->partial_flag))
-        || set_item(d, "job_region", region_tuple(h->job))
-        || set_item(d, "names_region", region_tuple(h->names))
-        || set_item(d, "modules", module_regions(h))) {
+    if (!d || iol_py_set_item(d, "version", decode_text(h->version))
+        || iol_py_set_item(d, "major", PyLong_FromLong(h->major))
+        || iol_py_set_item(d, "minor", PyLong_FromLong(h->minor))
+        || iol_py_set_item(d, "big_endian", PyBool_FromLong(h->big_endian))
+        || iol_py_set_item(d, "comp_type", PyLong_FromLong(h->comp_type))
+        || iol_py_set_item(d, "header_size", PyLong_FromSize_t(h->header_size))
+        || iol_py_set_item(d, "partial_flag", PyLong_FromUnsignedLongLong(h->partial_flag))
+        || iol_py_set_item(d, "job_region", region_tuple(h->job))
+        || iol_py_set_item(d, "names_region", region_tuple(h->names))
+        || iol_py_set_item(d, "modules", module_regions(h))) {
         Py_XDECREF(d);
         return NULL;
     }
@@ -285,18 +276,18 @@ static PyObject *log_job(IolLogObject *self, PyObject *noargs)
     const iolens_job *j = iolens_log_job(self->log);
     const iolens_header *h = iolens_log_header(self->log);
     PyObject *d = PyDict_New();
-    if (!d || set_item(d, "uid", PyLong_FromLongLong(j->uid))
-        || set_item(d, "start_time_sec", PyLong_FromLongLong(j->start_sec))
-        || set_item(d, "start_time_nsec", PyLong_FromLongLong(j->start_nsec))
-        || set_item(d, "end_time_sec", PyLong_FromLongLong(j->end_sec))
-        || set_item(d, "end_time_nsec", PyLong_FromLongLong(j->end_nsec))
-        || set_item(d, "nprocs", PyLong_FromLongLong(j->nprocs))
-        || set_item(d, "jobid", PyLong_FromLongLong(j->jobid))
-        || set_item(d, "run_time", PyFloat_FromDouble(iolens_job_runtime(j, h->minor)))
-        || set_item(d, "metadata_text", decode_text(j->metadata))
-        || set_item(d, "exe", decode_text(j->exe ? j->exe : ""))
-        || set_item(d, "exe_mounts", decode_text(j->exe_mounts ? j->exe_mounts : ""))
-        || set_item(d, "mounts", mount_list(j))) {
+    if (!d || iol_py_set_item(d, "uid", PyLong_FromLongLong(j->uid))
+        || iol_py_set_item(d, "start_time_sec", PyLong_FromLongLong(j->start_sec))
+        || iol_py_set_item(d, "start_time_nsec", PyLong_FromLongLong(j->start_nsec))
+        || iol_py_set_item(d, "end_time_sec", PyLong_FromLongLong(j->end_sec))
+        || iol_py_set_item(d, "end_time_nsec", PyLong_FromLongLong(j->end_nsec))
+        || iol_py_set_item(d, "nprocs", PyLong_FromLongLong(j->nprocs))
+        || iol_py_set_item(d, "jobid", PyLong_FromLongLong(j->jobid))
+        || iol_py_set_item(d, "run_time", PyFloat_FromDouble(iolens_job_runtime(j, h->minor)))
+        || iol_py_set_item(d, "metadata_text", decode_text(j->metadata))
+        || iol_py_set_item(d, "exe", decode_text(j->exe ? j->exe : ""))
+        || iol_py_set_item(d, "exe_mounts", decode_text(j->exe_mounts ? j->exe_mounts : ""))
+        || iol_py_set_item(d, "mounts", mount_list(j))) {
         Py_XDECREF(d);
         return NULL;
     }

@@ -57,31 +57,22 @@ static PyObject *combine_list(const unsigned char *v, size_t n)
     return str_list(tmp, n);
 }
 
-static int set_item(PyObject *d, const char *key, PyObject *v)
-{
-    if (!v)
-        return -1;
-    int rc = PyDict_SetItemString(d, key, v);
-    Py_DECREF(v);
-    return rc;
-}
-
 static PyObject *module_dict(const iolens_module_info *m)
 {
     int lustre = m->kind == IOLENS_KIND_LUSTRE;
     size_t nc = sizeof lustre_comp_names / sizeof lustre_comp_names[0];
     const char *kind = (m->kind >= 0 && m->kind <= IOLENS_KIND_OPAQUE) ? kind_names[m->kind] : "?";
     PyObject *d = PyDict_New();
-    if (!d || set_item(d, "id", PyLong_FromLong(m->id))
-        || set_item(d, "name", PyUnicode_FromString(m->name))
-        || set_item(d, "version", PyLong_FromUnsignedLong(m->version))
-        || set_item(d, "kind", PyUnicode_FromString(kind))
-        || set_item(d, "int_names", lustre ? str_list(lustre_comp_names, nc) : str_list(m->int_names, m->n_int))
-        || set_item(d, "flt_names", str_list(m->flt_names, m->n_flt))
-        || set_item(d, "int_desc", lustre ? str_list(lustre_comp_desc, nc) : str_list(m->int_desc, m->n_int))
-        || set_item(d, "flt_desc", str_list(m->flt_desc, m->n_flt))
-        || set_item(d, "int_combine", combine_list(lustre ? NULL : m->int_combine, lustre ? nc : m->n_int))
-        || set_item(d, "flt_combine", combine_list(m->flt_combine, m->n_flt))) {
+    if (!d || iol_py_set_item(d, "id", PyLong_FromLong(m->id))
+        || iol_py_set_item(d, "name", PyUnicode_FromString(m->name))
+        || iol_py_set_item(d, "version", PyLong_FromUnsignedLong(m->version))
+        || iol_py_set_item(d, "kind", PyUnicode_FromString(kind))
+        || iol_py_set_item(d, "int_names", lustre ? str_list(lustre_comp_names, nc) : str_list(m->int_names, m->n_int))
+        || iol_py_set_item(d, "flt_names", str_list(m->flt_names, m->n_flt))
+        || iol_py_set_item(d, "int_desc", lustre ? str_list(lustre_comp_desc, nc) : str_list(m->int_desc, m->n_int))
+        || iol_py_set_item(d, "flt_desc", str_list(m->flt_desc, m->n_flt))
+        || iol_py_set_item(d, "int_combine", combine_list(lustre ? NULL : m->int_combine, lustre ? nc : m->n_int))
+        || iol_py_set_item(d, "flt_combine", combine_list(m->flt_combine, m->n_flt))) {
         Py_XDECREF(d);
         return NULL;
     }

@@ -16,6 +16,7 @@
 
 #include "tools.h"
 
+#ifdef IOLENS_HAVE_RTCONFIG
 static void usage(FILE *out)
 {
     fprintf(out, "usage: iolens config --log-path | --mk-log-dirs [DIR] | --dump\n"
@@ -27,7 +28,6 @@ static void usage(FILE *out)
                  "  --post-ld-flags   flags after them\n");
 }
 
-#ifdef IOLENS_HAVE_RTCONFIG
 #include "options.h"
 
 static void warn(const char *fmt, ...)

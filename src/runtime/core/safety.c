@@ -43,10 +43,7 @@ static void make_path(const char *dir)
 {
     extern char *program_invocation_short_name;
     char user[256];
-    if (iol_cfg.username[0])
-        snprintf(user, sizeof user, "%s", iol_cfg.username);
-    else
-        snprintf(user, sizeof user, "%u", (unsigned)geteuid());
+    iol_log_user(user, sizeof user);
     char host[256] = "";
     gethostname(host, sizeof host - 1);
     uint64_t h = iol_hash(host, strlen(host)) ^
