@@ -19,7 +19,7 @@ ASAN_OPTIONS=detect_leaks=1 ctest --test-dir build-asan --output-on-failure -j2 
 
 echo "== MPICH variant of the MPI runtime (build/ holds the Open MPI one)"
 cmake -S . -B build-mpich -G Ninja -DMPI_C_COMPILER=mpicc.mpich -DBUILD_TESTING=OFF >/dev/null
-cmake --build build-mpich -j2 --target iolens-runtime-mpi iolens-runtime-mpi-static iolens >/dev/null
+cmake --build build-mpich -j2 --target iolens-runtime-mpi iolens-runtime-mpi-static iolens-runtime-mpi-wrap iolens >/dev/null
 
 echo "== ThreadSanitizer build of the runtime (tests/runtime/test_runtime_tsan.py)"
 cmake -S . -B build-tsan -G Ninja -DIOLENS_SANITIZE=thread -DBUILD_TESTING=OFF -DIOLENS_WITH_MPI=OFF >/dev/null

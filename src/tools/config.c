@@ -87,11 +87,23 @@ static int mk_log_dirs(const char *root)
     return rc;
 }
 
-/* The static MPI runtime is linked whole: its definitions of the intercepted
+/* The static MPI runtime: the --wrap archive when built (libiolens-mpi-wrap.a),
+ * else the interposing one, linked whole: its definitions of the intercepted
  * functions then come first in symbol lookup, as a preloaded library's do. */
 static int ld_flags(int pre)
 {
-#ifdef IOLENS_MPI_STATIC_BUILD_PATH
+#if defined(IOLENS_MPI_WRAP_BUILD_PATH) && defined(IOLENS_MPI_POST_LIBS)
+    /* The --wrap runtime (docs/mpi.md): the wrappers are __wrap_<fn>, the real
+     * functions __real_<fn>; the --wrap= list is a response file beside it. */
+    int built = access(IOLENS_MPI_WRAP_BUILD_PATH, R_OK) == 0;
+    const char *lib = built ? IOLENS_MPI_WRAP_BUILD_PATH : IOLENS_MPI_WRAP_INSTALL_PATH;
+    const char *opts = built ? IOLENS_MPI_WRAP_OPTS_BUILD_PATH : IOLENS_MPI_WRAP_OPTS_INSTALL_PATH;
+    if (pre)
+        printf("-Wl,@%s -Wl,--whole-archive %s -Wl,--no-whole-archive\n", opts, lib);
+    else
+        printf("%s\n", IOLENS_MPI_POST_LIBS);
+    return 0;
+#elif defined(IOLENS_MPI_STATIC_BUILD_PATH)
     const char *lib = access(IOLENS_MPI_STATIC_BUILD_PATH, R_OK) == 0
                           ? IOLENS_MPI_STATIC_BUILD_PATH : IOLENS_MPI_STATIC_INSTALL_PATH;
     if (pre)

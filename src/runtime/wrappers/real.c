@@ -13,7 +13,7 @@ iol_real_table iol_real;
 static const struct {
     const char *name;
     size_t off;
-} ENTRIES[] = {
+} ENTRIES[] __attribute__((unused)) = {
 #define IOL_FN(mod, ret, name, params) {#name, offsetof(iol_real_table, name)},
 #include "intercept.def"
 #undef IOL_FN
@@ -40,6 +40,7 @@ void *iol_real_resolve(const char *name, void **slot)
 
 void iol_real_resolve_all(void)
 {
+#ifndef IOL_STATIC_WRAP   /* otherwise the linker resolved the __real_ names */
     for (size_t i = 0; i < sizeof ENTRIES / sizeof ENTRIES[0]; i++) {
         void **slot = (void **)((char *)&iol_real + ENTRIES[i].off);
         if (!*slot) {
@@ -48,4 +49,5 @@ void iol_real_resolve_all(void)
                 __atomic_store_n(slot, p, __ATOMIC_RELEASE);
         }
     }
+#endif
 }

@@ -30,9 +30,26 @@ void *iol_real_resolve(const char *name, void **slot);
 /* Resolve every entry (called once at init). */
 void iol_real_resolve_all(void);
 
+#ifdef IOL_STATIC_WRAP
+/* The static --wrap runtime (libiolens-mpi-wrap.a, docs/mpi.md): the wrappers are
+ * renamed __wrap_<fn> in the archive and the real functions are GNU ld's
+ * __real_<fn>.  The declarations are weak so that a name the C library only has
+ * as an old versioned symbol (e.g. __xstat since glibc 2.33) links; such a name
+ * falls back to dlsym(RTLD_NEXT) at run time. */
+#define IOL_FN(mod, ret, name, params) extern ret __real_##name params __attribute__((weak));
+#include "intercept.def"
+#undef IOL_FN
+#define IOL_REAL(name)                                                          \
+    (__builtin_expect(__real_##name != NULL, 1)                                 \
+         ? (__typeof__(iol_real.name))__real_##name                             \
+         : (__builtin_expect(iol_real.name != NULL, 1)                          \
+                ? iol_real.name                                                 \
+                : (__typeof__(iol_real.name))iol_real_resolve(#name, (void **)&iol_real.name)))
+#else
 #define IOL_REAL(name)                                                          \
     (__builtin_expect(iol_real.name != NULL, 1)                                 \
          ? iol_real.name                                                        \
          : (__typeof__(iol_real.name))iol_real_resolve(#name, (void **)&iol_real.name))
+#endif
 
 #endif
