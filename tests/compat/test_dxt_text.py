@@ -6,7 +6,7 @@ For every corpus log with an upstream reference `expected/<dir>/<log>.dxt.txt.xz
 allowed-dxt-deviations.txt (places where upstream prints a wrong value and we
 print the right one, each documented in docs/deviations.md, section DXT).
 
-Synthetic logs (built from the spec by conftest.make_log) cover what the corpus
+Synthetic logs (built from the spec by compat_helpers.make_log) cover what the corpus
 lacks: thread ids (DXT_POSIX v2), Lustre striping beside DXT_POSIX, DXT_MPIIO v1,
 and hostile or cut records, which must fail cleanly.
 """
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import (all_corpus_logs, expected_for, log_id, make_log, read_expected,
+from compat_helpers import (all_corpus_logs, expected_for, log_id, make_log, read_expected,
                       run_iolens, REPO)
 
 ALLOW_FILE = Path(__file__).with_name("allowed-dxt-deviations.txt")

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import (all_corpus_logs, expected_for, log_id, read_expected, run_iolens,
+from compat_helpers import (all_corpus_logs, expected_for, log_id, read_expected, run_iolens,
                       REPO)
 
 DEVIATIONS_FILE = Path(__file__).with_name("allowed-parse-deviations.txt")
