@@ -25,6 +25,20 @@ static inline __attribute__((always_inline)) void iol_span_end(iol_span *sp)
 {
     iol_clock(&sp->b);
 }
+
+/* The body of a timed wrapper (every module's wrappers use it): `call` untimed when not recording, else timed into sp
+ * and, when `ok` holds for ret, recorded by `rec`. */
+#define TIMED_BODY(type, call, ok, rec)                             \
+    if (!iol_on())                                                  \
+        return call;                                                \
+    iol_span sp;                                                    \
+    iol_span_begin(&sp);                                            \
+    type ret = call;                                                \
+    iol_span_end(&sp);                                              \
+    if (ok)                                                         \
+        rec;                                                        \
+    return ret
+
 /* Seconds since init of a clock reading: whole nanoseconds since iol_t0 (exact in
  * an int64 until 2262), converted once.  t0_ns = iol_t0_ns(), which modules may
  * cache (iol_t0 only changes when a fork child starts afresh, before any module

@@ -10,19 +10,6 @@
 
 #define NEEDS_MODE(fl) (((fl) & O_CREAT) || (((fl) & O_TMPFILE) == O_TMPFILE))
 
-/* The body of a wrapper: `call` untimed when not recording, else timed into sp
- * and, when `ok` holds for ret, recorded by `rec`. */
-#define TIMED_BODY(type, call, ok, rec)                             \
-    if (!iol_on())                                                  \
-        return call;                                                \
-    iol_span sp;                                                    \
-    iol_span_begin(&sp);                                            \
-    type ret = call;                                                \
-    iol_span_end(&sp);                                              \
-    if (ok)                                                         \
-        rec;                                                        \
-    return ret
-
 /* ------------------------------------------------------------ open family */
 typedef int (*open_fn)(const char *, int, ...);
 typedef int (*openat_fn)(int, const char *, int, ...);

@@ -13,19 +13,6 @@
         *ep_ = e_;                         \
     } while (0)
 
-/* The body of a wrapper: `call` untimed when not recording, else timed into sp
- * and, when `ok` holds for ret, recorded by `rec`. */
-#define TIMED_BODY(type, call, ok, rec)                             \
-    if (!iol_on())                                                  \
-        return call;                                                \
-    iol_span sp;                                                    \
-    iol_span_begin(&sp);                                            \
-    type ret = call;                                                \
-    iol_span_end(&sp);                                              \
-    if (ok)                                                         \
-        rec;                                                        \
-    return ret
-
 /* ------------------------------------------------------------ open, close */
 #define FOPEN_BODY(call, path) TIMED_BODY(FILE *, call, ret, iol_stdio_open(ret, path, &sp))
 
