@@ -116,3 +116,20 @@ def records(log, module):
         row.update({k: v for k, v in frows[i].items() if k not in ("id", "rank")})
         out[(int(ranks[i]), names[int(ids[i])])] = row
     return out, rep
+
+
+def check_thread_probe_log(logdir, work, nprocs):
+    """The log of the probe's "threads" mode (4 threads per process, 8 independent
+    MPI-IO writes each to one shared file, plus 8 POSIX writes each to a file of
+    its own): exact operation and byte counts."""
+    log = one_log(logdir)
+    mpiio, _ = records(log, "MPI-IO")
+    shared = mpiio[(-1, str(work / "shared.dat"))]
+    assert shared["MPIIO_INDEP_WRITES"] == nprocs * 4 * 8
+    assert shared["MPIIO_BYTES_WRITTEN"] == nprocs * 4 * 8 * 4096
+    posix, _ = records(log, "POSIX")
+    for rank in range(nprocs):
+        for t in range(4):
+            rec = posix[(rank, str(work / f"thread-{rank}-{t}.dat"))]
+            assert rec["POSIX_OPENS"] == 1 and rec["POSIX_WRITES"] == 8
+            assert rec["POSIX_BYTES_WRITTEN"] == 8 * 4096 and rec["POSIX_READS"] == 0

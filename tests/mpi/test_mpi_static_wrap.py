@@ -6,7 +6,7 @@ import subprocess
 
 import pytest
 
-from mpi_helpers import one_log, records
+from mpi_helpers import check_thread_probe_log, one_log, records
 
 NP = 3
 
@@ -66,17 +66,7 @@ def test_wrap_link_posix_and_mpiio_threads(mpi, wrapped, tmp_path):
     if r.returncode == 77 or "no MPI_THREAD_MULTIPLE" in r.stderr:
         pytest.skip(f"{mpi.name} does not provide MPI_THREAD_MULTIPLE here")
     assert r.returncode == 0, r.stderr
-    log = one_log(logdir)
-    mpiio, _ = records(log, "MPI-IO")
-    shared = mpiio[(-1, str(work / "shared.dat"))]
-    assert shared["MPIIO_INDEP_WRITES"] == NP * 4 * 8          # 4 threads x 8 writes each
-    assert shared["MPIIO_BYTES_WRITTEN"] == NP * 4 * 8 * 4096
-    posix, _ = records(log, "POSIX")
-    for rank in range(NP):
-        for t in range(4):
-            rec = posix[(rank, str(work / f"thread-{rank}-{t}.dat"))]
-            assert rec["POSIX_OPENS"] == 1 and rec["POSIX_WRITES"] == 8
-            assert rec["POSIX_BYTES_WRITTEN"] == 8 * 4096 and rec["POSIX_READS"] == 0
+    check_thread_probe_log(logdir, work, NP)
 
 
 def test_interposing_archive_still_links(mpi, progs_dir, tmp_path):
