@@ -7,7 +7,8 @@
 /* records.c */
 int iol_records_init(void);        /* pools from iol_cfg; 0 or -1 */
 void iol_records_release(void);    /* unmap everything (fork child, tests) */
-void iol_modules_freeze(void);     /* take every module lock once, mark frozen */
+void iol_modules_freeze(void);     /* take every module lock once, mark frozen, then
+                                      run each active module's finish callback */
 uint64_t iol_partial_get(void);
 void iol_records_detach(void);    /* shutdown: records leave the safety file */
 

@@ -31,6 +31,8 @@ typedef struct iol_name_rule {
 typedef struct iol_config {
     int disable, enable_nonmpi, dump_config, internal_timing, no_shared_reduction;
     int dxt_enable;                      /* DXT_ENABLE_IO_TRACE present */
+    int dxt_mpiio_offsets;               /* IOLENS_DXT_MPIIO_OFFSETS: byte offsets in
+                                            DXT_MPIIO traces under Open MPI too */
     int no_safety;                       /* IOLENS_NO_SAFETY_COPY: no mmap'd safety copy */
     int64_t job_pid;                     /* IOLENS_JOB_PID: first process of the job (0 = none) */
     uint64_t modmem, namemem;            /* bytes */

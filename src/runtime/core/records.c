@@ -164,6 +164,12 @@ void iol_records_release(void)
 void iol_mod_activate(iol_module *m)
 {
     const iol_module_desc *d = m->d;
+    if (d->own_memory) {
+        m->state = 1;
+        if (d->activate)
+            d->activate(m);       /* may set state -1 when its memory is not there */
+        return;
+    }
     int64_t want = d->default_records;
     if (!d->fixed_records && iol_cfg.max_records[d->id] > 0)
         want = iol_cfg.max_records[d->id];
@@ -250,6 +256,11 @@ void iol_modules_freeze(void)
         m->frozen = 1;
         if (locked)
             iol_unlock(&m->lock);
+    }
+    for (size_t i = 0; i < iol_module_ndescs; i++) {
+        iol_module *m = &iol_mods[iol_module_descs[i]->id];
+        if (m->state == 1 && m->d->finish)
+            m->d->finish(m);
     }
 }
 

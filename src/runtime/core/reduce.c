@@ -26,7 +26,8 @@ static uint64_t local_mask(uint64_t id)
     uint64_t mask = 0;
     for (int m = 0; m < IOL_NMODS; m++) {
         iol_module *mod = &iol_mods[m];
-        if (mod->d && mod->state == 1 && mod->count && iol_rec_find(mod, id, NULL))
+        if (mod->d && !mod->d->own_memory && mod->state == 1 && mod->count &&
+            iol_rec_find(mod, id, NULL))
             mask |= 1ull << m;
     }
     return mask;

@@ -134,10 +134,16 @@ typedef struct iol_module_desc {
     int64_t default_records; /* reservation when MAX_RECORDS is not set */
     int fixed_records;       /* MAX_RECORDS is ignored (HEATMAP) */
     int path_names;          /* names are paths: exclusion rules apply */
+    int own_memory;          /* records kept by the module outside MODMEM (DXT): no
+                                reservation, no id hash (iol_rec_find/register unused);
+                                `count` is set by `finish` to the records `output` writes */
     /* Set the non-zero initial fields of a new record (id and rank are set). */
     void (*rec_init)(iol_module *m, const char *name, void *rec, void *aux);
     /* Called once the module memory exists (first use), under the module lock. */
     void (*activate)(iol_module *m);
+    /* At shutdown, after every module is frozen and before any output or
+     * reduction, on one thread (the DXT triggers read local POSIX counters). */
+    void (*finish)(iol_module *m);
     /* Produce the region payload (little-endian records) at shutdown; may reuse
      * m->recs.  NULL = the records as stored.  Returns the payload length. */
     size_t (*output)(iol_module *m, void **payload);

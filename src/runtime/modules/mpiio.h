@@ -8,6 +8,7 @@
 
 #include "../core/rt.h"
 #include "../core/stats.h"
+#include "dxt.h"
 
 typedef struct mpiio_rec {
     uint64_t id;
@@ -20,6 +21,7 @@ typedef struct mpiio_aux {
     int last_io;             /* 0 none, 1 read, 2 write */
     double last_meta_end, last_read_end, last_write_end;
     iol_cv access;
+    iol_dxt_file *dxt;       /* the file's trace (dxt.h), NULL before its first op */
 } mpiio_aux;
 
 /* What kind of data call (selects the INDEP/COLL/SPLIT/NB counter). */
@@ -27,8 +29,12 @@ enum iol_mpiio_kind { IOL_MPIIO_INDEP, IOL_MPIIO_COLL, IOL_MPIIO_SPLIT, IOL_MPII
 
 void iol_mpiio_open(MPI_File fh, const char *path, int amode, int comm_size, int has_info,
                     double t1, double t2);
-/* bytes: the requested size, int count x type size in C int arithmetic (spec 2.3). */
-void iol_mpiio_io(MPI_File fh, int kind, int wr, int bytes, double t1, double t2);
+/* bytes: the requested size, int count x type size in C int arithmetic (spec 2.3);
+ * off: the byte offset for the DXT_MPIIO trace, -1 when unknown. */
+void iol_mpiio_io(MPI_File fh, int kind, int wr, int bytes, int64_t off, double t1, double t2);
+/* Non-zero when the wrappers should find byte offsets for the trace (DXT_MPIIO on,
+ * and the MPI is not Open MPI or IOLENS_DXT_MPIIO_OFFSETS asks; see mpiio.c). */
+extern int iol_mpiio_dxt_offsets;
 void iol_mpiio_sync(MPI_File fh, double t1, double t2);
 void iol_mpiio_view(MPI_File fh, int has_info, double t1, double t2);
 /* close is split around the real call: the handle is unmapped first (the real

@@ -36,26 +36,57 @@ static int req_bytes(long long count, MPI_Datatype dt)
 #define IOL_ARGS_C (fh, buf, count, dt)
 #define IOL_ARGS_D (fh, off, buf, count, dt)
 
-#define IOL_MPIIO_WRAP(fn, pfn, shape, kind, wr, B, N, L)                                  \
+/* The byte offset of a data call for its DXT_MPIIO segment, -1 when unknown or
+ * not wanted (iol_mpiio_dxt_offsets).  Local queries only: explicit offsets are
+ * converted after the call, the individual pointer is read before it (the call
+ * moves it), and the shared pointer is not read (reading it is I/O). */
+static int64_t byte_offset(MPI_File fh, MPI_Offset off)
+{
+    MPI_Offset b;
+    int e = errno;
+    int ok = PMPI_File_get_byte_offset(fh, off, &b) == MPI_SUCCESS;
+    errno = e;
+    return ok ? (int64_t)b : -1;
+}
+static int64_t individual_offset(MPI_File fh)
+{
+    MPI_Offset p;
+    int e = errno;
+    int ok = PMPI_File_get_position(fh, &p) == MPI_SUCCESS;
+    errno = e;
+    return ok ? byte_offset(fh, p) : -1;
+}
+#define IOL_POS_BEFORE_AT(fh) -1
+#define IOL_POS_BEFORE_IND(fh) (iol_mpiio_dxt_offsets ? individual_offset(fh) : -1)
+#define IOL_POS_BEFORE_SHR(fh) -1
+#define IOL_POS_AFTER_AT(fh, pos) (iol_mpiio_dxt_offsets ? byte_offset(fh, off) : -1)
+#define IOL_POS_AFTER_IND(fh, pos) pos
+#define IOL_POS_AFTER_SHR(fh, pos) pos
+
+#define IOL_MPIIO_WRAP(fn, pfn, shape, kind, wr, pos, B, N, L)                              \
     int fn IOL_PARAMS_##shape(B, N, L)                                                     \
     {                                                                                      \
         if (!iol_on())                                                                     \
             return IOL_MPI_REAL(pfn) IOL_ARGS_##shape;                                     \
+        int64_t pos_ = IOL_POS_BEFORE_##pos(fh);                                           \
+        (void)pos_;                                                                        \
         double t1 = iol_wtime();                                                           \
         int ret = IOL_MPI_REAL(pfn) IOL_ARGS_##shape;                                      \
         double t2 = iol_wtime();                                                           \
         if (ret == MPI_SUCCESS)                                                            \
-            KEEP_ERRNO(iol_mpiio_io(fh, IOL_MPIIO_##kind, wr, req_bytes(count, dt), t1, t2)); \
+            KEEP_ERRNO(iol_mpiio_io(fh, IOL_MPIIO_##kind, wr, req_bytes(count, dt),          \
+                                    IOL_POS_AFTER_##pos(fh, pos_), t1, t2));               \
         return ret;                                                                        \
     }                                                                                      \
     int pfn IOL_PARAMS_##shape(B, N, L) __attribute__((alias(#fn)));
 
 #if MPI_VERSION >= 4
-#define IOL_MPIIO_RW(fn, shape, kind, wr, B, L)                       \
-    IOL_MPIIO_WRAP(fn, P##fn, shape, kind, wr, B, int, L)             \
-    IOL_MPIIO_WRAP(fn##_c, P##fn##_c, shape, kind, wr, B, MPI_Count, L)
+#define IOL_MPIIO_RW(fn, shape, kind, wr, pos, B, L)                       \
+    IOL_MPIIO_WRAP(fn, P##fn, shape, kind, wr, pos, B, int, L)             \
+    IOL_MPIIO_WRAP(fn##_c, P##fn##_c, shape, kind, wr, pos, B, MPI_Count, L)
 #else
-#define IOL_MPIIO_RW(fn, shape, kind, wr, B, L) IOL_MPIIO_WRAP(fn, P##fn, shape, kind, wr, B, int, L)
+#define IOL_MPIIO_RW(fn, shape, kind, wr, pos, B, L) \
+    IOL_MPIIO_WRAP(fn, P##fn, shape, kind, wr, pos, B, int, L)
 #endif
 #include "mpiio_rw.def"
 #undef IOL_MPIIO_RW

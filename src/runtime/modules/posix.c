@@ -50,6 +50,7 @@ static void activate(iol_module *m)
     iol_posix_st.t0_ns = iol_t0_ns();
     iol_posix_st.heatmap = iol_heatmap_register("POSIX");
     iol_hm_cache_clear(&iol_posix_st.hm);
+    iol_posix_st.dxt = iol_dxt_attach(IOL_MOD_DXT_POSIX);
     iol_posix_st.fdcap = tab ? cap : 0;
     __atomic_store_n(&iol_posix_st.fdtab, tab, __ATOMIC_RELEASE);   /* after fdcap */
 }
@@ -62,6 +63,7 @@ static void reset(iol_module *m)
     aios = NULL;
     iol_posix_st.fdcap = 0;
     iol_posix_st.heatmap = NULL;
+    iol_posix_st.dxt = NULL;
     iol_hm_cache_clear(&iol_posix_st.hm);
 }
 

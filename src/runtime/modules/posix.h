@@ -8,6 +8,7 @@
 #include "../wrappers/real.h"
 #include "../core/rt.h"
 #include "../core/stats.h"
+#include "dxt.h"
 
 typedef struct posix_rec {
     uint64_t id;
@@ -29,6 +30,7 @@ typedef struct posix_aux {
     int64_t last_meta_end_ns;   /* iol_time_add_ns */
     double last_read_end, last_write_end;
     iol_cv access, stride;
+    iol_dxt_file *dxt;       /* the file's trace (dxt.h), NULL before its first op */
 } posix_aux;
 
 /* The path is cleaned here; `sp` holds the clock readings around the real call. */
@@ -65,6 +67,7 @@ typedef struct iol_posix_state {
     size_t fdcap;
     iol_heatmap *heatmap;
     iol_hm_cache hm;         /* the heatmap's current bin (stats.h) */
+    iol_dxt *dxt;            /* the DXT_POSIX store, NULL when not tracing */
     int64_t mem_mask;        /* iol_posix_align_mask(MEM_ALIGNMENT) */
     int64_t t0_ns;           /* iol_t0_ns(), cached at activation */
 } iol_posix_state;
@@ -162,6 +165,8 @@ static inline __attribute__((always_inline)) void iol_posix_io_update(posix_aux 
         c[wr ? POSIX_MAX_WRITE_TIME_SIZE : POSIX_MAX_READ_TIME_SIZE] = n;
     }
     iol_hm_add(&iol_posix_st.hm, iol_posix_st.heatmap, t1, t2, n, wr);
+    if (__builtin_expect(iol_posix_st.dxt != NULL, 0))
+        iol_dxt_add(iol_posix_st.dxt, &a->dxt, r->id, wr, off, n, t1, t2);
 }
 
 /* A read or write of n bytes at off (off < 0: at the tracked offset). */
