@@ -141,9 +141,24 @@ int iol_dxt_grow(iol_dxt *x, iol_dxt_lane *l)
     return 1;
 }
 
+/* Segments filled in chunk c of lane l: all of them but in the last chunk.  The
+ * log may be written from a signal handler that interrupted iol_dxt_grow on this
+ * thread, so the fill is clamped to the chunk: the output never reads outside a
+ * chunk whatever the lane's state. */
+static int64_t chunk_fill(const iol_dxt_lane *l, const iol_dxt_chunk *c)
+{
+    if (c != l->last)
+        return c->n;
+    int64_t n = l->pos - c->seg;
+    return n < 0 ? 0 : n > c->n ? c->n : n;
+}
+
 static int64_t lane_count(const iol_dxt_lane *l)
 {
-    return l->room - (l->end - l->pos);
+    int64_t n = 0;
+    for (const iol_dxt_chunk *c = l->first; c; c = c->next)
+        n += chunk_fill(l, c);
+    return n;
 }
 
 /* ------------------------------------------------------------ shutdown */
@@ -187,7 +202,7 @@ void iol_dxt_finish(iol_module *m)
 static uint8_t *put_lane(uint8_t *p, const iol_dxt_lane *l)
 {
     for (const iol_dxt_chunk *c = l->first; c; c = c->next) {
-        int64_t n = c == l->last ? (int64_t)(l->pos - c->seg) : c->n;
+        int64_t n = chunk_fill(l, c);
         memcpy(p, c->seg, (size_t)n * sizeof(iol_dxt_seg));
         p += (size_t)n * sizeof(iol_dxt_seg);
     }
