@@ -44,3 +44,41 @@ def test_threads_clean_under_tsan(tsan_setup, tool, tmp_path, mode, threads):
         writes = [l.split("\t") for l in text.stdout.splitlines()
                   if l.startswith("POSIX\t") and "\tPOSIX_WRITES\t" in l]
         assert sum(int(f[4]) for f in writes) == 8 * 200 + 8 * 200   # shared + per-thread files
+
+
+@pytest.fixture(scope="module")
+def tsan_dxt_probe(tsan_setup, tmp_path_factory):
+    exe = tmp_path_factory.mktemp("tsan-dxt") / "dxt_probe"
+    subprocess.run(["cc", "-O1", "-g", "-pthread", "-fsanitize=thread", "-o", str(exe),
+                    str(HERE / "progs" / "dxt_probe.c"), "-lrt"], check=True)
+    return exe
+
+
+@pytest.mark.parametrize("prog", ["rtprobe", "dxt_probe"])
+def test_dxt_threads_clean_under_tsan(tsan_setup, tsan_dxt_probe, tool, tmp_path, prog):
+    """The 8-thread workloads with DXT tracing on: no report, and every operation of
+    the threads is in the trace (`iolens dxt` segment lines per file)."""
+    preload, rtprobe = tsan_setup
+    if prog == "rtprobe":    # 200 x (write own, pwrite shared), then 200 reads of own
+        argv, per_thread, shared = [rtprobe, "threads", tmp_path, "8"], (200, 200), 8 * 200
+    else:                    # dxt_probe: the same shape, 300 operations each
+        argv, per_thread, shared = [tsan_dxt_probe, "threads", tmp_path, "8", "300"], (300, 300), 8 * 300
+    r = run_under(preload, argv, tmp_path / "logs", check=False,
+                  extra_env={"TSAN_OPTIONS": "halt_on_error=0 exitcode=66", "DXT_ENABLE_IO_TRACE": ""})
+    assert "ThreadSanitizer" not in r.stderr, r.stderr[-3000:]
+    assert r.returncode == 0, r.stderr[-2000:]
+    logs = [p for p in logs_in(tmp_path / "logs") if prog in p.name]
+    assert len(logs) == 1
+    text = subprocess.run([str(tool), "dxt", str(logs[0])], capture_output=True, text=True)
+    assert text.returncode == 0, text.stderr
+    counts, name = {}, None
+    for line in text.stdout.splitlines():
+        if line.startswith("# DXT, file_name:") or ", file_name: " in line:
+            name = Path(line.split("file_name: ", 1)[1]).name
+        elif line.startswith(" X_POSIX"):
+            op = line.split()[2]
+            counts[(name, op)] = counts.get((name, op), 0) + 1
+    want = {("shared.dat", "write"): shared}
+    for t in range(8):
+        want[(f"thread-{t}.dat", "write")], want[(f"thread-{t}.dat", "read")] = per_thread
+    assert counts == want

@@ -74,11 +74,15 @@ static inline __attribute__((always_inline)) void iol_dxt_add(iol_dxt *x, iol_dx
     iol_dxt_lane *l = &f->lane[wr];
     if (__builtin_expect(l->pos == l->end, 0) && !iol_dxt_grow(x, l))
         return;
-    iol_dxt_seg *s = l->pos++;
+    /* Filled, then published: a log written by a signal handler that interrupts
+     * this thread here holds whole segments only. */
+    iol_dxt_seg *s = l->pos;
     s->offset = off;
     s->length = len;
     s->start = t1;
     s->end = t2;
+    __atomic_signal_fence(__ATOMIC_RELEASE);
+    l->pos = s + 1;
 }
 
 /* The store's descriptor callbacks (dxt_posix.c, dxt_mpiio.c). */
