@@ -236,17 +236,18 @@ def dxt_report(args, exe, work, base, rt, dxt, extra, cg_base, cg_rt):
     fault_ns = med(fault)
     if flt_dxt:     # faults inside the timed pwrite loop (1 per 128 segments)
         flt_pw = med(flt_dxt["pwrite_1B"]) - med(flt_rt["pwrite_1B"])
-    else:           # --runs 0: what the segments take, 32 bytes each
-        flt_pw = DXT_SEG / 4096
+    else:           # --runs 0: measured in the paired runs below, if any
+        flt_pw = None
 
     # instructions per ns of plain user-space code (glibc's buffered fwrite/fread),
     # to turn instruction counts into ns when the wall medians are noise
     rates = [cg_base[op] / med(base[op]) for op in ("fwrite_1B", "fread_1B") if base[op]]
     d_pw = cg_dxt["pwrite_1B"] - cg_rt["pwrite_1B"]
     print()
-    print(f"page fault (first touch of an anonymous page): {fault_ns:.0f} ns thread-CPU (median of 5 x 20000); "
-          f"tracing adds {flt_pw:.4f} per pwrite = {flt_pw * fault_ns:.1f} ns per pwrite")
-    if rates:
+    print(f"page fault (first touch of an anonymous page): {fault_ns:.0f} ns thread-CPU (median of 5 x 20000)"
+          + (f"; tracing adds {flt_pw:.4f} per pwrite = {flt_pw * fault_ns:.1f} ns per pwrite"
+             if flt_pw is not None else ""))
+    if rates and flt_pw is not None:
         ipns = statistics.mean(rates)
         print(f"instructions per ns (plain fwrite/fread, callgrind count / wall median): {ipns:.2f}; "
               f"tracing's {d_pw:.0f} extra instructions per pwrite ~ {d_pw / ipns:.1f} ns; "
@@ -266,6 +267,9 @@ def dxt_report(args, exe, work, base, rt, dxt, extra, cg_base, cg_rt):
               f"median of the paired differences: wall {med(dw):+.1f} ns, thread-CPU {med(dc):+.1f} ns "
               f"(quartiles {statistics.quantiles(dc, n=4)[0]:+.0f} .. {statistics.quantiles(dc, n=4)[2]:+.0f}); "
               f"page faults per call on {med([o[2] for o in on]):.5f}")
+        flt_pairs = med([o[2] for o in on]) - med([o[2] for o in off])
+        print(f"page faults tracing adds per pwrite (paired runs): {flt_pairs:.5f} = "
+              f"{flt_pairs * fault_ns:.1f} ns at {fault_ns:.0f} ns per fault")
     print(f"pwrite tracing extra: {d_pw:.0f} instructions"
           + (f", wall median {w_pw:+.0f} ns" if args.runs else "")
           + f" (target <= {UPSTREAM_DXT_NS // 2} ns, upstream ~{UPSTREAM_DXT_NS} ns)")

@@ -72,11 +72,14 @@ static inline __attribute__((always_inline)) void iol_clock(struct timespec *ts)
     clock_gettime(CLOCK_REALTIME, ts);
 #endif
 }
+/* Seconds since init, as (double)nanoseconds * 1e-9: the form of every runtime
+ * time (stats.h iol_ts_sec too), which DXT relies on to store times as exact
+ * nanoseconds (dxt.h). */
 static inline double iol_wtime(void)
 {
     struct timespec ts;
     iol_clock(&ts);
-    return (double)(ts.tv_sec - iol_t0.tv_sec) + (double)(ts.tv_nsec - iol_t0.tv_nsec) * 1e-9;
+    return (double)((ts.tv_sec - iol_t0.tv_sec) * 1000000000 + (ts.tv_nsec - iol_t0.tv_nsec)) * 1e-9;
 }
 
 /* ------------------------------------------------------------ config, job */

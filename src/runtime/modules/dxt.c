@@ -10,10 +10,13 @@
 #define DXT_DEFAULT_BUDGET (2u << 20)
 #define DXT_REC_HEADER 104           /* id, rank, shared_record, hostname[64], counts */
 
+/* A chunk holds the encoded segments of one grant: room for the longest
+ * encoding of each, of which only the pages written become resident. */
 struct iol_dxt_chunk {
     iol_dxt_chunk *next;
-    int64_t n;                   /* segments in this chunk */
-    iol_dxt_seg seg[];
+    int64_t nseg;                /* segments, once the chunk is sealed (not the last) */
+    uint8_t *end;                /* end of its bytes, once sealed */
+    uint8_t data[];
 };
 
 struct iol_dxt {
@@ -21,6 +24,7 @@ struct iol_dxt {
     uint8_t *arena;
     size_t arena_len, used;
     int64_t remaining;           /* budget left, in upstream's accounting */
+    int cut;                     /* a segment was dropped: partial bit set */
     iol_dxt_file *first, *last;
     char host[64];
     void *out;                   /* the payload built at shutdown */
@@ -60,9 +64,9 @@ void iol_dxt_activate(iol_module *m)
     memset(x, 0, sizeof *x);
     x->modid = m->d->id;
     x->remaining = budget_of(x->modid);
-    /* Files cost 88 bytes here for 104 charged, and each chunk's 16-byte header
-     * comes with at least one 32-byte segment charged: twice the budget always
-     * holds what the budget admits. */
+    /* A file costs sizeof(iol_dxt_file) <= 2 x 104 bytes here, and a chunk of k
+     * segments 24 + 40k <= 2 x 32k: twice the budget always holds what the budget
+     * admits. */
     x->arena_len = 2 * (size_t)x->remaining + 4096;
     x->arena = iol_map(x->arena_len);
     if (!x->arena) {
@@ -119,46 +123,109 @@ iol_dxt_file *iol_dxt_file_new(iol_dxt *x, uint64_t id)
 int iol_dxt_grow(iol_dxt *x, iol_dxt_lane *l)
 {
     int64_t want = l->room ? l->room : DXT_FIRST_SEGMENTS;
-    int64_t seg = (int64_t)sizeof(iol_dxt_seg);
+    int64_t seg = (int64_t)sizeof(iol_dxt_seg);       /* what upstream charges */
+    if (x->remaining < seg) {    /* spent: every later segment of this lane is dropped */
+        if (!x->cut) {
+            x->cut = 1;
+            iol_partial_set(x->modid);
+        }
+        return 0;
+    }
     if (want * seg > x->remaining)
         want = x->remaining / seg;
     x->remaining -= want * seg;
-    iol_dxt_chunk *c = want > 0 ? take(x, sizeof *c + (size_t)want * sizeof(iol_dxt_seg)) : NULL;
+    iol_dxt_chunk *c = want > 0 ? take(x, sizeof *c + (size_t)want * IOL_DXT_MAX_ENC) : NULL;
     if (!c) {
+        x->cut = 1;
         iol_partial_set(x->modid);
         return 0;
     }
+    /* Every step leaves a state the output decodes correctly (a signal handler may
+     * write the log between any two of them): the new chunk is linked empty, the
+     * full one sealed before it stops being the last, and the new one only gets
+     * its position and count once it is the last. */
     c->next = NULL;
-    c->n = want;
-    if (l->last)
+    c->nseg = 0;
+    c->end = c->data;
+    if (l->last) {
+        l->last->nseg = l->n - l->sealed;
+        l->last->end = l->pos;
+        __atomic_signal_fence(__ATOMIC_RELEASE);
         l->last->next = c;
-    else
+    } else {
         l->first = c;
+    }
+    __atomic_signal_fence(__ATOMIC_RELEASE);
     l->last = c;
+    __atomic_signal_fence(__ATOMIC_RELEASE);
+    l->pos = c->data;
+    __atomic_signal_fence(__ATOMIC_RELEASE);
+    l->sealed = l->n;
     l->room += want;
-    l->pos = c->seg;
-    l->end = c->seg + want;
     return 1;
 }
 
-/* Segments filled in chunk c of lane l: all of them but in the last chunk.  The
- * log may be written from a signal handler that interrupted iol_dxt_grow on this
- * thread, so the fill is clamped to the chunk: the output never reads outside a
- * chunk whatever the lane's state. */
-static int64_t chunk_fill(const iol_dxt_lane *l, const iol_dxt_chunk *c)
+/* Decode up to n segments from [p, end) into out, continuing the lane's delta
+ * state *st (prev end offset, prev length, prev end ns); returns how many.  Stops
+ * at the end of the bytes or at a truncated varint: the log may be written by a
+ * signal handler that interrupted iol_dxt_add or iol_dxt_grow on this thread. */
+static int get(const uint8_t **pp, const uint8_t *end, uint64_t *v)
 {
-    if (c != l->last)
-        return c->n;
-    int64_t n = l->pos - c->seg;
-    return n < 0 ? 0 : n > c->n ? c->n : n;
+    const uint8_t *p = *pp;
+    uint64_t r = 0;
+    for (int shift = 0; p < end && shift < 70; shift += 7) {
+        uint8_t b = *p++;
+        r |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) {
+            *v = r;
+            *pp = p;
+            return 1;
+        }
+    }
+    return 0;
+}
+static uint64_t undelta(uint64_t z, uint64_t base)
+{
+    return base + ((z >> 1) ^ (0 - (z & 1)));
+}
+static int64_t decode(const uint8_t *p, const uint8_t *end, int64_t n, uint64_t st[3],
+                      iol_dxt_seg *out)
+{
+    int64_t k = 0;
+    for (; k < n; k++) {
+        uint64_t a, b, c, d;
+        if (!get(&p, end, &a) || !get(&p, end, &b) || !get(&p, end, &c) || !get(&p, end, &d))
+            break;
+        uint64_t off = undelta(a, st[0]), len = undelta(b, st[1]);
+        uint64_t start = undelta(c, st[2]), stop = undelta(d, start);
+        if (out) {
+            out[k].offset = (int64_t)off;
+            out[k].length = (int64_t)len;
+            out[k].start = (double)(int64_t)start * 1e-9;   /* as iol_ts_sec */
+            out[k].end = (double)(int64_t)stop * 1e-9;
+        }
+        st[0] = off + len;
+        st[1] = len;
+        st[2] = stop;
+    }
+    return k;
 }
 
-static int64_t lane_count(const iol_dxt_lane *l)
+/* The lane's segments into out (NULL: count only); returns how many. */
+static int64_t lane_decode(const iol_dxt_lane *l, iol_dxt_seg *out)
 {
-    int64_t n = 0;
-    for (const iol_dxt_chunk *c = l->first; c; c = c->next)
-        n += chunk_fill(l, c);
-    return n;
+    uint64_t st[3] = {0, 0, 0};
+    int64_t total = 0;
+    for (const iol_dxt_chunk *c = l->first; c; c = c->next) {
+        int last = c == l->last;
+        int64_t n = last ? l->n - l->sealed : c->nseg;
+        const uint8_t *end = last ? l->pos : c->end;
+        int64_t got = decode(c->data, end, n, st, out ? out + total : NULL);
+        total += got;
+        if (got < n)
+            break;
+    }
+    return total;
 }
 
 /* ------------------------------------------------------------ shutdown */
@@ -193,50 +260,45 @@ void iol_dxt_finish(iol_module *m)
     size_t kept = 0;
     for (iol_dxt_file *f = x->first; f; f = f->next) {
         f->dropped = !passes_triggers(f->id);
-        if (!f->dropped && lane_count(&f->lane[0]) + lane_count(&f->lane[1]) > 0)
+        if (!f->dropped && f->lane[0].n + f->lane[1].n > 0)
             kept++;
     }
     m->count = kept;
-}
-
-static uint8_t *put_lane(uint8_t *p, const iol_dxt_lane *l)
-{
-    for (const iol_dxt_chunk *c = l->first; c; c = c->next) {
-        int64_t n = chunk_fill(l, c);
-        memcpy(p, c->seg, (size_t)n * sizeof(iol_dxt_seg));
-        p += (size_t)n * sizeof(iol_dxt_seg);
-    }
-    return p;
 }
 
 /* Each kept file: the 104-byte header, its write segments, then its reads. */
 size_t iol_dxt_output(iol_module *m, void **payload)
 {
     iol_dxt *x = store_of(m->d->id);
-    size_t len = 0;
+    size_t cap = 0;
     for (iol_dxt_file *f = x->first; f; f = f->next) {
-        int64_t n = lane_count(&f->lane[0]) + lane_count(&f->lane[1]);
+        int64_t n = f->lane[0].n + f->lane[1].n;
         if (!f->dropped && n > 0)
-            len += DXT_REC_HEADER + (size_t)n * sizeof(iol_dxt_seg);
+            cap += DXT_REC_HEADER + (size_t)n * sizeof(iol_dxt_seg);
     }
     *payload = NULL;
-    if (len == 0 || !(x->out = iol_map(len)))
+    if (cap == 0 || !(x->out = iol_map(cap)))
         return 0;
-    x->out_len = len;
+    x->out_len = cap;
     uint8_t *p = x->out;
     for (iol_dxt_file *f = x->first; f; f = f->next) {
-        int64_t nr = lane_count(&f->lane[0]), nw = lane_count(&f->lane[1]);
-        if (f->dropped || nr + nw == 0)
+        if (f->dropped || f->lane[0].n + f->lane[1].n == 0)
+            continue;
+        uint8_t *hdr = p;
+        iol_dxt_seg *segs = (iol_dxt_seg *)(hdr + DXT_REC_HEADER);
+        int64_t nw = lane_decode(&f->lane[1], segs);
+        int64_t nr = lane_decode(&f->lane[0], segs + nw);
+        if (nw + nr == 0)
             continue;
         int64_t rank = iol_rank, shared = 0;
-        memcpy(p, &f->id, 8);
-        memcpy(p + 8, &rank, 8);
-        memcpy(p + 16, &shared, 8);
-        memcpy(p + 24, x->host, 64);
-        memcpy(p + 88, &nw, 8);
-        memcpy(p + 96, &nr, 8);
-        p = put_lane(put_lane(p + DXT_REC_HEADER, &f->lane[1]), &f->lane[0]);
+        memcpy(hdr, &f->id, 8);
+        memcpy(hdr + 8, &rank, 8);
+        memcpy(hdr + 16, &shared, 8);
+        memcpy(hdr + 24, x->host, 64);
+        memcpy(hdr + 88, &nw, 8);
+        memcpy(hdr + 96, &nr, 8);
+        p = (uint8_t *)(segs + nw + nr);
     }
     *payload = x->out;
-    return len;
+    return (size_t)(p - (uint8_t *)x->out);
 }

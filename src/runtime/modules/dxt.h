@@ -9,10 +9,10 @@
  *
  * Memory: each store has a budget outside MODMEM, charged as upstream charges it
  * (104 bytes per traced file; per file and direction 64 segments, then doubling,
- * capped to what is left), so that a trace is cut at the same operation.  The
- * bytes come from one mapping made at activation: twice the budget of address
- * space, of which only the pages used become resident; nothing is allocated while
- * a wrapper runs.  When the budget is spent, later segments are dropped, the
+ * capped to what is left; 32 bytes per segment), so that a trace is cut at the
+ * same operation.  The bytes come from one mapping made at activation: twice the
+ * budget of address space, of which only the pages used become resident (segments
+ * are stored compactly, see below); nothing is allocated while a wrapper runs.  When the budget is spent, later segments are dropped, the
  * module's partial bit is set, and what was kept is the beginning of each trace. */
 #ifndef IOLENS_RUNTIME_DXT_H
 #define IOLENS_RUNTIME_DXT_H
@@ -28,13 +28,25 @@ typedef struct iol_dxt_seg {
     double start, end;
 } iol_dxt_seg;
 
+/* In memory a segment is 4 LEB128 varints of zigzag deltas from the previous
+ * segment of its lane: offset from the previous end, length from the previous
+ * length, start from the previous end time, and the duration, times in whole
+ * nanoseconds.  A run of equal-sized sequential operations takes ~6 bytes per
+ * segment instead of 32: fresh memory costs a page fault per 4 KiB, which is
+ * most of what tracing costs (docs/performance.md, "DXT tracing").  Times are
+ * exact: every runtime time is (double)ns * 1e-9 (iol_wtime, iol_ts_sec), and
+ * iol_dxt_ns recovers ns exactly for runs shorter than about 100 days. */
+#define IOL_DXT_MAX_ENC 40           /* bytes of the longest encoded segment */
+
 typedef struct iol_dxt_chunk iol_dxt_chunk;
 
 /* The segments of one file in one direction: a list of chunks, appended at pos. */
 typedef struct iol_dxt_lane {
-    iol_dxt_seg *pos, *end;      /* free part of the last chunk */
+    uint8_t *pos;                /* next free byte of the last chunk */
+    int64_t n, room;             /* segments stored, and granted (upstream's accounting) */
+    int64_t sealed;              /* segments in the chunks before the last */
+    uint64_t prev_end_off, prev_len, prev_end_ns;   /* delta state (wrapping) */
     iol_dxt_chunk *first, *last;
-    int64_t room;                /* segments granted so far (upstream's accounting) */
 } iol_dxt_lane;
 
 typedef struct iol_dxt_file {
@@ -55,16 +67,37 @@ typedef struct iol_dxt iol_dxt;
  * module's activation, with its lock held (order: traced module -> DXT module). */
 iol_dxt *iol_dxt_attach(int modid);
 
-/* Out of line: the first segment of a file, and a full chunk. */
+/* Out of line: the first segment of a file, and a lane whose grant is used up. */
 iol_dxt_file *iol_dxt_file_new(iol_dxt *x, uint64_t id);
 int iol_dxt_grow(iol_dxt *x, iol_dxt_lane *l);
 
+static inline uint8_t *iol_dxt_put(uint8_t *p, uint64_t v)
+{
+    while (v >= 0x80) {
+        *p++ = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    *p++ = (uint8_t)v;
+    return p;
+}
+/* Zigzag of a wrapping difference: small magnitudes of either sign stay small. */
+static inline uint64_t iol_dxt_delta(uint64_t a, uint64_t b)
+{
+    int64_t d = (int64_t)(a - b);
+    return ((uint64_t)d << 1) ^ (uint64_t)(d >> 63);
+}
+static inline int64_t iol_dxt_ns(double t)
+{
+    return (int64_t)(t * 1e9 + (t < 0 ? -0.5 : 0.5));
+}
+
 /* Record one operation of the file whose state pointer is *fp (NULL before its
- * first traced operation).  Lock of the traced module held. */
+ * first traced operation), from ns1 to ns2 nanoseconds since init (iol_ts_ns, or
+ * iol_dxt_ns of a time in seconds).  Lock of the traced module held. */
 static inline __attribute__((always_inline)) void iol_dxt_add(iol_dxt *x, iol_dxt_file **fp,
                                                                uint64_t id, const int wr,
                                                                int64_t off, int64_t len,
-                                                               double t1, double t2)
+                                                               int64_t ns1, int64_t ns2)
 {
     iol_dxt_file *f = *fp;
     if (__builtin_expect(f == NULL, 0))
@@ -72,17 +105,24 @@ static inline __attribute__((always_inline)) void iol_dxt_add(iol_dxt *x, iol_dx
     if (__builtin_expect(f == IOL_DXT_NONE, 0))
         return;
     iol_dxt_lane *l = &f->lane[wr];
-    if (__builtin_expect(l->pos == l->end, 0) && !iol_dxt_grow(x, l))
+    if (__builtin_expect(l->n == l->room, 0) && !iol_dxt_grow(x, l))
         return;
-    /* Filled, then published: a log written by a signal handler that interrupts
-     * this thread here holds whole segments only. */
-    iol_dxt_seg *s = l->pos;
-    s->offset = off;
-    s->length = len;
-    s->start = t1;
-    s->end = t2;
+    uint64_t start = (uint64_t)ns1, end = (uint64_t)ns2;
+    uint8_t *p = l->pos;
+    p = iol_dxt_put(p, iol_dxt_delta((uint64_t)off, l->prev_end_off));
+    p = iol_dxt_put(p, iol_dxt_delta((uint64_t)len, l->prev_len));
+    p = iol_dxt_put(p, iol_dxt_delta(start, l->prev_end_ns));
+    p = iol_dxt_put(p, iol_dxt_delta(end, start));
+    l->prev_end_off = (uint64_t)off + (uint64_t)len;
+    l->prev_len = (uint64_t)len;
+    l->prev_end_ns = end;
+    /* Written, then published: a log written by a signal handler that interrupts
+     * this thread here holds whole segments only (the output decodes at most n
+     * segments and never past pos). */
     __atomic_signal_fence(__ATOMIC_RELEASE);
-    l->pos = s + 1;
+    l->pos = p;
+    __atomic_signal_fence(__ATOMIC_RELEASE);
+    l->n++;
 }
 
 /* The store's descriptor callbacks (dxt_posix.c, dxt_mpiio.c). */

@@ -205,10 +205,11 @@ void iol_posix_io_at(int fd, int wr, int64_t off, int64_t n, uintptr_t addr, dou
     posix_aux *a = iol_posix_enter_fd(fd);
     if (!a)
         return;
+    int64_t d1 = iol_dxt_ns(t1), d2 = iol_dxt_ns(t2);   /* exact: t = (double)ns * 1e-9 */
     if (wr)
-        iol_posix_io_update(a, 1, off, n, addr, t1, t2);
+        iol_posix_io_update(a, 1, off, n, addr, d1, d2);
     else
-        iol_posix_io_update(a, 0, off, n, addr, t1, t2);
+        iol_posix_io_update(a, 0, off, n, addr, d1, d2);
     iol_mod_leave(posix_mod());
 }
 

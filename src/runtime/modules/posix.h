@@ -118,14 +118,15 @@ static inline __attribute__((always_inline)) posix_aux *iol_posix_enter_fd(int f
     return a;
 }
 
-/* The update of one read (wr = 0) or write (wr = 1) of n bytes at off (lock
- * held); always inlined with a constant wr, so each direction is straight-line.
+/* The update of one read (wr = 0) or write (wr = 1) of n bytes at off, between
+ * d1 and d2 nanoseconds since init (lock held); always inlined with a constant wr, so each direction is straight-line.
  * addr: the buffer address, or 1/0 for vectors (iol_posix_iov_addr). */
 static inline __attribute__((always_inline)) void iol_posix_io_update(posix_aux *a, const int wr,
                                                                       int64_t off, int64_t n,
-                                                                      uintptr_t addr, double t1,
-                                                                      double t2)
+                                                                      uintptr_t addr, int64_t d1,
+                                                                      int64_t d2)
 {
+    double t1 = iol_ns_sec(d1), t2 = iol_ns_sec(d2);
     posix_rec *r = a->rec;
     int64_t *c = r->c;
     double *f = r->f;
@@ -166,7 +167,7 @@ static inline __attribute__((always_inline)) void iol_posix_io_update(posix_aux 
     }
     iol_hm_add(&iol_posix_st.hm, iol_posix_st.heatmap, t1, t2, n, wr);
     if (__builtin_expect(iol_posix_st.dxt != NULL, 0))
-        iol_dxt_add(iol_posix_st.dxt, &a->dxt, r->id, wr, off, n, t1, t2);
+        iol_dxt_add(iol_posix_st.dxt, &a->dxt, r->id, wr, off, n, d1, d2);
 }
 
 /* A read or write of n bytes at off (off < 0: at the tracked offset). */
@@ -178,8 +179,8 @@ static inline __attribute__((always_inline)) void iol_posix_io(int fd, const int
     if (!a)
         return;
     int64_t t0 = iol_posix_st.t0_ns;
-    iol_posix_io_update(a, wr, off < 0 ? a->offset : off, n, addr, iol_ts_sec(&sp->a, t0),
-                        iol_ts_sec(&sp->b, t0));
+    iol_posix_io_update(a, wr, off < 0 ? a->offset : off, n, addr, iol_ts_ns(&sp->a, t0),
+                        iol_ts_ns(&sp->b, t0));
     iol_mod_leave(iol_mod(IOL_MOD_POSIX));
 }
 
