@@ -6,10 +6,40 @@
 #ifdef IOLENS_HAVE_BZIP2
 #include <bzlib.h>
 #endif
+#ifdef IOLENS_HAVE_LIBDEFLATE
+#include <libdeflate.h>
+#endif
 #include "internal.h"
+
+#ifdef IOLENS_HAVE_LIBDEFLATE
+/* libdeflate writes the same kind of stream (zlib, level 6 as zlib's default)
+ * about twice as fast: the runtime compresses at exit, where a full DXT trace is
+ * megabytes.  0 when it cannot (the caller then uses zlib). */
+static int deflate_libdeflate(const void *in, size_t len, void **out, size_t *outlen)
+{
+    struct libdeflate_compressor *c = libdeflate_alloc_compressor(6);
+    if (!c)
+        return 0;
+    size_t cap = libdeflate_zlib_compress_bound(c, len);
+    uint8_t *p = malloc(cap ? cap : 1);
+    size_t n = p ? libdeflate_zlib_compress(c, in, len, p, cap) : 0;
+    libdeflate_free_compressor(c);
+    if (n == 0) {
+        free(p);
+        return 0;
+    }
+    *out = p;
+    *outlen = n;
+    return 1;
+}
+#endif
 
 static int deflate_all(const void *in, size_t len, void **out, size_t *outlen)
 {
+#ifdef IOLENS_HAVE_LIBDEFLATE
+    if (deflate_libdeflate(in, len, out, outlen))
+        return IOLENS_OK;
+#endif
     z_stream zs;
     memset(&zs, 0, sizeof zs);
     if (deflateInit(&zs, Z_DEFAULT_COMPRESSION) != Z_OK)
