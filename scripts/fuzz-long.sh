@@ -4,6 +4,8 @@
 # seconds on ${IOLENS_FUZZ_JOBS:-1} process(es).
 #   fuzz_reader  whole logs, seeded from ../shared/corpus/logs (read in place)
 #   fuzz_decode  module payloads, seeded from those logs' decompressed regions
+#   fuzz_dxt_store  runtime DXT store images (what `iolens recover` reads), seeded
+#                   by make_dxt_seeds
 # The grown corpus stays in build-fuzz/<target>-corpus, crashes go to
 # build-fuzz/fuzz-artifacts/.  Exit status 0 = no finding.
 set -euo pipefail
@@ -18,17 +20,22 @@ if [ ! -d "$seeds" ]; then
   echo "no seed corpus at $seeds (../shared is absent)" >&2
   exit 2
 fi
-if [ ! -x "$build/tests/fuzz/$target" ] || [ ! -x "$build/tests/fuzz/make_decode_seeds" ]; then
+if [ ! -x "$build/tests/fuzz/$target" ] || [ ! -x "$build/tests/fuzz/make_decode_seeds" ] ||
+   [ ! -x "$build/tests/fuzz/make_dxt_seeds" ]; then
   CC=clang cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DIOLENS_SANITIZE=address,undefined -DIOLENS_FUZZ=ON -DIOLENS_WITH_RUNTIME=OFF \
     -DIOLENS_PYTHON=OFF >/dev/null
-  cmake --build "$build" -j2 --target fuzz_reader fuzz_decode make_decode_seeds
+  cmake --build "$build" -j2 --target fuzz_reader fuzz_decode fuzz_dxt_store make_decode_seeds \
+    make_dxt_seeds
 fi
 corpus="$build/$target-corpus"
 mkdir -p "$corpus" "$build/fuzz-artifacts"
 inputs=("$corpus" "$seeds")
 if [ "$target" = fuzz_decode ]; then
   find "$seeds" -name '*.darshan' -exec "$build/tests/fuzz/make_decode_seeds" "$corpus" {} +
+  inputs=("$corpus")
+elif [ "$target" = fuzz_dxt_store ]; then
+  "$build/tests/fuzz/make_dxt_seeds" "$corpus"
   inputs=("$corpus")
 fi
 par=()

@@ -2,11 +2,12 @@
  * (SIGKILL, crash, wall-time kill) into normal zlib logs.
  *
  * A safety copy is an uncompressed 3.41 log whose job end time is 0
- * (docs/recovery.md).  The recovered log takes the file's last modification as
- * the end time, drops the standard streams nobody read or wrote (as the runtime
+ * (docs/recovery.md).  The recovered log takes the file's last modification, or
+ * the last timestamp recorded if that is later, as the end time, drops the standard streams nobody read or wrote (as the runtime
  * does at exit), adds `recovered=1` to the job metadata, and goes to the same
- * directory a log of the process would have gone to (or --logdir).  The safety
- * copy is deleted once its log is written, unless --keep. */
+ * directory a log of the process would have gone to (or --logdir).  DXT traces
+ * come from the store files beside the copy (recover_dxt.c).  The safety copy
+ * and its store files are deleted once the log is written, unless --keep. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -119,7 +120,7 @@ static int put_stdio(iolens_writer *w, uint32_t ver, const uint8_t *p, size_t le
 }
 
 int iol_write_recovered(iolens_log *log, const char *out, const iolens_job *job,
-                        char *err, size_t errlen)
+                        void *const *extra, const size_t *extra_len, char *err, size_t errlen)
 {
     const iolens_header *h = iolens_log_header(log);
     iolens_writer *w = NULL;
@@ -138,6 +139,11 @@ int iol_write_recovered(iolens_log *log, const char *out, const iolens_job *job,
     for (int m = 0; !rc && m < IOL_MAX_MODULES; m++) {
         const void *p;
         size_t len;
+        if (!h->mod[m].len && extra && extra_len[m]) {
+            rc = iolens_writer_put_region(w, m, iolens_module_info_get(m)->version, extra[m],
+                                          extra_len[m]);
+            continue;
+        }
         if (!h->mod[m].len || iolens_log_region(log, m, &p, &len) != 0 || !len)
             continue;
         rc = m == IOL_MOD_STDIO ? put_stdio(w, h->mod_ver[m], p, len)
@@ -192,6 +198,43 @@ static int log_dir_for(const iolens_job *job, const char *given, char *dir, size
     return 0;
 }
 
+/* The latest *_END_TIMESTAMP of the copy's counter records, seconds since start. */
+static double latest_time(iolens_log *log)
+{
+    double last = 0;
+    for (int m = 0; m < IOL_MAX_MODULES; m++) {
+        const iolens_module_info *mi = iolens_module_info_get(m);
+        iolens_records *r = NULL;
+        if (!mi || mi->kind != IOLENS_KIND_COUNTERS || !iolens_log_header(log)->mod[m].len ||
+            iolens_log_records(log, m, &r) != IOLENS_OK)
+            continue;
+        for (size_t k = 0; k < r->n_flt; k++) {
+            const char *name = mi->flt_names[k];
+            size_t n = strlen(name);
+            if (n < 14 || strcmp(name + n - 14, "_END_TIMESTAMP") != 0)
+                continue;
+            for (size_t i = 0; i < r->count; i++)
+                if (r->flts[i * r->n_flt + k] > last)
+                    last = r->flts[i * r->n_flt + k];
+        }
+        iolens_records_free(r);
+    }
+    return last;
+}
+
+/* End the job no earlier than `last` seconds after its start. */
+static void extend_end(iolens_job *job, double last)
+{
+    if (!(last > 0) || last > 1e9)
+        return;
+    long long ns = (long long)job->start_sec * 1000000000LL + job->start_nsec + (long long)(last * 1e9) + 1;
+    long long end = (long long)job->end_sec * 1000000000LL + job->end_nsec;
+    if (ns > end) {
+        job->end_sec = ns / 1000000000LL;
+        job->end_nsec = ns % 1000000000LL;
+    }
+}
+
 /* Recover one copy; 0 = done (or nothing to do), 1 = failed. */
 static int recover_one(const char *in, const char *logdir, int keep, int force)
 {
@@ -212,6 +255,13 @@ static int recover_one(const char *in, const char *logdir, int keep, int force)
         iolens_log_close(log);
         return 1;
     }
+    void *dxt[IOL_MAX_MODULES] = {0};
+    size_t dxt_len[IOL_MAX_MODULES] = {0};
+    for (int m = IOL_MOD_DXT_POSIX; m <= IOL_MOD_DXT_MPIIO; m++) {
+        char note[600];
+        if (iol_recover_dxt(in, m, &dxt[m], &dxt_len[m], note, sizeof note) && note[0])
+            fprintf(stderr, "iolens recover: %s\n", note);
+    }
     iolens_job job = *iolens_log_job(log);
     struct stat st;
     if (stat(in, &st) == 0) {
@@ -222,13 +272,24 @@ static int recover_one(const char *in, const char *logdir, int keep, int force)
         job.end_sec = job.start_sec;
         job.end_nsec = job.start_nsec;
     }
+    /* A mapped file's mtime is set when a clean page is first written, so it can
+     * lag the last operation: the job ends no earlier than its last timestamp. */
+    double last = latest_time(log);
+    for (int m = IOL_MOD_DXT_POSIX; m <= IOL_MOD_DXT_MPIIO; m++) {
+        double t = iol_dxt_region_last_end(dxt[m], dxt_len[m]);
+        if (t > last)
+            last = t;
+    }
+    extend_end(&job, last);
     size_t n = strlen(job.metadata);
     snprintf(job.metadata + n, sizeof job.metadata - n, "recovered=1\n");
     char dir[4096], out[8192], tmp[8300];
     log_dir_for(&job, logdir, dir, sizeof dir);
     out_name(in, &job, dir, out, sizeof out);
     snprintf(tmp, sizeof tmp, "%s.iolens_partial", out);
-    rc = iol_write_recovered(log, tmp, &job, err, sizeof err);
+    rc = iol_write_recovered(log, tmp, &job, dxt, dxt_len, err, sizeof err);
+    for (int m = 0; m < IOL_MAX_MODULES; m++)
+        free(dxt[m]);
     iolens_log_close(log);
     if (rc == 0 && (chmod(tmp, S_IRUSR) != 0 || link(tmp, out) != 0)) {
         snprintf(err, sizeof err, "%.400s: %s", out, strerror(errno));
@@ -240,8 +301,10 @@ static int recover_one(const char *in, const char *logdir, int keep, int force)
         return 1;
     }
     printf("iolens: recovered %s -> %s\n", in, out);
-    if (!keep)
+    if (!keep) {
         unlink(in);
+        iol_recover_dxt_remove(in);
+    }
     return 0;
 }
 

@@ -1,26 +1,49 @@
 /* Unit test of the DXT tracing engine (src/runtime/modules/dxt.c, dxt.h; runtime
  * spec section 5, docs/dxt.md) through its descriptor-less API: iol_dxt_attach
  * (which activates the store through the core's iol_mod_activate), iol_dxt_add,
- * iol_dxt_grow, iol_dxt_finish, iol_dxt_output and iol_dxt_reset.
+ * iol_dxt_grow, iol_dxt_finish, iol_dxt_output and iol_dxt_reset, and of the
+ * store decoder of the format library (src/format/dxt_store.c,
+ * include/iolens/dxt_store.h: iolens_dxt_store_bound, iolens_dxt_store_region),
+ * which the engine's output and `iolens recover` share.
  *
  *  - round trip: random segments with extreme offsets, lengths and times decode
  *    to the same values, times bit-identical to (double)ns * 1e-9, writes then
- *    reads, records in first-access order, and the in-memory bytes are the
- *    documented 4 zigzag-delta LEB128 varints.  Times go in as nanoseconds, as
- *    POSIX passes them (any int64), or as MPI-IO does, iol_dxt_ns of the time in
- *    seconds (|ns| <= 1e15, which iol_dxt_ns must recover exactly);
- *  - memory budget: segments kept per lane, records and the partial bit follow an
- *    independent model of upstream's accounting (104 bytes per file; 64 segments,
- *    then doubling, capped to what is left; 32 bytes per segment);
+ *    reads, records in first-access order, and the store's bytes are the
+ *    documented 4 zigzag-delta LEB128 varints at the chunk's data (right after
+ *    the iolens_dxt_chunk header).  Times go in as nanoseconds, as POSIX passes
+ *    them (any int64), or as MPI-IO does, iol_dxt_ns of the time in seconds
+ *    (|ns| <= 1e15, which iol_dxt_ns must recover exactly);
+ *  - the store header after activation (magic, modid, rank, len, used, budget,
+ *    host) and the sidecar the safety copy may provide;
+ *  - memory budget: after every operation the store header's `remaining`, `used`
+ *    and `cut`, each lane's n / room and the partial bit follow an independent
+ *    model of upstream's accounting (104 bytes per file; 64 segments, then
+ *    doubling, capped to what is left; 32 bytes per segment);
  *  - triggers (small / unaligned share of the POSIX operations, both must pass);
- *  - states a signal handler may see when it interrupts iol_dxt_add or
- *    iol_dxt_grow: the output never reads outside the bytes written (under ASan
- *    the rest of the store's mapping is poisoned while finish/output run) and
- *    yields only whole, correct leading segments;
- *  - excluded names, attach failures, the DXT_MPIIO store, reset + activate.
+ *  - states a signal handler (or `iolens recover`, after a kill) may see when it
+ *    interrupts iol_dxt_add or iol_dxt_grow: the output never reads outside the
+ *    bytes written (under ASan the rest of the store's mapping is poisoned while
+ *    finish/output run) and yields only whole, correct leading segments; in
+ *    source order, every prefix of the grow's stores loses nothing.  And, on
+ *    x86-64 Linux, the stores the compiled code really makes, in its order:
+ *    iol_dxt_add is single-stepped over every write to the store (file_new,
+ *    first grows, grows that seal a chunk, 40-byte segments, the end of the
+ *    budget) and each state must decode to everything before the operation and
+ *    at most what is there after it;
+ *  - excluded names, attach failures, the DXT_MPIIO store, reset + activate;
+ *  - every store image the engine leaves, copied into a buffer of exactly
+ *    h->used bytes, decodes to the engine's own payload (the recover path);
+ *  - the decoder on hostile images (malloc'd to their exact size, so that ASan
+ *    sees any read outside; output followed by a poisoned canary): bad magic,
+ *    short buffers, offsets out of range / misaligned / into the header page,
+ *    cycles, huge and negative counts, chunk ends beyond the buffer, truncated
+ *    and overlong varints, thousands of random corruptions, an image cut at
+ *    every 64-byte boundary (a prefix-consistent subset of the full output,
+ *    growing with the cut) and every small output capacity.
  *
  * dxt.c (and the descriptors dxt_posix.c, dxt_mpiio.c) are compiled in with a
- * stand-in for the core symbols they use, defined below. */
+ * stand-in for the core symbols they use, defined below; dxt_store.c comes from
+ * iolens-log. */
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -32,6 +55,8 @@
 
 #include "rt.h"
 #include "modules/dxt.h"
+#include "safety.h"
+#include "iolens/dxt_store.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define TEST_ASAN 1
@@ -48,6 +73,22 @@
 #define POISON(p, n) ((void)(p), (void)(n))
 #define UNPOISON(p, n) ((void)(p), (void)(n))
 #endif
+
+/* Real interruption points (test_interrupt_real): on x86-64 Linux, iol_dxt_add is
+ * run with the store read-only; each write to it faults, is let through with the
+ * trap flag set, and the store is decoded after that one instruction. */
+#if defined(__x86_64__) && defined(__linux__)
+#define TEST_STEP 1
+#include <signal.h>
+#include <ucontext.h>
+#endif
+
+/* Under the sanitizers: a UBSan report fails the test; our SIGSEGV handler (the
+ * stepping above) is allowed. */
+const char *__ubsan_default_options(void);
+const char *__ubsan_default_options(void) { return "halt_on_error=1:print_stacktrace=1"; }
+const char *__asan_default_options(void);
+const char *__asan_default_options(void) { return "allow_user_segv_handler=1"; }
 
 #define DXT_POSIX IOL_MOD_DXT_POSIX
 #define NS_MAX 1000000000000000LL        /* 1e15 ns: 11.6 days */
@@ -150,6 +191,21 @@ void iol_fail(enum iol_failure what) { fail_counts[what <= IOL_FAIL_COUNT ? what
 static uint64_t partial_bits;
 void iol_partial_set(int modid) { partial_bits |= 1ull << modid; }
 
+/* The safety copy's sidecar: NULL (no copy: anonymous memory) unless a test asks
+ * for one, then a tracked mapping (reset must release it as any other). */
+static int sidecar_calls, sidecar_give;
+static char sidecar_suffix[32];
+static size_t sidecar_len;
+static void *sidecar_made;
+void *iol_safety_sidecar(const char *suffix, size_t len)
+{
+    sidecar_calls++;
+    snprintf(sidecar_suffix, sizeof sidecar_suffix, "%s", suffix ? suffix : "(null)");
+    sidecar_len = len;
+    sidecar_made = sidecar_give ? iol_map(len) : NULL;
+    return sidecar_made;
+}
+
 /* Names: a small table; ids not in it have no name (NULL). */
 static struct { uint64_t id; const char *name; int calls; } names[16];
 static int nnames;
@@ -199,15 +255,19 @@ void *iol_rec_find(iol_module *m, uint64_t id, void **aux)
 
 extern const iol_module_desc iol_dxt_posix_module, iol_dxt_mpiio_module;
 
-/* The engine's chunk header (private to dxt.c), mirrored to walk and edit lanes;
- * test_roundtrip checks that the first segment starts at data[]. */
-typedef struct mchunk {
-    struct mchunk *next;
-    int64_t nseg;
-    uint8_t *end;
-    uint8_t data[];
-} mchunk;
-#define CH(p) ((mchunk *)(void *)(p))
+/* The store (include/iolens/dxt_store.h): links are byte offsets from the base. */
+#define CHDR ((uint64_t)sizeof(iolens_dxt_chunk))
+static uint8_t *arena;                /* the current store's base */
+static size_t arena_len;
+static iolens_dxt_store_hdr *HDR(void) { return (iolens_dxt_store_hdr *)(void *)arena; }
+static iolens_dxt_chunk *CK(uint64_t off) { return (iolens_dxt_chunk *)(void *)(arena + off); }
+static uint64_t DATA(uint64_t chunk) { return chunk + CHDR; }
+
+/* A segment of the log region (32 bytes, as darshan's dxt_segment_info). */
+typedef struct seg32 {
+    int64_t offset, length;
+    double start, end;
+} seg32;
 
 /* ------------------------------------------------------------ random */
 static uint64_t rng;
@@ -247,14 +307,13 @@ typedef struct tfile {
 static struct {
     iol_dxt *x;
     int modid;
-    int64_t budget, remaining;
-    int dropped;                     /* model: something was dropped -> partial bit */
+    int64_t budget, remaining;       /* model: budget left (the store header's remaining) */
+    uint64_t used;                   /* model: store bytes allocated (the header's used) */
+    int dropped;                     /* model: something was dropped -> cut, partial bit */
     int nf, norder;
     int order[MAXF];
     tfile f[MAXF];
 } S;
-static uint8_t *arena;
-static size_t arena_len;
 static struct utsname uts;
 static char host64[64];
 
@@ -262,6 +321,30 @@ static int nallow;                   /* ASan guard list (below) */
 static iol_module *DM(void) { return iol_mod(DXT_POSIX); }
 
 static uint64_t file_id(int i) { return 0x5a5a000000000001ULL + (uint64_t)i * 0x9e3779b97f4a7c15ULL; }
+
+static uint64_t round8(uint64_t n) { return (n + 7) & ~(uint64_t)7; }
+
+/* A store as activation leaves it: header at 0, nothing allocated, the budget. */
+static void check_fresh_store(const iol_dxt *x, int modid, int64_t budget)
+{
+    const iolens_dxt_store_hdr *h = (const iolens_dxt_store_hdr *)(const void *)x->base;
+    CHECK(x->modid == modid && x->len == IOLENS_DXT_STORE_HDR + 2 * (size_t)budget,
+          "store of module %d: modid %d, %zu bytes for a budget of %lld", modid, x->modid, x->len,
+          (long long)budget);
+    CHECK(x->out == NULL && x->out_len == 0, "fresh store has a payload");
+    CHECK(memcmp(h->magic, IOLENS_DXT_STORE_MAGIC, 8) == 0, "magic \"%.8s\"", h->magic);
+    CHECK(h->modid == (uint32_t)modid && h->cut == 0 && h->rank == iol_rank && h->len == x->len,
+          "header: modid %u cut %u rank %lld len %llu", h->modid, h->cut, (long long)h->rank,
+          (unsigned long long)h->len);
+    CHECK(h->used == IOLENS_DXT_STORE_HDR && h->remaining == budget && h->first == 0 && h->last == 0,
+          "header: used %llu remaining %lld first %llu last %llu", (unsigned long long)h->used,
+          (long long)h->remaining, (unsigned long long)h->first, (unsigned long long)h->last);
+    CHECK(memcmp(h->host, host64, 64) == 0, "header host \"%.64s\", expected \"%s\"", h->host,
+          uts.nodename);
+    CHECK(sidecar_calls > 0 && sidecar_len == x->len &&
+              strcmp(sidecar_suffix, modid == IOL_MOD_DXT_MPIIO ? "dxt-mpiio" : "dxt-posix") == 0,
+          "sidecar asked for \"%s\", %zu bytes", sidecar_suffix, sidecar_len);
+}
 
 /* A fresh DXT_POSIX store of `kib` KiB (0: default), activated through attach. */
 static void start_store(int64_t kib)
@@ -275,21 +358,26 @@ static void start_store(int64_t kib)
     S.modid = DXT_POSIX;
     iol_cfg.max_records[DXT_POSIX] = kib;
     S.budget = S.remaining = kib > 0 ? kib * 1024 : (int64_t)2 << 20;
+    S.used = IOLENS_DXT_STORE_HDR;
     memset(DM(), 0, sizeof *DM());
     DM()->d = &iol_dxt_posix_module;
     partial_bits = 0;
     nallow = 0;
-    int calls = activate_calls, live = nlive;
+    int calls = activate_calls, live = nlive, sc = sidecar_calls;
     last_map = NULL;
     S.x = iol_dxt_attach(DXT_POSIX);
     CHECK(S.x != NULL, "attach returned NULL (budget %lld KiB)", (long long)kib);
+    if (!S.x)
+        abort();                     /* nothing below can run */
     CHECK(activate_calls == calls + 1 && DM()->state == 1, "activation: %d calls, state %d",
           activate_calls - calls, DM()->state);
-    CHECK(nlive == live + 1, "activation made %d mappings", nlive - live);
-    arena = last_map;
-    arena_len = last_map_len;
-    CHECK(arena_len >= 2 * (size_t)S.budget, "store mapping %zu bytes for a budget of %lld", arena_len,
-          (long long)S.budget);
+    CHECK(nlive == live + 1 && sidecar_calls == sc + 1, "activation made %d mappings, %d sidecar calls",
+          nlive - live, sidecar_calls - sc);
+    CHECK(S.x->base == last_map && last_map_len == S.x->len, "store %p (%zu bytes), mapping %p (%zu)",
+          (void *)S.x->base, S.x->len, last_map, last_map_len);
+    arena = S.x->base;
+    arena_len = S.x->len;
+    check_fresh_store(S.x, DXT_POSIX, S.budget);
 }
 
 static void end_store(void)
@@ -340,8 +428,54 @@ static size_t encode(tlane *tl, const tseg *s, uint8_t *o)
     return n;
 }
 
+#ifdef TEST_STEP
+#define MAXSTATES 256
+#define STATE_BYTES 16384
+static uint8_t st_out[MAXSTATES][STATE_BYTES];
+static size_t st_len[MAXSTATES];
+static uint64_t st_addr[MAXSTATES];  /* the store offset each state's instruction wrote */
+static int nstates, st_overflow, step_add;
+static volatile sig_atomic_t stepping;
+static uint64_t st_fault;
+
+static void step_segv(int sig, siginfo_t *si, void *ucv)
+{
+    ucontext_t *uc = ucv;
+    uint8_t *a = si->si_addr;
+    if (!stepping || a < arena || a >= arena + arena_len) {
+        signal(sig, SIG_DFL);        /* a real fault: the instruction faults again, and dies */
+        return;
+    }
+    st_fault = (uint64_t)(a - arena);
+    mprotect(arena, arena_len, PROT_READ | PROT_WRITE);
+    uc->uc_mcontext.gregs[REG_EFL] |= 0x100;   /* trap once the store is done */
+}
+static void step_trap(int sig, siginfo_t *si, void *ucv)
+{
+    (void)sig;
+    (void)si;
+    ucontext_t *uc = ucv;
+    uc->uc_mcontext.gregs[REG_EFL] &= ~(greg_t)0x100;
+    if (!stepping)
+        return;
+    if (nstates < MAXSTATES) {
+        size_t b = iolens_dxt_store_bound(arena, arena_len);
+        if (b > STATE_BYTES)
+            st_overflow++;
+        st_len[nstates] = iolens_dxt_store_region(arena, arena_len, -1, st_out[nstates],
+                                                  b < STATE_BYTES ? b : STATE_BYTES);
+        st_addr[nstates] = st_fault;
+        nstates++;
+    } else {
+        st_overflow++;
+    }
+    mprotect(arena, arena_len, PROT_READ);
+}
+#endif
+
 /* One operation: the model decides, the engine records, and the two are compared
- * (fp, n, room, and the bytes appended). */
+ * (fp, n, room, the bytes appended, and the store header's remaining, used and cut
+ * with the partial bit). */
 static void add(int fi, int wr, int64_t off, int64_t len, int64_t s_ns, int64_t e_ns)
 {
     tfile *f = &S.f[fi];
@@ -354,6 +488,7 @@ static void add(int fi, int wr, int64_t off, int64_t len, int64_t s_ns, int64_t 
             f->none = 1;
         } else if (S.remaining >= 104) {
             S.remaining -= 104;
+            S.used += round8(sizeof(iolens_dxt_file));
             f->charged = 1;
         } else {
             f->none = 1;
@@ -367,6 +502,8 @@ static void add(int fi, int wr, int64_t off, int64_t len, int64_t s_ns, int64_t 
             if (want * 32 > S.remaining)
                 want = S.remaining / 32;
             S.remaining -= want * 32;
+            if (want > 0)
+                S.used += round8(CHDR + (uint64_t)want * IOLENS_DXT_MAX_ENC);
             tl->mroom += want;
         }
         if (tl->mn < tl->mroom) {
@@ -397,7 +534,29 @@ static void add(int fi, int wr, int64_t off, int64_t len, int64_t s_ns, int64_t 
         a1 = iol_dxt_ns((double)s_ns * 1e-9);
         a2 = iol_dxt_ns((double)e_ns * 1e-9);
     }
+    uint64_t prev_last = HDR()->last;
+#ifdef TEST_STEP
+    if (step_add) {
+        nstates = 0;
+        stepping = 1;
+        mprotect(arena, arena_len, PROT_READ);
+    }
+#endif
     iol_dxt_add(S.x, &f->fp, f->id, wr, off, len, a1, a2);
+#ifdef TEST_STEP
+    if (step_add) {
+        stepping = 0;
+        mprotect(arena, arena_len, PROT_READ | PROT_WRITE);
+    }
+#endif
+    const iolens_dxt_store_hdr *h = HDR();
+    CHECK(h->remaining == S.remaining && h->used == S.used && h->used <= arena_len,
+          "file %d dir %d op %zu: store remaining %lld used %llu, model %lld %llu (store %zu bytes)", fi,
+          wr, tl->n - 1, (long long)h->remaining, (unsigned long long)h->used, (long long)S.remaining,
+          (unsigned long long)S.used, arena_len);
+    CHECK(h->cut == (uint32_t)S.dropped && ((partial_bits >> S.modid) & 1) == (uint64_t)S.dropped,
+          "file %d dir %d op %zu: store cut %u, partial bits %#" PRIx64 ", model dropped %d", fi, wr,
+          tl->n - 1, h->cut, partial_bits, S.dropped);
     if (f->none) {
         CHECK(f->fp == NONE, "file %d: per-file pointer %p, expected IOL_DXT_NONE", fi, (void *)f->fp);
         return;
@@ -406,20 +565,35 @@ static void add(int fi, int wr, int64_t off, int64_t len, int64_t s_ns, int64_t 
           (void *)f->fp);
     if (!f->fp || f->fp == NONE)
         return;
+    uint64_t foff = (uint64_t)((uint8_t *)f->fp - arena);
+    if (!had)
+        CHECK(foff >= IOLENS_DXT_STORE_HDR && foff % 8 == 0 && foff + sizeof(iolens_dxt_file) <= h->used &&
+                  f->fp->id == f->id && f->fp->next == 0 && h->last == foff &&
+                  (prev_last ? ((iol_dxt_file *)(void *)(arena + prev_last))->next == foff
+                             : h->first == foff),
+              "file %d: state at offset %llu not linked last (first %llu last %llu)", fi,
+              (unsigned long long)foff, (unsigned long long)h->first, (unsigned long long)h->last);
     const iol_dxt_lane *l = &f->fp->lane[wr];
     CHECK(l->n == tl->mn && l->room == tl->mroom,
           "file %d dir %d op %zu: lane n %lld room %lld, model n %lld room %lld", fi, wr, tl->n - 1,
           (long long)l->n, (long long)l->room, (long long)tl->mn, (long long)tl->mroom);
     if (kept) {
-        uint8_t exp[IOL_DXT_MAX_ENC + 8];
+        uint8_t exp[IOLENS_DXT_MAX_ENC + 8];
         size_t k = encode(tl, s, exp);
-        const uint8_t *from = (had && before.last && before.last == l->last) ? before.pos
-                              : l->last ? CH(l->last)->data : NULL;
-        CHECK(from && l->pos - from == (ptrdiff_t)k && memcmp(from, exp, k) == 0,
-              "file %d dir %d op %zu: %td bytes appended, expected %zu (zigzag LEB128 of "
+        CHECK(k <= IOLENS_DXT_MAX_ENC, "encoding of %zu bytes", k);
+        uint64_t from = (had && before.last && before.last == l->last) ? before.pos
+                        : l->last ? DATA(l->last) : 0;
+        CHECK(from && l->pos - from == k && memcmp(arena + from, exp, k) == 0,
+              "file %d dir %d op %zu: %lld bytes appended, expected %zu (zigzag LEB128 of "
               "off %lld len %lld ns %lld..%lld)",
-              fi, wr, tl->n - 1, from ? l->pos - from : (ptrdiff_t)-1, k, (long long)off,
+              fi, wr, tl->n - 1, from ? (long long)(l->pos - from) : -1LL, k, (long long)off,
               (long long)len, (long long)s_ns, (long long)e_ns);
+        /* The last chunk holds its grant: room - sealed segments of at most MAX_ENC bytes. */
+        CHECK(l->last && l->pos <= DATA(l->last) + (uint64_t)(l->room - l->sealed) * IOLENS_DXT_MAX_ENC &&
+                  l->sealed <= l->n && l->n <= l->room,
+              "file %d dir %d: pos %llu beyond the grant of chunk %llu (room %lld sealed %lld)", fi, wr,
+              (unsigned long long)l->pos, (unsigned long long)l->last, (long long)l->room,
+              (long long)l->sealed);
     } else if (had) {
         CHECK(l->pos == before.pos && l->n == before.n, "file %d dir %d: dropped op changed the lane",
               fi, wr);
@@ -440,6 +614,7 @@ static void allow_add(const void *p, ptrdiff_t n)
 static void allow_collect(void)
 {
     nallow = 0;
+    allow_add(arena, sizeof(iolens_dxt_store_hdr));
     for (int i = 0; i < S.nf; i++) {
         iol_dxt_file *f = S.f[i].fp;
         if (!f || f == NONE)
@@ -447,19 +622,19 @@ static void allow_collect(void)
         allow_add(f, sizeof *f);
         for (int d = 0; d < 2; d++) {
             const iol_dxt_lane *l = &f->lane[d];
-            for (mchunk *c = CH(l->first); c; c = c->next) {
-                allow_add(c, sizeof *c);
-                const uint8_t *e = c == CH(l->last) ? l->pos : c->end;
-                allow_add(c->data, e - c->data);
+            for (uint64_t c = l->first; c; c = CK(c)->next) {
+                allow_add(CK(c), CHDR);
+                uint64_t e = c == l->last ? l->pos : CK(c)->end;
+                allow_add(arena + DATA(c), (ptrdiff_t)(e - DATA(c)));
             }
         }
     }
 }
 /* Make the bytes allowed for chunk data `data` end at `end`. */
-static void allow_cut(const uint8_t *data, const uint8_t *end)
+static void allow_cut(uint64_t data, uint64_t end)
 {
     for (int i = 0; i < nallow; i++)
-        if (allow[i].p == data)
+        if (allow[i].p == arena + data)
             allow[i].n = (size_t)(end - data);
 }
 static void guard_apply(void)
@@ -483,7 +658,7 @@ static int64_t kept_prefix(const tlane *tl)
 
 static int cmp_seg(const uint8_t *p, const tseg *s, const char *what, int fi, int64_t j)
 {
-    iol_dxt_seg g;
+    seg32 g;
     memcpy(&g, p, sizeof g);
     double es = (double)s->s_ns * 1e-9, ee = (double)s->e_ns * 1e-9;
     int ok = g.offset == s->off && g.length == s->len && memcmp(&g.start, &es, 8) == 0 &&
@@ -496,8 +671,80 @@ static int cmp_seg(const uint8_t *p, const tseg *s, const char *what, int fi, in
     return ok;
 }
 
+/* ---- decoding a store image as `iolens recover` does.  The image is copied into
+ * a buffer malloc'd to exactly `len` bytes (ASan reports any read outside), the
+ * output of `cap` bytes (SIZE_MAX: the bound, at most OUT_MAX) is followed by a
+ * canary (poisoned under ASan, and compared after).  The output is checked to be
+ * well formed: records of 104 + 32 (nw + nr) bytes, nw, nr >= 0, nw + nr > 0, the
+ * rank asked (< 0: the image's), shared 0, the image's host.  Returns the output
+ * (malloc'd) and its length in *n, the bound in *bound. */
+#define OUT_MAX ((size_t)1 << 20)
+#define CANARY 64
+static int decode_bad;               /* checks failed in decode_image (for loops) */
+static uint8_t *decode_image(const uint8_t *src, size_t len, int64_t rank, size_t cap, size_t *n,
+                             size_t *bound)
+{
+    uint8_t *img = malloc(len ? len : 1);
+    if (!img)
+        abort();
+    if (len)
+        memcpy(img, src, len);
+    size_t b = iolens_dxt_store_bound(img, len);
+    if (bound)
+        *bound = b;
+    if (cap == SIZE_MAX)
+        cap = b < OUT_MAX ? b : OUT_MAX;
+    uint8_t *out = malloc(cap + CANARY);
+    if (!out)
+        abort();
+    memset(out, 0xee, cap);
+    memset(out + cap, 0xa5, CANARY);
+    POISON(out + cap, CANARY);
+    size_t got = iolens_dxt_store_region(img, len, rank, out, cap);
+    UNPOISON(out + cap, CANARY);
+    int ok = got <= cap;
+    for (int i = 0; i < CANARY; i++)
+        ok &= out[cap + i] == 0xa5;
+    CHECK(ok, "region of a %zu-byte image returned %zu for a capacity of %zu, or wrote past it", len,
+          got, cap);
+    int64_t want_rank = rank;
+    char host[64] = {0};
+    if (len >= sizeof(iolens_dxt_store_hdr)) {
+        memcpy(host, ((const iolens_dxt_store_hdr *)(const void *)src)->host, 64);
+        if (rank < 0)
+            want_rank = ((const iolens_dxt_store_hdr *)(const void *)src)->rank;
+    }
+    size_t off = 0;
+    while (ok && off < got) {
+        int64_t r, sh, nw, nr;
+        if (got - off < 104) {
+            ok = 0;
+            break;
+        }
+        memcpy(&r, out + off + 8, 8);
+        memcpy(&sh, out + off + 16, 8);
+        memcpy(&nw, out + off + 88, 8);
+        memcpy(&nr, out + off + 96, 8);
+        if (r != want_rank || sh != 0 || memcmp(out + off + 24, host, 64) != 0 || nw < 0 || nr < 0 ||
+            nw + nr <= 0 || (uint64_t)(nw + nr) > (got - off - 104) / 32) {
+            ok = 0;
+            break;
+        }
+        off += 104 + (size_t)(nw + nr) * 32;
+    }
+    CHECK(ok && off == got, "region of a %zu-byte image (%zu bytes) is not well formed at %zu", len, got,
+          off);
+    if (!ok || off != got)
+        decode_bad++;
+    free(img);
+    *n = got;
+    return out;
+}
+
 /* finish + output under the guard, and the payload against the model.  With
- * `strict`, m->count must be the number of records. */
+ * `strict`, m->count must be the number of records.  The store image, cut at its
+ * used bytes, must decode to the same payload (what `iolens recover` makes of
+ * the file a killed process leaves). */
 static size_t verify(int strict)
 {
     void *pl = (void *)&pl;
@@ -508,6 +755,16 @@ static size_t verify(int strict)
     size_t len = iol_dxt_output(DM(), &pl);
     guard_release();
     nallow = 0;
+    CHECK(len == 0 || (S.x->out == pl && S.x->out_len >= len),
+          "payload %p (%zu bytes), store's out %p (%zu)", pl, len, S.x->out, S.x->out_len);
+    {
+        size_t n, bound = iolens_dxt_store_bound(arena, HDR()->used);
+        uint8_t *img = decode_image(arena, HDR()->used, -1, bound, &n, NULL);
+        CHECK(n == len && (len == 0 || memcmp(img, pl, len) == 0) && bound >= len,
+              "the store image (%llu bytes) decodes to %zu bytes (bound %zu), the output is %zu",
+              (unsigned long long)HDR()->used, n, bound, len);
+        free(img);
+    }
     const uint8_t *p = pl;
     CHECK(len == 0 || p != NULL, "payload NULL with length %zu", len);
     size_t off = 0;
@@ -725,8 +982,10 @@ static void test_roundtrip(void)
     /* The mirror of the chunk header: the first segment starts at data[]. */
     add(0, 1, 0, 1, 0, 1);
     const iol_dxt_lane *l0 = &S.f[0].fp->lane[1];
-    CHECK(l0->first == l0->last && l0->pos == CH(l0->first)->data + 4,
-          "first segment of a lane is not at the chunk's data (mirror of iol_dxt_chunk out of date?)");
+    CHECK(l0->first == l0->last && l0->first >= IOLENS_DXT_STORE_HDR && l0->first % 8 == 0 &&
+              l0->pos == DATA(l0->first) + 4 && l0->sealed == 0 && CK(l0->first)->next == 0,
+          "first segment of a lane is not at its chunk's data (first %llu last %llu pos %llu)",
+          (unsigned long long)l0->first, (unsigned long long)l0->last, (unsigned long long)l0->pos);
     for (int i = 0; i < nops; i++) {
         int active = 1 + (int)((int64_t)i * nfiles / (nops * 3 / 4));
         if (active > nfiles)
@@ -741,8 +1000,8 @@ static void test_roundtrip(void)
         add(fi, 1, (int64_t)i * 1048576, 1048576, 1000000 + i * 2000, 1000000 + i * 2000 + 1500);
     const iol_dxt_lane *l = &S.f[fi].fp->lane[1];
     size_t bytes = 0;
-    for (mchunk *c = CH(l->first); c; c = c->next)
-        bytes += (size_t)((c == CH(l->last) ? l->pos : c->end) - c->data);
+    for (uint64_t c = l->first; c; c = CK(c)->next)
+        bytes += (size_t)((c == l->last ? l->pos : CK(c)->end) - DATA(c));
     CHECK(bytes <= 1000 * 6 + 16, "1000 sequential equal writes take %zu bytes", bytes);
 
     int64_t segs = 0;
@@ -985,8 +1244,8 @@ static void test_triggers(void)
 
 /* ---- interrupted states.  Scenario A: file 0 has 150 writes (chunks of 64, 64
  * and 22 of a 128 grant) and 10 reads, file 1 a few of each. */
-static const uint8_t *a_bound[160];   /* write lane's pos after each write */
-static const void *a_chunk[160];      /* and its last chunk then */
+static uint64_t a_bound[160];         /* write lane's pos after each write (offset) */
+static uint64_t a_chunk[160];         /* and its last chunk then */
 static void build_a(void)
 {
     rng = 777;
@@ -1033,19 +1292,20 @@ static void test_interrupt_add(void)
     /* pos anywhere in the last chunk (mid-varint included), n as stored or beyond */
     for (int extra = 0; extra <= 3; extra += 3) {
         build_a();
-        const uint8_t *data = CH(S.f[0].fp->lane[1].last)->data, *real = S.f[0].fp->lane[1].pos;
-        ptrdiff_t nbytes = real - data;
+        uint64_t data = DATA(S.f[0].fp->lane[1].last), real = S.f[0].fp->lane[1].pos;
+        uint64_t nbytes = real - data;
         end_store();
-        for (ptrdiff_t cut = 0; cut <= nbytes; cut++) {
-            SETCTX("interrupted add: pos at byte %td of %td of the last chunk, n + %d", cut, nbytes, extra);
+        for (uint64_t cut = 0; cut <= nbytes; cut++) {
+            SETCTX("interrupted add: pos at byte %llu of %llu of the last chunk, n + %d",
+                   (unsigned long long)cut, (unsigned long long)nbytes, extra);
             build_a();
             l = &S.f[0].fp->lane[1];
-            data = CH(l->last)->data;
+            data = DATA(l->last);
             int64_t whole = 0;
             for (int k = 1; k <= 150; k++)
                 if (a_chunk[k] == l->last && a_bound[k] <= data + cut)
                     whole++;
-            l->pos = (uint8_t *)data + cut;
+            l->pos = data + cut;
             l->n += extra;
             allow_cut(data, data + cut);
             expect_writes(128 + whole, 128 + whole);
@@ -1054,22 +1314,27 @@ static void test_interrupt_add(void)
         }
     }
 
-    /* A sealed chunk whose bytes end early (or whose end is not set): the output
-     * stops there and does not go on with the next chunks. */
-    for (int c = 0; c < 4; c++) {
-        SETCTX("sealed first chunk cut, case %d", c);
+    /* A sealed chunk whose bytes end early, or whose end is the one its grow set
+     * (its data) or not stored at all (0): the output stops there and does not go
+     * on with the next chunks.  Or whose end is beyond the bytes written, even the
+     * store: its nseg still bounds what is read. */
+    for (int c = 0; c < 7; c++) {
+        SETCTX("sealed first chunk's end, case %d", c);
         build_a();
         l = &S.f[0].fp->lane[1];
-        mchunk *first = CH(l->first);
-        const uint8_t *cut = c == 0 ? first->end - 1 : c == 1 ? a_bound[40] + 2 : c == 2 ? a_bound[40] : NULL;
+        iolens_dxt_chunk *first = CK(l->first);
+        uint64_t data = DATA(l->first);
+        uint64_t cut = c == 0 ? first->end - 1 : c == 1 ? a_bound[40] + 2 : c == 2 ? a_bound[40]
+                     : c == 3 ? data : c == 4 ? 0 : c == 5 ? arena_len + 4096 : UINT64_MAX;
         int64_t whole = 0;
         for (int k = 1; k <= 64; k++)
-            if (cut && a_bound[k] <= cut)
+            if (c <= 3 && a_bound[k] <= cut)
                 whole++;
-        first->end = (uint8_t *)cut;
-        if (c == 3)
-            whole = 0;               /* end not stored yet (NULL) */
-        allow_cut(first->data, cut ? cut : first->data);
+        if (c >= 5)
+            whole = 150;
+        first->end = cut;
+        if (c <= 4)
+            allow_cut(data, c == 4 ? data : cut);
         expect_writes(whole, whole);
         verify(0);
         end_store();
@@ -1082,8 +1347,8 @@ static void test_interrupt_add(void)
     gen_add(fi, 0);
     allow_collect();
     l = &S.f[fi].fp->lane[0];
-    const uint8_t *data = CH(l->first)->data;
-    l->pos = (uint8_t *)data + 1;
+    uint64_t data = DATA(l->first);
+    l->pos = data + 1;
     allow_cut(data, data + 1);
     S.f[fi].lane[0].lo = S.f[fi].lane[0].hi = 0;
     verify(0);
@@ -1092,10 +1357,13 @@ static void test_interrupt_add(void)
 
 /* Scenario B: the write lane of file 0 is full (128 of 128, in two chunks) and
  * grows; the output is taken with any subset of the grow's stores done (the
- * compiler may order them freely: there is no fence in iol_dxt_grow). */
-enum { G_NSEG, G_END, G_NEXT, G_LAST, G_POS, G_SEALED, G_ROOM, G_N };   /* source order */
-static const char *const g_name[] = {"old->nseg", "old->end", "old->next", "l->last", "l->pos",
-                                     "l->sealed", "l->room"};
+ * compiler may order them freely where there is no fence), which must decode to
+ * a correct prefix; in source order (iol_dxt_grow: the new chunk's end, the old
+ * chunk's nseg and end, its next, then lane last, pos, sealed, room), which the
+ * fences keep for a signal handler, every prefix must lose nothing. */
+enum { G_CEND, G_NSEG, G_END, G_NEXT, G_LAST, G_POS, G_SEALED, G_ROOM, G_N };   /* source order */
+static const char *const g_name[] = {"new->end", "old->nseg", "old->end", "old->next",
+                                     "l->last",  "l->pos",    "l->sealed", "l->room"};
 static void build_b(unsigned mask, int more)
 {
     rng = 31337;
@@ -1109,8 +1377,8 @@ static void build_b(unsigned mask, int more)
     for (int k = 0; k < 5; k++)
         gen_add(f1, k & 1);
     iol_dxt_lane *l = &S.f[f0].fp->lane[1];
-    mchunk *old = CH(l->last);
-    CHECK(l->n == 128 && l->room == 128 && l->sealed == 64 && old != CH(l->first),
+    iolens_dxt_chunk *old = CK(l->last);
+    CHECK(l->n == 128 && l->room == 128 && l->sealed == 64 && l->last != l->first,
           "scenario B: n %lld room %lld sealed %lld", (long long)l->n, (long long)l->room,
           (long long)l->sealed);
     if (more) {                      /* the grow done by the next add, and more adds */
@@ -1119,26 +1387,41 @@ static void build_b(unsigned mask, int more)
         return;
     }
     iol_dxt_lane pre = *l;
-    mchunk oldpre = *old;
+    iolens_dxt_chunk oldpre = *old;
+    uint64_t fresh = HDR()->used;    /* where the new chunk goes: fresh (zero) memory */
+    CHECK(CK(fresh)->next == 0 && CK(fresh)->nseg == 0 && CK(fresh)->end == 0, "memory not fresh");
     CHECK(iol_dxt_grow(S.x, l) == 1, "grow failed");
     allow_collect();                 /* the bytes written: the old chunk up to pre.pos */
     iol_dxt_lane post = *l;
+    iolens_dxt_chunk *nc = CK(post.last);
+    CHECK(post.last == fresh && post.first == pre.first && post.pos == DATA(post.last) &&
+              post.sealed == 128 && post.room == 256 && post.n == 128 && old->next == post.last &&
+              old->nseg == 64 && old->end == pre.pos && nc->next == 0 && nc->end == DATA(post.last),
+          "grow: last %llu (fresh %llu) pos %llu sealed %lld room %lld; old chunk nseg %lld end %llu "
+          "next %llu",
+          (unsigned long long)post.last, (unsigned long long)fresh, (unsigned long long)post.pos,
+          (long long)post.sealed, (long long)post.room, (long long)old->nseg,
+          (unsigned long long)old->end, (unsigned long long)old->next);
+    if (!(mask & (1u << G_CEND)))
+        nc->end = 0;
     if (!(mask & (1u << G_NSEG)))
         old->nseg = oldpre.nseg;
     if (!(mask & (1u << G_END)))
         old->end = oldpre.end;
     if (!(mask & (1u << G_NEXT)))
         old->next = oldpre.next;
-    l->sealed = mask & (1u << G_SEALED) ? post.sealed : pre.sealed;
     l->last = mask & (1u << G_LAST) ? post.last : pre.last;
     l->pos = mask & (1u << G_POS) ? post.pos : pre.pos;
+    l->sealed = mask & (1u << G_SEALED) ? post.sealed : pre.sealed;
     l->room = mask & (1u << G_ROOM) ? post.room : pre.room;
     expect_writes(0, 128);
 }
 
 static void test_interrupt_grow(void)
 {
-    int64_t kept_in_order[G_N + 1] = {0};
+    int64_t kept_in_order[G_N + 1];
+    for (int b = 0; b <= G_N; b++)
+        kept_in_order[b] = -1;
     for (unsigned mask = 0; mask < (1u << G_N); mask++) {
         char done[160] = "";
         for (int b = 0; b < G_N; b++)
@@ -1168,8 +1451,9 @@ static void test_interrupt_grow(void)
     verify(1);
     end_store();
 
-    /* First grow of a lane (no chunk yet): any subset of first/last/pos/room. */
-    for (unsigned mask = 0; mask < 16; mask++) {
+    /* First grow of a lane (no chunk yet): any subset of the new chunk's end and
+     * the lane's first, last, pos, room (sealed stays 0). */
+    for (unsigned mask = 0; mask < 32; mask++) {
         SETCTX("interrupted first grow, mask %u", mask);
         rng = 5;
         start_store(16);
@@ -1180,6 +1464,12 @@ static void test_interrupt_grow(void)
         CHECK(iol_dxt_grow(S.x, l) == 1, "grow failed");
         allow_collect();
         iol_dxt_lane post = *l;
+        CHECK(post.first == post.last && post.first != 0 && post.pos == DATA(post.first) &&
+                  post.room == 64 && post.sealed == 0 && CK(post.first)->end == post.pos,
+              "first grow: first %llu last %llu pos %llu room %lld", (unsigned long long)post.first,
+              (unsigned long long)post.last, (unsigned long long)post.pos, (long long)post.room);
+        if (!(mask & 16))
+            CK(post.first)->end = 0;
         l->first = mask & 1 ? post.first : pre.first;
         l->last = mask & 2 ? post.last : pre.last;
         l->pos = mask & 4 ? post.pos : pre.pos;
@@ -1187,6 +1477,157 @@ static void test_interrupt_grow(void)
         verify(1);
         end_store();
     }
+}
+
+/* Interrupted at every store the compiled code really makes (whatever order the
+ * compiler chose): iol_dxt_add is single-stepped over its writes to the store,
+ * and the store decoded after each.  Every such state must decode to everything
+ * the store held before the operation and at most what it holds after, as whole,
+ * correct leading segments of each lane ("nothing lost, nothing wrong"). */
+typedef struct prec {
+    uint64_t id;
+    int64_t nw, nr;
+    const uint8_t *p;
+} prec;
+static int parse_region(const uint8_t *r, size_t n, prec *v, int max)
+{
+    int k = 0;
+    for (size_t off = 0; off < n; k++) {
+        if (k == max || n - off < 104)
+            return -1;
+        prec *q = &v[k];
+        memcpy(&q->id, r + off, 8);
+        memcpy(&q->nw, r + off + 88, 8);
+        memcpy(&q->nr, r + off + 96, 8);
+        q->p = r + off;
+        if (q->nw < 0 || q->nr < 0 || (uint64_t)(q->nw + q->nr) > (n - off - 104) / 32)
+            return -1;
+        off += 104 + (size_t)(q->nw + q->nr) * 32;
+    }
+    return k;
+}
+/* lo <= st <= hi, record by record and lane by lane (st's segments: hi's first ones). */
+static int between(const uint8_t *st, size_t nst, const uint8_t *lo, size_t nlo, const uint8_t *hi, size_t nhi)
+{
+    prec H[32], L[32], T[32];
+    int64_t got[32][2] = {{0}};
+    int nh = parse_region(hi, nhi, H, 32), nl = parse_region(lo, nlo, L, 32), nt = parse_region(st, nst, T, 32);
+    if (nh < 0 || nl < 0 || nt < 0)
+        return 0;
+    int j = 0;
+    for (int k = 0; k < nt; k++, j++) {
+        while (j < nh && H[j].id != T[k].id)
+            j++;
+        if (j == nh || T[k].nw > H[j].nw || T[k].nr > H[j].nr || T[k].nw + T[k].nr == 0 ||
+            memcmp(T[k].p + 8, H[j].p + 8, 80) != 0 ||
+            memcmp(T[k].p + 104, H[j].p + 104, (size_t)T[k].nw * 32) != 0 ||
+            memcmp(T[k].p + 104 + T[k].nw * 32, H[j].p + 104 + H[j].nw * 32, (size_t)T[k].nr * 32) != 0)
+            return 0;
+        got[j][0] = T[k].nw;
+        got[j][1] = T[k].nr;
+    }
+    for (int k = 0; k < nl; k++) {
+        for (j = 0; j < nh && H[j].id != L[k].id; j++)
+            ;
+        if (j == nh || got[j][0] < L[k].nw || got[j][1] < L[k].nr)
+            return 0;
+    }
+    return 1;
+}
+
+#ifdef TEST_STEP
+static uint8_t lo_buf[STATE_BYTES], hi_buf[STATE_BYTES];
+static int stepped_adds, stepped_states;
+static size_t decode_live(uint8_t *out)
+{
+    size_t b = iolens_dxt_store_bound(arena, arena_len);
+    CHECK(b <= STATE_BYTES, "store region of %zu bytes: too large for the test", b);
+    return iolens_dxt_store_region(arena, arena_len, -1, out, b < STATE_BYTES ? b : STATE_BYTES);
+}
+/* One operation, stepped; `what` for the messages. */
+static void step_op(int fi, int wr, int extreme, const char *what)
+{
+    size_t nlo = decode_live(lo_buf);
+    int64_t n0 = S.f[fi].lane[wr].mn;
+    step_add = 1;
+    if (extreme)
+        add(fi, wr, INT64_MIN, INT64_MAX, INT64_MAX, INT64_MIN);     /* 40 bytes */
+    else
+        gen_add(fi, wr);
+    step_add = 0;
+    size_t nhi = decode_live(hi_buf);
+    int kept = S.f[fi].lane[wr].mn > n0;
+    stepped_adds++;
+    stepped_states += nstates;
+    CHECK(st_overflow == 0, "%s: %d states lost", what, st_overflow);
+    CHECK(!kept || nstates >= 3, "%s: only %d writes to the store seen (stepping broken?)", what, nstates);
+    CHECK(!kept || (nhi > nlo && between(lo_buf, nlo, lo_buf, nlo, hi_buf, nhi)),
+          "%s: the store after the operation (%zu bytes) does not extend the one before (%zu)", what, nhi, nlo);
+    for (int k = 0; k < nstates; k++) {
+        int ok = between(st_out[k], st_len[k], lo_buf, nlo, hi_buf, nhi);
+        CHECK(ok, "%s: interrupted after write %d of %d (store offset %llu): %zu bytes, not between the "
+                  "%zu before and the %zu after", what, k + 1, nstates, (unsigned long long)st_addr[k],
+              st_len[k], nlo, nhi);
+        if (!ok)
+            break;
+    }
+    if (nstates)
+        CHECK(st_len[nstates - 1] == nhi && memcmp(st_out[nstates - 1], hi_buf, nhi) == 0,
+              "%s: the last state is not the final one", what);
+}
+#endif
+
+static void test_interrupt_real(void)
+{
+#ifdef TEST_STEP
+    struct sigaction sa, old_segv, old_trap;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_sigaction = step_segv;
+    sigaction(SIGSEGV, &sa, &old_segv);
+    sa.sa_sigaction = step_trap;
+    sigaction(SIGTRAP, &sa, &old_trap);
+    char what[120];
+
+    SETCTX("interrupted at real stores");
+    rng = 2468;
+    start_store(16);
+    int f0 = new_file(), f1 = new_file(), f2 = new_file();
+    st_overflow = 0;
+    step_op(f0, 1, 0, "first operation of the store (file_new, first grow)");
+    for (int k = 0; k < 62; k++)
+        gen_add(f0, 1);
+    for (int k = 0; k < 4; k++) {    /* 64th .. 67th write: the grow at the 65th seals chunk 1 */
+        snprintf(what, sizeof what, "write %lld of file 0", (long long)S.f[f0].lane[1].n + 1);
+        step_op(f0, 1, 0, what);
+    }
+    step_op(f0, 0, 0, "first read of file 0 (first grow of a lane of a known file)");
+    step_op(f1, 0, 0, "first operation of file 1 (linked after file 0)");
+    step_op(f0, 1, 1, "extreme values (40-byte segment)");
+    while (S.f[f0].lane[1].n < 128)
+        gen_add(f0, 1);
+    for (int k = 0; k < 2; k++) {    /* 129th: the grow seals chunk 2 */
+        snprintf(what, sizeof what, "write %lld of file 0", (long long)S.f[f0].lane[1].n + 1);
+        step_op(f0, 1, 0, what);
+    }
+    step_op(f2, 1, 0, "first operation of file 2");
+    /* spend the budget: the operations that are cut (and the first that sets cut) */
+    while (S.remaining >= 32 * 64)
+        gen_add(f2, 1);
+    for (int k = 0; k < 70 && !S.dropped; k++)
+        step_op(f1, 1, 0, "writes of file 1 up to the end of the budget");
+    CHECK(S.dropped, "budget not spent");
+    step_op(f1, 1, 0, "a write after the budget");
+    int f3 = new_file();
+    step_op(f3, 0, 0, "a new file after the budget");
+    verify(1);
+    check_partial();
+    end_store();
+    CHECK(stepped_states > 10 * stepped_adds, "%d states in %d stepped operations", stepped_states, stepped_adds);
+    sigaction(SIGSEGV, &old_segv, NULL);
+    sigaction(SIGTRAP, &old_trap, NULL);
+#endif
 }
 
 static void test_excluded(void)
@@ -1271,7 +1712,7 @@ static void test_reset_again(void)
     end_store();
 }
 
-/* The two stores are independent (budgets, partial bits, payloads). */
+/* The two stores are independent (budgets, headers, partial bits, payloads). */
 static void test_mpiio_store(void)
 {
     SETCTX("DXT_MPIIO store");
@@ -1287,14 +1728,25 @@ static void test_mpiio_store(void)
         end_store();
         return;
     }
+    check_fresh_store(xm, IOL_MOD_DXT_MPIIO, 1024);
+    const iolens_dxt_store_hdr *hm = (const iolens_dxt_store_hdr *)(const void *)xm->base;
     iol_dxt_file *mf = NULL;
     for (int k = 0; k < 40; k++)
         iol_dxt_add(xm, &mf, 0xabcdef, 1, -1, 100 + k, k, k + 5);
+    CHECK(hm->cut == 1 && hm->remaining == 1024 - 104 - 28 * 32 && HDR()->cut == 0 &&
+              HDR()->remaining == S.budget,
+          "MPI-IO store cut %u remaining %lld; POSIX store cut %u remaining %lld", hm->cut,
+          (long long)hm->remaining, HDR()->cut, (long long)HDR()->remaining);
+    CHECK(mf && mf != NONE && mf->lane[1].n == 28 && mf->lane[1].room == 28 && mf->lane[0].n == 0,
+          "MPI-IO lane n %lld room %lld", mf && mf != NONE ? (long long)mf->lane[1].n : -1LL,
+          mf && mf != NONE ? (long long)mf->lane[1].room : -1LL);
     int fi = new_file();
     for (int k = 0; k < 100; k++)
         gen_add(fi, k & 1);
     CHECK(partial_bits == 1ull << IOL_MOD_DXT_MPIIO, "partial bits %#" PRIx64, partial_bits);
+    partial_bits = 0;                /* the POSIX store's own bit: none */
     verify(1);
+    check_partial();
     void *pl = NULL;
     iol_dxt_finish(mm);
     size_t len = iol_dxt_output(mm, &pl);
@@ -1302,27 +1754,574 @@ static void test_mpiio_store(void)
     if (len == 104 + 28 * 32) {
         const uint8_t *p = pl;
         uint64_t id;
-        int64_t nw, nr;
+        int64_t nw, nr, rank;
         memcpy(&id, p, 8);
+        memcpy(&rank, p + 8, 8);
         memcpy(&nw, p + 88, 8);
         memcpy(&nr, p + 96, 8);
-        CHECK(id == 0xabcdef && nw == 28 && nr == 0, "MPI-IO record %" PRIx64 " %lld %lld", id,
-              (long long)nw, (long long)nr);
+        CHECK(id == 0xabcdef && rank == iol_rank && nw == 28 && nr == 0 &&
+                  memcmp(p + 24, host64, 64) == 0,
+              "MPI-IO record %" PRIx64 " rank %lld %lld %lld", id, (long long)rank, (long long)nw,
+              (long long)nr);
         for (int k = 0; k < 28; k++) {
-            iol_dxt_seg g;
+            seg32 g;
             memcpy(&g, p + 104 + 32 * k, 32);
             double s = (double)k * 1e-9, e = (double)(k + 5) * 1e-9;
             CHECK(g.offset == -1 && g.length == 100 + k && g.start == s && g.end == e,
                   "MPI-IO segment %d: %lld %lld %g %g", k, (long long)g.offset, (long long)g.length,
                   g.start, g.end);
         }
+        size_t n;
+        uint8_t *img = decode_image(xm->base, hm->used, -1, SIZE_MAX, &n, NULL);
+        CHECK(n == len && memcmp(img, pl, len) == 0, "MPI-IO store image decodes to %zu bytes", n);
+        free(img);
     }
     iol_dxt_reset(mm);
     mm->state = 0;
-    S.dropped = 0;
     end_store();
     memset(mm, 0, sizeof *mm);
     iol_cfg.max_records[IOL_MOD_DXT_MPIIO] = 0;
+}
+
+/* With the safety copy on, the store is the sidecar file's mapping (a tracked
+ * mapping here): nothing else is mapped, and reset releases it. */
+static void test_sidecar(void)
+{
+    SETCTX("sidecar");
+    sidecar_give = 1;
+    rng = 11;
+    start_store(8);
+    CHECK(sidecar_made != NULL && S.x->base == sidecar_made, "store %p, sidecar %p", (void *)S.x->base,
+          sidecar_made);
+    int fi = new_file();
+    for (int k = 0; k < 300; k++)
+        gen_add(fi, k % 3 == 0);
+    verify(1);
+    check_partial();
+    end_store();
+    sidecar_give = 0;
+}
+
+/* ------------------------------------------------------------ hostile images */
+/* A valid image made by the engine (5 files, lanes of 1 to 3 chunks, files and
+ * chunks interleaved in the block), cut at its used bytes, and its region. */
+static uint8_t *ref_img, *ref_out;
+static size_t ref_img_len, ref_out_len;
+#define MAXOBJ 64
+static uint64_t img_file[MAXOBJ], img_chunk[MAXOBJ];
+static int img_nfile, img_nchunk;
+typedef struct rrec {
+    uint64_t id;
+    int64_t nw, nr;
+    size_t off;
+} rrec;
+static rrec refrec[MAXOBJ];
+static int nrefrec;
+
+static void build_ref_image(void)
+{
+    SETCTX("hostile: reference image");
+    rng = 4321;
+    start_store(32);
+    for (int i = 0; i < 5; i++)
+        new_file();
+    /* file 0: 200 writes (chunks of 64, 64, 128), 80 reads; 1: 70 reads; 2: one
+     * write; 3: 10 of each; 4: 3 writes; interleaved */
+    int want[5][2] = {{80, 200}, {70, 0}, {0, 1}, {10, 10}, {0, 3}};
+    for (int left = 1; left;) {
+        left = 0;
+        for (int i = 0; i < 5; i++)
+            for (int d = 0; d < 2; d++)
+                if ((int64_t)S.f[i].lane[d].n < want[i][d]) {
+                    left = 1;
+                    if (rndn(3) != 0)
+                        gen_add(i, d);
+                }
+    }
+    CHECK(!S.dropped, "reference image dropped segments");
+    verify(1);                       /* the payload is the model's */
+    iolens_dxt_store_hdr *h = HDR();
+    ref_img_len = h->used;
+    ref_img = malloc(ref_img_len);
+    memcpy(ref_img, arena, ref_img_len);
+    ref_out_len = S.x->out ? iolens_dxt_store_bound(ref_img, ref_img_len) : 0;
+    ref_out = malloc(ref_out_len + 1);
+    CHECK(iolens_dxt_store_region(ref_img, ref_img_len, -1, ref_out, ref_out_len) == ref_out_len &&
+              memcmp(ref_out, S.x->out, ref_out_len) == 0,
+          "reference region differs from the engine's payload");
+    /* the objects, by walking the image */
+    img_nfile = img_nchunk = 0;
+    for (uint64_t f = h->first; f && img_nfile < MAXOBJ; f = ((iol_dxt_file *)(void *)(arena + f))->next) {
+        img_file[img_nfile++] = f;
+        for (int d = 0; d < 2; d++)
+            for (uint64_t c = ((iol_dxt_file *)(void *)(arena + f))->lane[d].first; c && img_nchunk < MAXOBJ;
+                 c = CK(c)->next)
+                img_chunk[img_nchunk++] = c;
+    }
+    CHECK(img_nfile == 5 && img_nchunk == 11, "reference image: %d files, %d chunks", img_nfile,
+          img_nchunk);
+    nrefrec = 0;
+    for (size_t off = 0; off < ref_out_len && nrefrec < MAXOBJ;) {
+        rrec *r = &refrec[nrefrec++];
+        memcpy(&r->id, ref_out + off, 8);
+        memcpy(&r->nw, ref_out + off + 88, 8);
+        memcpy(&r->nr, ref_out + off + 96, 8);
+        r->off = off;
+        off += 104 + (size_t)(r->nw + r->nr) * 32;
+    }
+    CHECK(nrefrec == 5 && ref_out_len == 5 * 104 + (200 + 80 + 70 + 1 + 20 + 3) * 32,
+          "reference region: %d records, %zu bytes", nrefrec, ref_out_len);
+    end_store();
+}
+
+/* out (n bytes) is a prefix-consistent subset of the reference region: reference
+ * records in their order, each with the leading nw writes and nr reads of it
+ * (header bytes equal).  cnt (if not NULL) gets the counts per reference record. */
+static int is_subset(const uint8_t *out, size_t n, int64_t (*cnt)[2])
+{
+    if (cnt)
+        memset(cnt, 0, sizeof(int64_t[2]) * MAXOBJ);
+    size_t off = 0;
+    int j = 0;
+    while (off < n) {
+        uint64_t id;
+        int64_t nw, nr;
+        if (n - off < 104)
+            return 0;
+        memcpy(&id, out + off, 8);
+        memcpy(&nw, out + off + 88, 8);
+        memcpy(&nr, out + off + 96, 8);
+        while (j < nrefrec && refrec[j].id != id)
+            j++;
+        if (j == nrefrec)
+            return 0;
+        const rrec *r = &refrec[j];
+        if (nw < 0 || nr < 0 || nw > r->nw || nr > r->nr || nw + nr == 0 ||
+            (uint64_t)(nw + nr) > (n - off - 104) / 32)
+            return 0;
+        const uint8_t *o = out + off, *q = ref_out + r->off;
+        if (memcmp(o + 8, q + 8, 80) != 0 || memcmp(o + 104, q + 104, (size_t)nw * 32) != 0 ||
+            memcmp(o + 104 + nw * 32, q + 104 + r->nw * 32, (size_t)nr * 32) != 0)
+            return 0;
+        if (cnt) {
+            cnt[j][0] = nw;
+            cnt[j][1] = nr;
+        }
+        off += 104 + (size_t)(nw + nr) * 32;
+        j++;
+    }
+    return 1;
+}
+
+enum { X_EQ, X_SUB, X_NONE, X_ANY };
+static const char *const x_name[] = {"the reference", "a subset of it", "nothing", "anything well formed"};
+static uint8_t work[1 << 17];         /* the image being damaged */
+
+/* Decode work[0..len) and check it against the expectation. */
+static size_t expect_decode(size_t len, int x, const char *what)
+{
+    size_t n, bound;
+    uint8_t *out = decode_image(work, len, -1, SIZE_MAX, &n, &bound);
+    int ok = x == X_EQ     ? n == ref_out_len && memcmp(out, ref_out, n) == 0
+             : x == X_SUB  ? is_subset(out, n, NULL)
+             : x == X_NONE ? n == 0
+                           : 1;
+    CHECK(ok, "%s: %zu bytes (bound %zu), expected %s", what, n, bound, x_name[x]);
+    if (!ok && getenv("DXT_TEST_DEBUG")) {
+        int64_t cnt[MAXOBJ][2];
+        fprintf(stderr, "  subset %d:", is_subset(out, n, cnt));
+        for (int j = 0; j < nrefrec; j++)
+            fprintf(stderr, " [%lld/%lld w, %lld/%lld r]", (long long)cnt[j][0], (long long)refrec[j].nw,
+                    (long long)cnt[j][1], (long long)refrec[j].nr);
+        fputc('\n', stderr);
+    }
+    free(out);
+    return n;
+}
+static void reset_work(void) { memcpy(work, ref_img, ref_img_len); }
+static iolens_dxt_store_hdr *WH(void) { return (iolens_dxt_store_hdr *)(void *)work; }
+static iol_dxt_file *WF(int i) { return (iol_dxt_file *)(void *)(work + img_file[i]); }
+static iolens_dxt_chunk *WC(uint64_t off) { return (iolens_dxt_chunk *)(void *)(work + off); }
+static void put64(size_t at, uint64_t v) { memcpy(work + at, &v, 8); }
+
+/* Offsets that point nowhere valid for an object of the image. */
+static uint64_t bad_off(int k, size_t len, uint64_t valid)
+{
+    static const int nbad = 11;
+    switch (k % nbad) {
+    case 0: return len;
+    case 1: return len - 8;                      /* no room for a whole object */
+    case 2: return UINT64_MAX;
+    case 3: return UINT64_MAX - 7;               /* aligned, off + size wraps */
+    case 4: return valid + 4;                    /* misaligned */
+    case 5: return valid + 1;
+    case 6: return 8;                            /* the header page */
+    case 7: return IOLENS_DXT_STORE_HDR - 8;
+    case 8: return IOLENS_DXT_STORE_HDR - 1;
+    case 9: return (uint64_t)1 << 63;
+    default: return len + 8;
+    }
+}
+#define NBAD 11
+
+static void test_hostile_cases(void)
+{
+    size_t L = ref_img_len;
+    char what[160];
+    SETCTX("hostile: fixed cases");
+    reset_work();
+    CHECK(iolens_dxt_store_bound(work, L) == ref_out_len, "bound of the valid image %zu, region %zu",
+          iolens_dxt_store_bound(work, L), ref_out_len);
+    expect_decode(L, X_EQ, "valid image");
+    /* rank given */
+    {
+        size_t n;
+        uint8_t *out = decode_image(work, L, 5, ref_out_len, &n, NULL);
+        int ok = n == ref_out_len;
+        for (int j = 0; ok && j < nrefrec; j++) {
+            int64_t r;
+            memcpy(&r, out + refrec[j].off + 8, 8);
+            ok = r == 5 && memcmp(out + refrec[j].off + 16, ref_out + refrec[j].off + 16,
+                                  104 - 16 + (size_t)(refrec[j].nw + refrec[j].nr) * 32) == 0;
+        }
+        CHECK(ok, "rank 5 asked: %zu bytes, records differ", n);
+        free(out);
+    }
+    /* too short, no magic, no buffers */
+    static const size_t shorts[] = {0, 1, 8, 64, sizeof(iolens_dxt_store_hdr), IOLENS_DXT_STORE_HDR - 1};
+    for (size_t i = 0; i < NEL(shorts); i++) {
+        snprintf(what, sizeof what, "image of %zu bytes", shorts[i]);
+        expect_decode(shorts[i], X_NONE, what);
+    }
+    expect_decode(IOLENS_DXT_STORE_HDR, X_NONE, "header page only");
+    for (int i = 0; i < 9; i++) {
+        reset_work();
+        if (i < 8)
+            work[i] ^= 0x20;
+        else
+            memset(work, 0, 8);
+        snprintf(what, sizeof what, "magic byte %d changed", i);
+        expect_decode(L, X_NONE, what);
+    }
+    reset_work();
+    {
+        uint8_t o[256];
+        CHECK(iolens_dxt_store_bound(NULL, L) == 0 && iolens_dxt_store_region(NULL, L, -1, o, sizeof o) == 0 &&
+                  iolens_dxt_store_region(work, L, -1, NULL, 1 << 20) == 0,
+              "NULL image or output gave bytes");
+    }
+    /* the file list */
+    for (int k = 0; k < NBAD + 2; k++) {
+        reset_work();
+        WH()->first = k < NBAD ? bad_off(k, L, img_file[0]) : k == NBAD ? 0 : img_chunk[0] + CHDR;
+        snprintf(what, sizeof what, "header's first = %llu", (unsigned long long)WH()->first);
+        expect_decode(L, k <= NBAD ? X_NONE : X_ANY, what);
+        for (int i = 0; i < img_nfile; i++) {
+            reset_work();
+            WF(i)->next = k < NBAD ? bad_off(k, L, img_file[i]) : k == NBAD ? 0 : img_chunk[i];
+            snprintf(what, sizeof what, "file %d's next = %llu", i, (unsigned long long)WF(i)->next);
+            size_t n = expect_decode(L, k <= NBAD ? X_SUB : X_ANY, what);
+            if (k <= NBAD)
+                CHECK(n == (i + 1 < nrefrec ? refrec[i + 1].off : ref_out_len),
+                      "%s: %zu bytes, expected the first %d records", what, n, i + 1);
+        }
+    }
+    reset_work();
+    WH()->last = UINT64_MAX;
+    expect_decode(L, X_EQ, "header's last out of range");
+    /* a dropped file: the others only */
+    for (int i = 0; i < img_nfile; i++) {
+        reset_work();
+        WF(i)->dropped = i & 1 ? -1 : 1;
+        snprintf(what, sizeof what, "file %d dropped", i);
+        size_t n;
+        uint8_t *out = decode_image(work, L, -1, SIZE_MAX, &n, NULL);
+        int64_t cnt[MAXOBJ][2];
+        size_t rl = 104 + (size_t)(refrec[i].nw + refrec[i].nr) * 32;
+        CHECK(is_subset(out, n, cnt) && n == ref_out_len - rl && cnt[i][0] + cnt[i][1] == 0, "%s: %zu bytes",
+              what, n);
+        free(out);
+    }
+    /* cycles: links must point forwards, so the walk stops at the backward link:
+     * the records up to it, once */
+    for (int k = 0; k < 3; k++) {
+        reset_work();
+        if (k == 0)
+            WF(img_nfile - 1)->next = WH()->first;
+        else if (k == 1)
+            WF(img_nfile - 1)->next = img_file[img_nfile - 1];
+        else
+            WF(2)->next = img_file[1];
+        snprintf(what, sizeof what, "file list cycle %d", k);
+        size_t n, bound;
+        uint8_t *out = decode_image(work, L, -1, SIZE_MAX, &n, &bound);
+        size_t want = k == 2 ? refrec[3].off : ref_out_len;
+        CHECK(n == want && memcmp(out, ref_out, want) == 0, "%s: %zu bytes (bound %zu), want %zu",
+              what, n, bound, want);
+        free(out);
+    }
+    /* lanes and chunks: every lane of every file */
+    for (int i = 0; i < img_nfile; i++)
+        for (int d = 0; d < 2; d++) {
+            iol_dxt_lane l0 = WF(i)->lane[d];
+            if (!l0.first)
+                continue;
+            static const int64_t ns[] = {INT64_MAX, INT64_MIN, -1, 0, INT64_MAX / 2, INT64_MIN / 2};
+            /* lane n, sealed: only the last chunk's count changes: more than its
+             * bytes hold reads up to pos, fewer gives a prefix */
+            for (size_t a = 0; a < NEL(ns); a++) {
+                reset_work();
+                WF(i)->lane[d].n = ns[a];
+                snprintf(what, sizeof what, "file %d lane %d: n = %lld", i, d, (long long)ns[a]);
+                expect_decode(L, ns[a] >= INT64_MAX / 2 ? X_EQ : X_SUB, what);
+                reset_work();
+                WF(i)->lane[d].sealed = ns[a];
+                snprintf(what, sizeof what, "file %d lane %d: sealed = %lld", i, d, (long long)ns[a]);
+                /* 0: the last chunk claims n, more than it holds; a negative count
+                 * may be taken as anything up to that (no more than a subset) */
+                expect_decode(L, ns[a] == 0 ? X_EQ : X_SUB, what);
+                for (size_t b = 0; b < NEL(ns); b++) {
+                    reset_work();
+                    WF(i)->lane[d].n = ns[a];
+                    WF(i)->lane[d].sealed = ns[b];
+                    snprintf(what, sizeof what, "file %d lane %d: n = %lld, sealed = %lld", i, d,
+                             (long long)ns[a], (long long)ns[b]);
+                    expect_decode(L, X_SUB, what);
+                }
+            }
+            /* the lane's first / last chunk */
+            for (int k = 0; k < NBAD + 1; k++) {
+                reset_work();
+                WF(i)->lane[d].first = k < NBAD ? bad_off(k, L, l0.first) : 0;
+                snprintf(what, sizeof what, "file %d lane %d: first = %llu", i, d,
+                         (unsigned long long)WF(i)->lane[d].first);
+                expect_decode(L, X_SUB, what);
+                reset_work();
+                WF(i)->lane[d].last = k < NBAD ? bad_off(k, L, l0.last) : 0;
+                snprintf(what, sizeof what, "file %d lane %d: last = %llu", i, d,
+                         (unsigned long long)WF(i)->lane[d].last);
+                expect_decode(L, X_SUB, what);   /* the last chunk read as sealed: nseg 0 */
+            }
+            /* the last chunk's pos: beyond the buffer (n bounds it), before its data,
+             * mid-varint; with n huge too: decodes what is there up to the buffer's end */
+            static const uint64_t pos_bad[] = {0, 1, UINT64_MAX, (uint64_t)1 << 40};
+            for (size_t a = 0; a < NEL(pos_bad) + 3; a++) {
+                reset_work();
+                uint64_t pos = a < NEL(pos_bad) ? pos_bad[a]
+                               : a == NEL(pos_bad)     ? L + 8
+                               : a == NEL(pos_bad) + 1 ? DATA(l0.last) - 1
+                                                       : l0.pos - 1;
+                WF(i)->lane[d].pos = pos;
+                snprintf(what, sizeof what, "file %d lane %d: pos = %llu", i, d, (unsigned long long)pos);
+                expect_decode(L, pos > l0.pos ? X_EQ : X_SUB, what);
+                WF(i)->lane[d].n = INT64_MAX;
+                snprintf(what, sizeof what, "file %d lane %d: pos = %llu, n = INT64_MAX", i, d,
+                         (unsigned long long)pos);
+                expect_decode(L, pos > l0.pos ? X_ANY : X_SUB, what);
+            }
+            /* every chunk of the lane */
+            for (uint64_t c = l0.first; c; c = ((iolens_dxt_chunk *)(void *)(ref_img + c))->next) {
+                int last = c == l0.last;
+                iolens_dxt_chunk c0 = *(iolens_dxt_chunk *)(void *)(ref_img + c);
+                for (size_t a = 0; a < NEL(ns); a++) {
+                    reset_work();
+                    WC(c)->nseg = ns[a];
+                    snprintf(what, sizeof what, "file %d lane %d chunk %llu: nseg = %lld", i, d,
+                             (unsigned long long)c, (long long)ns[a]);
+                    /* fewer than it holds: the next chunk decodes from the wrong state */
+                    expect_decode(L, last ? X_EQ : ns[a] > c0.nseg ? X_SUB : c0.next ? X_ANY : X_SUB, what);
+                }
+                static const uint64_t end_bad[] = {0, 1, UINT64_MAX, (uint64_t)1 << 40};
+                for (size_t a = 0; a < NEL(end_bad) + 3; a++) {
+                    reset_work();
+                    uint64_t e = a < NEL(end_bad) ? end_bad[a]
+                                 : a == NEL(end_bad)     ? L + 8
+                                 : a == NEL(end_bad) + 1 ? DATA(c) - 1
+                                                         : c0.end - 1;
+                    WC(c)->end = e;
+                    snprintf(what, sizeof what, "file %d lane %d chunk %llu: end = %llu", i, d,
+                             (unsigned long long)c, (unsigned long long)e);
+                    expect_decode(L, last || e > c0.end ? X_EQ : X_SUB, what);
+                    if (!last) {
+                        WC(c)->nseg = INT64_MAX;
+                        snprintf(what, sizeof what, "file %d lane %d chunk %llu: end = %llu, nseg max", i,
+                                 d, (unsigned long long)c, (unsigned long long)e);
+                        expect_decode(L, e > c0.end ? X_ANY : X_SUB, what);
+                    }
+                }
+                for (int k = 0; k < NBAD + 4; k++) {
+                    reset_work();
+                    uint64_t nx = k < NBAD ? bad_off(k, L, c) : k == NBAD ? c : k == NBAD + 1 ? l0.first
+                                  : k == NBAD + 2 ? img_file[i] : 0;
+                    WC(c)->next = nx;
+                    snprintf(what, sizeof what, "file %d lane %d chunk %llu: next = %llu", i, d,
+                             (unsigned long long)c, (unsigned long long)nx);
+                    /* the last chunk's next is never followed; a cycle repeats segments */
+                    expect_decode(L, last ? X_EQ : k < NBAD || k == NBAD + 3 ? X_SUB : X_ANY, what);
+                    if (k == NBAD || k == NBAD + 1) {    /* cycles of empty chunks: must end */
+                        WC(c)->nseg = 0;
+                        snprintf(what, sizeof what, "file %d lane %d chunk %llu: empty, in a cycle", i, d,
+                                 (unsigned long long)c);
+                        expect_decode(L, last ? X_EQ : X_ANY, what);
+                    }
+                }
+                /* truncated and overlong varints */
+                uint64_t data = DATA(c), end = last ? l0.pos : c0.end;
+                for (int k = 0; k < 4; k++) {
+                    reset_work();
+                    if (k == 0)
+                        work[end - 1] |= 0x80;           /* the chunk's last varint runs on */
+                    else if (k == 1)
+                        memset(work + data, 0xff, end - data);
+                    else if (k == 2)
+                        memset(work + data, 0x80, end - data);
+                    else if (end - data >= 12) {
+                        memset(work + data, 0x80, 11);   /* 11 bytes: longer than any varint */
+                        work[data + 11] = 0;
+                    }
+                    snprintf(what, sizeof what, "file %d lane %d chunk %llu: varints damaged (%d)", i, d,
+                             (unsigned long long)c, k);
+                    expect_decode(L, X_SUB, what);
+                }
+            }
+        }
+    /* a chunk list pointing at the header page, or a file pointing at a chunk */
+    reset_work();
+    WF(0)->lane[1].first = IOLENS_DXT_STORE_HDR - CHDR;
+    expect_decode(L, X_SUB, "chunk at the end of the header page");
+}
+
+/* Thousands of random corruptions: bytes anywhere, and 8-byte fields of the
+ * header, files and chunks set to hostile values. */
+static void test_hostile_random(void)
+{
+    SETCTX("hostile: random corruption");
+    rng = 0x5eed;
+    size_t L = ref_img_len;
+    const int iters = 4000;
+    decode_bad = 0;
+    for (int it = 0; it < iters; it++) {
+        reset_work();
+        int nmod = 1 + (int)rndn(8);
+        for (int m = 0; m < nmod; m++) {
+            uint64_t r = rndn(100);
+            if (r < 30) {
+                work[rndn(L)] = (uint8_t)rnd();
+            } else if (r < 45) {
+                work[rndn(L)] ^= (uint8_t)(1u << rndn(8));
+            } else {
+                size_t at;
+                uint64_t which = rndn(10);
+                if (which == 0)
+                    at = 8 * (3 + rndn(5));                     /* header fields after magic */
+                else if (which < 6)
+                    at = img_file[rndn(img_nfile)] + 8 * rndn(sizeof(iol_dxt_file) / 8);
+                else
+                    at = img_chunk[rndn(img_nchunk)] + 8 * rndn(3);
+                uint64_t v, old;
+                memcpy(&old, work + at, 8);
+                switch (rndn(12)) {
+                case 0: v = bad_off((int)rndn(NBAD), L, old); break;
+                case 1: v = img_file[rndn(img_nfile)]; break;
+                case 2: v = img_chunk[rndn(img_nchunk)] + 8 * rndn(2); break;
+                case 3: v = rndn(L); break;
+                case 4: v = old + rndn(64) - 32; break;
+                case 5: v = (uint64_t)INT64_MAX - rndn(3); break;
+                case 6: v = (uint64_t)INT64_MIN + rndn(3); break;
+                case 7: v = 0; break;
+                case 8: v = rnd(); break;
+                case 9: v = old ^ (1ull << rndn(64)); break;
+                case 10: v = L - rndn(64); break;
+                default: v = old * 2; break;
+                }
+                put64(at, v);
+            }
+        }
+        size_t n;
+        uint8_t *out = decode_image(work, L, -1, SIZE_MAX, &n, NULL);
+        free(out);
+        out = decode_image(work, L, it & 1 ? -1 : 3, (size_t)rndn(ref_out_len * 2 + 1), &n, NULL);
+        free(out);
+        if (decode_bad > 5)
+            break;
+    }
+    /* a truncated, damaged image too */
+    for (int it = 0; it < iters / 4; it++) {
+        reset_work();
+        for (int m = 0; m < 4; m++)
+            work[rndn(L)] = (uint8_t)rnd();
+        size_t n;
+        uint8_t *out = decode_image(work, IOLENS_DXT_STORE_HDR + rndn(L - IOLENS_DXT_STORE_HDR + 1), -1,
+                                    SIZE_MAX, &n, NULL);
+        free(out);
+    }
+    CHECK(decode_bad == 0, "%d damaged images decoded to malformed regions", decode_bad);
+}
+
+/* The image cut at every 64-byte boundary: nothing below the header page, then a
+ * prefix-consistent subset that only grows with the cut, the whole at the end. */
+static void test_hostile_truncated(void)
+{
+    SETCTX("hostile: truncated image");
+    int64_t prev[MAXOBJ][2], cnt[MAXOBJ][2];
+    memset(prev, 0, sizeof prev);
+    reset_work();
+    for (size_t L = 0;; L += 64) {
+        if (L > ref_img_len)
+            L = ref_img_len;
+        size_t n, bound;
+        uint8_t *out = decode_image(work, L, -1, SIZE_MAX, &n, &bound);
+        int sub = is_subset(out, n, cnt);
+        CHECK(sub && (L >= IOLENS_DXT_STORE_HDR || (n == 0 && bound == 0)),
+              "image cut at %zu: %zu bytes (bound %zu), subset %d", L, n, bound, sub);
+        if (sub)
+            for (int j = 0; j < nrefrec; j++)
+                for (int d = 0; d < 2; d++) {
+                    CHECK(cnt[j][d] >= prev[j][d], "image cut at %zu: record %d lane %d has %lld, %lld at %zu",
+                          L, j, d, (long long)cnt[j][d], (long long)prev[j][d], L - 64);
+                    prev[j][d] = cnt[j][d];
+                }
+        if (L == ref_img_len)
+            CHECK(n == ref_out_len && memcmp(out, ref_out, n) == 0, "whole image: %zu bytes", n);
+        free(out);
+        if (L == ref_img_len)
+            break;
+    }
+}
+
+/* Every small capacity, and random ones: a subset, never past cap. */
+static void test_hostile_caps(void)
+{
+    SETCTX("hostile: output capacity");
+    reset_work();
+    rng = 99;
+    int64_t prev = -1;
+    for (size_t k = 0; k < 700; k++) {
+        size_t cap = k < 400 ? k : k < 690 ? (size_t)rndn(ref_out_len + 1) : ref_out_len - 5 + (k - 690);
+        size_t n;
+        uint8_t *out = decode_image(work, ref_img_len, -1, cap, &n, NULL);
+        CHECK(is_subset(out, n, NULL) && (cap >= ref_out_len ? n == ref_out_len : n <= cap) &&
+                  (cap < 136 ? n == 0 : n > 0),
+              "capacity %zu: %zu bytes", cap, n);
+        if (k < 400) {
+            CHECK((int64_t)n >= prev, "capacity %zu: %zu bytes, less than with %zu", cap, n, cap - 1);
+            prev = (int64_t)n;
+        }
+        free(out);
+    }
+}
+
+static void test_hostile(void)
+{
+    build_ref_image();
+    if (!ref_img || !ref_out || ref_img_len > sizeof work)
+        return;
+    test_hostile_cases();
+    test_hostile_random();
+    test_hostile_truncated();
+    test_hostile_caps();
+    free(ref_img);
+    free(ref_out);
 }
 
 int main(void)
@@ -1340,9 +2339,12 @@ int main(void)
     test_triggers();
     test_interrupt_add();
     test_interrupt_grow();
+    test_interrupt_real();
     test_excluded();
     test_reset_again();
     test_mpiio_store();
+    test_sidecar();
+    test_hostile();
     SETCTX("end");
     CHECK(nlive == 0, "%d mapping(s) left", nlive);
     for (int i = 0; i < S.nf; i++)
@@ -1354,12 +2356,17 @@ int main(void)
         fprintf(stderr, "test_dxt_engine: %d check(s) failed (%.2f s)\n", failures, secs);
         return 1;
     }
-    printf("test_dxt_engine: all checks passed (%.2f s%s)\n", secs,
+    printf("test_dxt_engine: all checks passed (%.2f s%s; ", secs,
 #ifdef TEST_ASAN
            ", store poisoned outside the written bytes during output"
 #else
            ""
 #endif
     );
+#ifdef TEST_STEP
+    printf("%d operations interrupted at each of their %d stores)\n", stepped_adds, stepped_states);
+#else
+    printf("no single-stepping on this platform)\n");
+#endif
     return 0;
 }

@@ -191,11 +191,41 @@ void iol_safety_partial(uint64_t bits)
         __atomic_or_fetch((uint64_t *)(base + OFF_PARTIAL), bits, __ATOMIC_RELAXED);
 }
 
+/* Sidecars: files beside the copy, <copy>.<suffix>, removed with it. */
+#define MAX_SIDECARS 4
+static char sidecars[MAX_SIDECARS][sizeof path + 32];
+static int nsidecars;
+
+void *iol_safety_sidecar(const char *suffix, size_t len)
+{
+    if (!base || nsidecars == MAX_SIDECARS)
+        return NULL;
+    char *sp = sidecars[nsidecars];
+    snprintf(sp, sizeof sidecars[0], "%s.%s", path, suffix);
+    /* Our own I/O, from inside a wrapper (a module's first use): not recorded. */
+    iol_busy++;
+    int fd = open(sp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    void *p = MAP_FAILED;
+    if (fd >= 0) {
+        if (size_file(fd, len) == 0)
+            p = IOL_REAL(mmap)(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        close(fd);
+        if (p == MAP_FAILED)
+            unlink(sp);
+    }
+    iol_busy--;
+    if (p == MAP_FAILED)
+        return NULL;
+    nsidecars++;
+    return p;
+}
+
 void iol_safety_forget(void)
 {
     if (base)
         munmap(base, map_len);
     base = NULL;
+    nsidecars = 0;               /* the parent's; their mappings go with their modules */
 }
 
 /* The mapping itself is left in place: the process is about to exit or exec
@@ -207,5 +237,8 @@ void iol_safety_remove(void)
     if (!base)
         return;
     unlink(path);
+    for (int i = 0; i < nsidecars; i++)
+        unlink(sidecars[i]);
+    nsidecars = 0;
     base = NULL;
 }

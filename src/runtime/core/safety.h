@@ -34,6 +34,10 @@ void iol_safety_region_len(int modid, uint64_t len);
 /* A new name was stored (name lock held). */
 void iol_safety_name(uint64_t id, const char *name, size_t len);
 void iol_safety_partial(uint64_t bits);
+/* A file of len bytes beside the copy (<copy>.<suffix>), mapped shared and
+ * removed with it: memory a module wants to survive the process (the DXT store).
+ * NULL when there is no copy or the file cannot be made. */
+void *iol_safety_sidecar(const char *suffix, size_t len);
 /* Fork child or release: unmap without touching the file (it is the parent's). */
 void iol_safety_forget(void);
 /* The real log is written: unmap and delete the file. */

@@ -1,35 +1,17 @@
 /* DXT tracing engine: stores, memory budget, triggers and the log payload (see
- * dxt.h for the contracts and runtime spec section 5 for the behaviour). */
+ * dxt.h for the contracts, include/iolens/dxt_store.h for the store's layout and
+ * runtime spec section 5 for the behaviour). */
 #include "dxt.h"
 
 #include <string.h>
 #include <sys/utsname.h>
 
+#include "../core/safety.h"
+
 #define DXT_FILE_CHARGE 104          /* bytes upstream charges per traced file */
+#define DXT_SEG_CHARGE 32            /* ... and per segment granted */
 #define DXT_FIRST_SEGMENTS 64        /* first grant of a direction; then doubling */
 #define DXT_DEFAULT_BUDGET (2u << 20)
-#define DXT_REC_HEADER 104           /* id, rank, shared_record, hostname[64], counts */
-
-/* A chunk holds the encoded segments of one grant: room for the longest
- * encoding of each, of which only the pages written become resident. */
-struct iol_dxt_chunk {
-    iol_dxt_chunk *next;
-    int64_t nseg;                /* segments, once the chunk is sealed (not the last) */
-    uint8_t *end;                /* end of its bytes, once sealed */
-    uint8_t data[];
-};
-
-struct iol_dxt {
-    int modid;
-    uint8_t *arena;
-    size_t arena_len, used;
-    int64_t remaining;           /* budget left, in upstream's accounting */
-    int cut;                     /* a segment was dropped: partial bit set */
-    iol_dxt_file *first, *last;
-    char host[64];
-    void *out;                   /* the payload built at shutdown */
-    size_t out_len;
-};
 
 static iol_dxt stores[2];        /* DXT_POSIX, DXT_MPIIO */
 
@@ -38,16 +20,23 @@ static iol_dxt *store_of(int modid)
     return &stores[modid == IOL_MOD_DXT_MPIIO];
 }
 
-/* Bump allocation from the store's mapping (8-byte aligned); NULL when used up,
- * which the sizing in activate rules out while the budget holds. */
-static void *take(iol_dxt *x, size_t len)
+static iolens_dxt_store_hdr *hdr(iol_dxt *x)
 {
+    return (iolens_dxt_store_hdr *)x->base;
+}
+
+/* Bump allocation from the store (8-byte aligned): the object's offset, or 0 when
+ * the store is used up, which the sizing in activate rules out while the budget
+ * holds. */
+static uint64_t take(iol_dxt *x, size_t len)
+{
+    iolens_dxt_store_hdr *h = hdr(x);
     len = (len + 7) & ~(size_t)7;
-    if (!x->arena || x->arena_len - x->used < len)
-        return NULL;
-    void *p = x->arena + x->used;
-    x->used += len;
-    return p;
+    if (x->len - h->used < len)
+        return 0;
+    uint64_t off = h->used;
+    h->used += len;
+    return off;
 }
 
 /* ------------------------------------------------------------ lifecycle */
@@ -63,21 +52,31 @@ void iol_dxt_activate(iol_module *m)
     iol_dxt *x = store_of(m->d->id);
     memset(x, 0, sizeof *x);
     x->modid = m->d->id;
-    x->remaining = budget_of(x->modid);
-    /* A file costs sizeof(iol_dxt_file) <= 2 x 104 bytes here, and a chunk of k
+    int64_t budget = budget_of(x->modid);
+    /* A file costs sizeof(iolens_dxt_file) <= 2 x 104 bytes here, and a chunk of k
      * segments 24 + 40k <= 2 x 32k: twice the budget always holds what the budget
      * admits. */
-    x->arena_len = 2 * (size_t)x->remaining + 4096;
-    x->arena = iol_map(x->arena_len);
-    if (!x->arena) {
+    x->len = IOLENS_DXT_STORE_HDR + 2 * (size_t)budget;
+    x->base = iol_safety_sidecar(x->modid == IOL_MOD_DXT_MPIIO ? "dxt-mpiio" : "dxt-posix", x->len);
+    if (!x->base)
+        x->base = iol_map(x->len);
+    if (!x->base) {
         iol_fail(IOL_FAIL_MEMORY);
         m->state = -1;
         return;
     }
+    iolens_dxt_store_hdr *h = hdr(x);
+    h->modid = (uint32_t)x->modid;
+    h->rank = iol_rank;
+    h->len = x->len;
+    h->used = IOLENS_DXT_STORE_HDR;
+    h->remaining = budget;
     /* The node name as upstream stores it: up to 64 bytes, NUL-padded. */
     struct utsname u;
     if (uname(&u) == 0)
-        memcpy(x->host, u.nodename, strnlen(u.nodename, sizeof x->host));
+        memcpy(h->host, u.nodename, strnlen(u.nodename, sizeof h->host));
+    __atomic_signal_fence(__ATOMIC_RELEASE);
+    memcpy(h->magic, IOLENS_DXT_STORE_MAGIC, 8);   /* last: a store is complete */
 }
 
 iol_dxt *iol_dxt_attach(int modid)
@@ -87,145 +86,89 @@ iol_dxt *iol_dxt_attach(int modid)
         return NULL;
     iol_dxt *x = store_of(modid);
     iol_mod_leave(m);
-    return x->arena ? x : NULL;
+    return x->base ? x : NULL;
 }
 
 void iol_dxt_reset(iol_module *m)
 {
     iol_dxt *x = store_of(m->d->id);
-    iol_unmap(x->arena, x->arena_len);
+    iol_unmap(x->base, x->len);
     iol_unmap(x->out, x->out_len);
     memset(x, 0, sizeof *x);
 }
 
 /* ------------------------------------------------------------ data path (slow parts) */
+static void cut(iol_dxt *x)
+{
+    if (!hdr(x)->cut) {
+        hdr(x)->cut = 1;
+        iol_partial_set(x->modid);
+    }
+}
+
 iol_dxt_file *iol_dxt_file_new(iol_dxt *x, uint64_t id)
 {
     const char *name = iol_name_of(id);
     if (name && iol_name_excluded(x->modid, name))
         return IOL_DXT_NONE;
-    iol_dxt_file *f = x->remaining >= DXT_FILE_CHARGE ? take(x, sizeof *f) : NULL;
-    if (!f) {
-        iol_partial_set(x->modid);
+    iolens_dxt_store_hdr *h = hdr(x);
+    uint64_t off = h->remaining >= DXT_FILE_CHARGE ? take(x, sizeof(iol_dxt_file)) : 0;
+    if (!off) {
+        cut(x);
         return IOL_DXT_NONE;
     }
-    x->remaining -= DXT_FILE_CHARGE;
-    memset(f, 0, sizeof *f);
-    f->id = id;
-    if (x->last)
-        x->last->next = f;
+    h->remaining -= DXT_FILE_CHARGE;
+    iol_dxt_file *f = (iol_dxt_file *)(x->base + off);
+    f->id = id;                  /* the rest is zero: fresh memory */
+    /* Linked complete: a reader sees the file whole or not at all. */
+    __atomic_signal_fence(__ATOMIC_RELEASE);
+    if (h->last)
+        ((iol_dxt_file *)(x->base + h->last))->next = off;
     else
-        x->first = f;
-    x->last = f;
+        h->first = off;
+    h->last = off;
     return f;
 }
 
 int iol_dxt_grow(iol_dxt *x, iol_dxt_lane *l)
 {
+    iolens_dxt_store_hdr *h = hdr(x);
     int64_t want = l->room ? l->room : DXT_FIRST_SEGMENTS;
-    int64_t seg = (int64_t)sizeof(iol_dxt_seg);       /* what upstream charges */
-    if (x->remaining < seg) {    /* spent: every later segment of this lane is dropped */
-        if (!x->cut) {
-            x->cut = 1;
-            iol_partial_set(x->modid);
-        }
+    if (h->remaining < DXT_SEG_CHARGE) {   /* spent: this segment and later ones dropped */
+        cut(x);
         return 0;
     }
-    if (want * seg > x->remaining)
-        want = x->remaining / seg;
-    x->remaining -= want * seg;
-    iol_dxt_chunk *c = want > 0 ? take(x, sizeof *c + (size_t)want * IOL_DXT_MAX_ENC) : NULL;
-    if (!c) {
-        x->cut = 1;
-        iol_partial_set(x->modid);
+    if (want * DXT_SEG_CHARGE > h->remaining)
+        want = h->remaining / DXT_SEG_CHARGE;
+    h->remaining -= want * DXT_SEG_CHARGE;
+    uint64_t off = take(x, sizeof(iolens_dxt_chunk) + (size_t)want * IOLENS_DXT_MAX_ENC);
+    if (!off) {
+        cut(x);
         return 0;
     }
-    /* Every step leaves a state the output decodes correctly (a signal handler may
-     * write the log between any two of them): the new chunk is linked empty, the
-     * full one sealed before it stops being the last, and the new one only gets
-     * its position and count once it is the last. */
-    c->next = NULL;
-    c->nseg = 0;
-    c->end = c->data;
+    /* Every step leaves a state that decodes correctly (a signal handler may write
+     * the log, or the process die, between any two of them): the new chunk is
+     * linked empty, the full one sealed before it stops being the last, and the
+     * new one gets its position and count only once it is the last. */
+    iolens_dxt_chunk *c = (iolens_dxt_chunk *)(x->base + off);
+    c->end = off + sizeof *c;
     if (l->last) {
-        l->last->nseg = l->n - l->sealed;
-        l->last->end = l->pos;
+        iolens_dxt_chunk *old = (iolens_dxt_chunk *)(x->base + l->last);
+        old->nseg = l->n - l->sealed;
+        old->end = l->pos;
         __atomic_signal_fence(__ATOMIC_RELEASE);
-        l->last->next = c;
+        old->next = off;
     } else {
-        l->first = c;
+        l->first = off;
     }
     __atomic_signal_fence(__ATOMIC_RELEASE);
-    l->last = c;
+    l->last = off;
     __atomic_signal_fence(__ATOMIC_RELEASE);
-    l->pos = c->data;
+    l->pos = off + sizeof *c;
     __atomic_signal_fence(__ATOMIC_RELEASE);
     l->sealed = l->n;
     l->room += want;
     return 1;
-}
-
-/* Decode up to n segments from [p, end) into out, continuing the lane's delta
- * state *st (prev end offset, prev length, prev end ns); returns how many.  Stops
- * at the end of the bytes or at a truncated varint: the log may be written by a
- * signal handler that interrupted iol_dxt_add or iol_dxt_grow on this thread. */
-static int get(const uint8_t **pp, const uint8_t *end, uint64_t *v)
-{
-    const uint8_t *p = *pp;
-    uint64_t r = 0;
-    for (int shift = 0; p < end && shift < 70; shift += 7) {
-        uint8_t b = *p++;
-        r |= (uint64_t)(b & 0x7f) << shift;
-        if (!(b & 0x80)) {
-            *v = r;
-            *pp = p;
-            return 1;
-        }
-    }
-    return 0;
-}
-static uint64_t undelta(uint64_t z, uint64_t base)
-{
-    return base + ((z >> 1) ^ (0 - (z & 1)));
-}
-static int64_t decode(const uint8_t *p, const uint8_t *end, int64_t n, uint64_t st[3],
-                      iol_dxt_seg *out)
-{
-    int64_t k = 0;
-    for (; k < n; k++) {
-        uint64_t a, b, c, d;
-        if (!get(&p, end, &a) || !get(&p, end, &b) || !get(&p, end, &c) || !get(&p, end, &d))
-            break;
-        uint64_t off = undelta(a, st[0]), len = undelta(b, st[1]);
-        uint64_t start = undelta(c, st[2]), stop = undelta(d, start);
-        if (out) {
-            out[k].offset = (int64_t)off;
-            out[k].length = (int64_t)len;
-            out[k].start = (double)(int64_t)start * 1e-9;   /* as iol_ts_sec */
-            out[k].end = (double)(int64_t)stop * 1e-9;
-        }
-        st[0] = off + len;
-        st[1] = len;
-        st[2] = stop;
-    }
-    return k;
-}
-
-/* The lane's segments into out (NULL: count only); returns how many. */
-static int64_t lane_decode(const iol_dxt_lane *l, iol_dxt_seg *out)
-{
-    uint64_t st[3] = {0, 0, 0};
-    int64_t total = 0;
-    for (const iol_dxt_chunk *c = l->first; c; c = c->next) {
-        int last = c == l->last;
-        int64_t n = last ? l->n - l->sealed : c->nseg;
-        const uint8_t *end = last ? l->pos : c->end;
-        int64_t got = decode(c->data, end, n, st, out ? out + total : NULL);
-        total += got;
-        if (got < n)
-            break;
-    }
-    return total;
 }
 
 /* ------------------------------------------------------------ shutdown */
@@ -258,47 +201,26 @@ void iol_dxt_finish(iol_module *m)
 {
     iol_dxt *x = store_of(m->d->id);
     size_t kept = 0;
-    for (iol_dxt_file *f = x->first; f; f = f->next) {
+    hdr(x)->rank = iol_rank;
+    for (uint64_t off = hdr(x)->first; off;) {
+        iol_dxt_file *f = (iol_dxt_file *)(x->base + off);
         f->dropped = !passes_triggers(f->id);
         if (!f->dropped && f->lane[0].n + f->lane[1].n > 0)
             kept++;
+        off = f->next;
     }
     m->count = kept;
 }
 
-/* Each kept file: the 104-byte header, its write segments, then its reads. */
+/* The log region: decoded by the same code `iolens recover` uses. */
 size_t iol_dxt_output(iol_module *m, void **payload)
 {
     iol_dxt *x = store_of(m->d->id);
-    size_t cap = 0;
-    for (iol_dxt_file *f = x->first; f; f = f->next) {
-        int64_t n = f->lane[0].n + f->lane[1].n;
-        if (!f->dropped && n > 0)
-            cap += DXT_REC_HEADER + (size_t)n * sizeof(iol_dxt_seg);
-    }
+    size_t cap = iolens_dxt_store_bound(x->base, x->len);
     *payload = NULL;
     if (cap == 0 || !(x->out = iol_map(cap)))
         return 0;
     x->out_len = cap;
-    uint8_t *p = x->out;
-    for (iol_dxt_file *f = x->first; f; f = f->next) {
-        if (f->dropped || f->lane[0].n + f->lane[1].n == 0)
-            continue;
-        uint8_t *hdr = p;
-        iol_dxt_seg *segs = (iol_dxt_seg *)(hdr + DXT_REC_HEADER);
-        int64_t nw = lane_decode(&f->lane[1], segs);
-        int64_t nr = lane_decode(&f->lane[0], segs + nw);
-        if (nw + nr == 0)
-            continue;
-        int64_t rank = iol_rank, shared = 0;
-        memcpy(hdr, &f->id, 8);
-        memcpy(hdr + 8, &rank, 8);
-        memcpy(hdr + 16, &shared, 8);
-        memcpy(hdr + 24, x->host, 64);
-        memcpy(hdr + 88, &nw, 8);
-        memcpy(hdr + 96, &nr, 8);
-        p = (uint8_t *)(segs + nw + nr);
-    }
     *payload = x->out;
-    return (size_t)(p - (uint8_t *)x->out);
+    return iolens_dxt_store_region(x->base, x->len, iol_rank, x->out, cap);
 }

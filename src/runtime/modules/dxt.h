@@ -12,51 +12,37 @@
  * capped to what is left; 32 bytes per segment), so that a trace is cut at the
  * same operation.  The bytes come from one mapping made at activation: twice the
  * budget of address space, of which only the pages used become resident (segments
- * are stored compactly, see below); nothing is allocated while a wrapper runs.  When the budget is spent, later segments are dropped, the
- * module's partial bit is set, and what was kept is the beginning of each trace. */
+ * are stored compactly, see below); nothing is allocated while a wrapper runs.
+ * With the safety copy on, the mapping is a file beside it (<copy>.dxt-posix,
+ * .dxt-mpiio), so the trace of a killed process can be recovered.  When the budget
+ * is spent, later segments are dropped, the module's partial bit is set, and what
+ * was kept is the beginning of each trace. */
 #ifndef IOLENS_RUNTIME_DXT_H
 #define IOLENS_RUNTIME_DXT_H
 
 #include <stdint.h>
 
 #include "../core/rt.h"
+#include "iolens/dxt_store.h"
 
-/* One segment as the log stores it for DXT_POSIX v1 and DXT_MPIIO v2 (the 3.5.0
- * release's versions, which released readers accept): 32 bytes, no thread id. */
-typedef struct iol_dxt_seg {
-    int64_t offset, length;
-    double start, end;
-} iol_dxt_seg;
-
-/* In memory a segment is 4 LEB128 varints of zigzag deltas from the previous
- * segment of its lane: offset from the previous end, length from the previous
- * length, start from the previous end time, and the duration, times in whole
- * nanoseconds.  A run of equal-sized sequential operations takes ~6 bytes per
- * segment instead of 32: fresh memory costs a page fault per 4 KiB, which is
- * most of what tracing costs (docs/performance.md, "DXT tracing").  Times are
+/* The store's layout and segment encoding are shared with `iolens recover`,
+ * which reads them back from the file beside the safety copy: see
+ * include/iolens/dxt_store.h.  In short, a segment is four varints of
+ * differences from the previous one (~6 bytes for sequential equal-sized I/O
+ * instead of the log's 32): fresh memory costs a page fault per 4 KiB, which was
+ * most of what tracing cost (docs/performance.md, "DXT tracing").  Times are
  * exact: every runtime time is (double)ns * 1e-9 (iol_wtime, iol_ts_sec), and
  * iol_dxt_ns recovers ns exactly for runs shorter than about 100 days. */
-#define IOL_DXT_MAX_ENC 40           /* bytes of the longest encoded segment */
+typedef iolens_dxt_file iol_dxt_file;
+typedef iolens_dxt_lane iol_dxt_lane;
 
-typedef struct iol_dxt_chunk iol_dxt_chunk;
-
-/* The segments of one file in one direction: a list of chunks, appended at pos. */
-typedef struct iol_dxt_lane {
-    uint8_t *pos;                /* next free byte of the last chunk */
-    int64_t n, room;             /* segments stored, and granted (upstream's accounting) */
-    int64_t sealed;              /* segments in the chunks before the last */
-    uint64_t prev_end_off, prev_len, prev_end_ns;   /* delta state (wrapping) */
-    iol_dxt_chunk *first, *last;
-} iol_dxt_lane;
-
-typedef struct iol_dxt_file {
-    uint64_t id;
-    struct iol_dxt_file *next;   /* creation order (the order of the log) */
-    int dropped;                 /* removed by a trigger at shutdown */
-    iol_dxt_lane lane[2];        /* 0 read, 1 write */
-} iol_dxt_file;
-
-typedef struct iol_dxt iol_dxt;
+typedef struct iol_dxt {
+    uint8_t *base;               /* the store: header at 0, links are offsets from here */
+    size_t len;
+    int modid;
+    void *out;                   /* the payload built at shutdown */
+    size_t out_len;
+} iol_dxt;
 
 /* A file whose trace is never kept (name excluded, no memory left): stored in
  * the caller's per-file pointer so the decision is made once. */
@@ -108,7 +94,7 @@ static inline __attribute__((always_inline)) void iol_dxt_add(iol_dxt *x, iol_dx
     if (__builtin_expect(l->n == l->room, 0) && !iol_dxt_grow(x, l))
         return;
     uint64_t start = (uint64_t)ns1, end = (uint64_t)ns2;
-    uint8_t *p = l->pos;
+    uint8_t *base = x->base, *p = base + l->pos;
     p = iol_dxt_put(p, iol_dxt_delta((uint64_t)off, l->prev_end_off));
     p = iol_dxt_put(p, iol_dxt_delta((uint64_t)len, l->prev_len));
     p = iol_dxt_put(p, iol_dxt_delta(start, l->prev_end_ns));
@@ -117,10 +103,10 @@ static inline __attribute__((always_inline)) void iol_dxt_add(iol_dxt *x, iol_dx
     l->prev_len = (uint64_t)len;
     l->prev_end_ns = end;
     /* Written, then published: a log written by a signal handler that interrupts
-     * this thread here holds whole segments only (the output decodes at most n
-     * segments and never past pos). */
+     * this thread here, or a store left by a killed process, holds whole segments
+     * only (decoding takes at most n segments and never reads past pos). */
     __atomic_signal_fence(__ATOMIC_RELEASE);
-    l->pos = p;
+    l->pos = (uint64_t)(p - base);
     __atomic_signal_fence(__ATOMIC_RELEASE);
     l->n++;
 }

@@ -1,0 +1,76 @@
+/* The runtime's DXT trace store (docs/dxt.md), shared by the runtime, which fills
+ * it, and `iolens recover`, which reads it back from the file the runtime keeps it
+ * in beside its safety copy.
+ *
+ * A store is one block of memory: this header at offset 0, then files and chunks
+ * allocated upwards.  Every link is a byte offset from the start of the block (0 =
+ * none), so the same bytes mean the same thing in the process and in the file.
+ * Layout is the host's (little-endian x86-64 / aarch64), 8-byte aligned.
+ *
+ * A segment is stored as four LEB128 varints of zigzag differences from the
+ * previous segment of its lane: offset from the previous end (offset + length),
+ * length from the previous length, start from the previous end time, duration;
+ * times in whole nanoseconds since the process's start.  The lane's state starts
+ * at 0.  A chunk holds the segments of one grant.
+ *
+ * Consistency: the runtime updates a store so that every prefix of its stores
+ * decodes to whole segments (the log may be written, or the process killed, at
+ * any instruction); the decoder below never reads outside [base, base + len) and
+ * stops at the first thing that does not fit, so it accepts a hostile file too. */
+#ifndef IOLENS_DXT_STORE_H
+#define IOLENS_DXT_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define IOLENS_DXT_STORE_MAGIC "IOLDXTS1"
+#define IOLENS_DXT_STORE_HDR 4096    /* the header's page; files and chunks follow */
+#define IOLENS_DXT_MAX_ENC 40        /* bytes of the longest encoded segment */
+
+typedef struct iolens_dxt_store_hdr {
+    char magic[8];
+    uint32_t modid;              /* 10 DXT_POSIX, 11 DXT_MPIIO */
+    uint32_t cut;                /* a segment or file was dropped (partial) */
+    int64_t rank;
+    uint64_t len;                /* bytes of the store */
+    uint64_t used;               /* allocated so far (files and chunks) */
+    int64_t remaining;           /* budget left, in upstream's accounting */
+    uint64_t first, last;        /* files in creation order */
+    char host[64];               /* node name, NUL-padded */
+} iolens_dxt_store_hdr;
+
+/* The segments of one file in one direction. */
+typedef struct iolens_dxt_lane {
+    uint64_t pos;                /* next free byte of the last chunk */
+    int64_t n, room;             /* segments stored, and granted */
+    int64_t sealed;              /* segments in the chunks before the last */
+    uint64_t prev_end_off, prev_len, prev_end_ns;   /* encoder state (wrapping) */
+    uint64_t first, last;        /* chunks */
+} iolens_dxt_lane;
+
+typedef struct iolens_dxt_file {
+    uint64_t id;                 /* record id of the traced file */
+    uint64_t next;
+    int32_t dropped;             /* removed by a trigger at shutdown */
+    int32_t pad;
+    iolens_dxt_lane lane[2];     /* 0 read, 1 write */
+} iolens_dxt_file;
+
+typedef struct iolens_dxt_chunk {
+    uint64_t next;
+    int64_t nseg;                /* segments, once sealed (not the last chunk) */
+    uint64_t end;                /* end of its bytes, once sealed */
+    /* encoded segments follow */
+} iolens_dxt_chunk;
+
+/* The DXT region a store gives (log-format 7.10, 32-byte segments: DXT_POSIX v1,
+ * DXT_MPIIO v2): for each file not dropped with segments, the 104-byte record
+ * (id, rank, 0, hostname, write_count, read_count), its writes, then its reads.
+ * iolens_dxt_store_bound gives an upper bound of the size (0: no segments or not
+ * a store); iolens_dxt_store_region fills out (cap bytes) and returns the bytes
+ * written.  rank: the rank written in the records (< 0: the store's own). */
+size_t iolens_dxt_store_bound(const uint8_t *base, size_t len);
+size_t iolens_dxt_store_region(const uint8_t *base, size_t len, int64_t rank, uint8_t *out,
+                               size_t cap);
+
+#endif

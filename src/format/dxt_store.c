@@ -1,0 +1,180 @@
+/* Reading a runtime DXT store (include/iolens/dxt_store.h) into a DXT region.
+ * Used by the runtime at shutdown and by `iolens recover` on the file a killed
+ * process left, which may be torn or damaged: every offset is checked against
+ * the block, links must point forwards (the runtime allocates upwards), and the
+ * whole decode is bounded by what the block can hold (each chunk belongs to one
+ * lane and takes >= 24 bytes; each segment takes >= 4), so a hostile block costs
+ * time and output linear in its size. */
+#include <string.h>
+
+#include "iolens/dxt_store.h"
+
+#define REC_HEADER 104
+#define SEG_BYTES 32
+
+typedef struct seg32 {
+    int64_t offset, length;
+    double start, end;
+} seg32;
+
+static const iolens_dxt_store_hdr *header(const uint8_t *base, size_t len)
+{
+    if (!base || len < IOLENS_DXT_STORE_HDR)
+        return NULL;
+    const iolens_dxt_store_hdr *h = (const iolens_dxt_store_hdr *)base;
+    return memcmp(h->magic, IOLENS_DXT_STORE_MAGIC, 8) == 0 ? h : NULL;
+}
+
+/* The object of `size` bytes at off, or NULL if it is not inside the block. */
+static const void *at(const uint8_t *base, size_t len, uint64_t off, size_t size)
+{
+    if (off < IOLENS_DXT_STORE_HDR || off % 8 || off > len || len - off < size)
+        return NULL;
+    return base + off;
+}
+
+static int get(const uint8_t **pp, const uint8_t *end, uint64_t *v)
+{
+    const uint8_t *p = *pp;
+    uint64_t r = 0;
+    for (int shift = 0; p < end && shift < 70; shift += 7) {
+        uint8_t b = *p++;
+        r |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) {
+            *v = r;
+            *pp = p;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static uint64_t undelta(uint64_t z, uint64_t base)
+{
+    return base + ((z >> 1) ^ (0 - (z & 1)));
+}
+
+/* Segments a lane claims, made safe to use as a count: each takes >= 4 bytes. */
+static int64_t claimed(int64_t n, size_t len)
+{
+    return n < 0 ? 0 : (uint64_t)n > len / 4 ? (int64_t)(len / 4) : n;
+}
+
+/* What the whole decode may still spend: chunk visits and segments. */
+typedef struct budget {
+    size_t chunks;
+    int64_t segs;
+} budget;
+
+static budget budget_of(size_t len)
+{
+    return (budget){len / sizeof(iolens_dxt_chunk), (int64_t)(len / 4)};
+}
+
+/* Decode up to `limit` segments of a lane into out (NULL: count only). */
+static int64_t lane_decode(const uint8_t *base, size_t len, const iolens_dxt_lane *l,
+                           seg32 *out, int64_t limit, budget *b)
+{
+    uint64_t st[3] = {0, 0, 0};     /* previous end offset, length, end ns */
+    int64_t total = 0;
+    if (limit > b->segs)
+        limit = b->segs;
+    uint64_t off = l->first;
+    while (off && b->chunks) {
+        const iolens_dxt_chunk *c = at(base, len, off, sizeof *c);
+        if (!c)
+            break;
+        b->chunks--;
+        int last = off == l->last;
+        int64_t n = last ? (l->sealed >= 0 && l->n >= l->sealed ? l->n - l->sealed : 0) : c->nseg;
+        n = claimed(n, len);
+        uint64_t data = off + sizeof *c, end = last ? l->pos : c->end;
+        if (end > len)
+            end = len;
+        const uint8_t *p = base + data, *stop = end > data ? base + end : p;
+        int64_t k = 0;
+        for (; k < n && total < limit; k++, total++) {
+            uint64_t a, b, s, d;
+            if (!get(&p, stop, &a) || !get(&p, stop, &b) || !get(&p, stop, &s) ||
+                !get(&p, stop, &d))
+                break;
+            uint64_t o = undelta(a, st[0]), ln = undelta(b, st[1]);
+            uint64_t t1 = undelta(s, st[2]), t2 = undelta(d, t1);
+            if (out) {
+                /* seconds as the runtime computes them: (double)ns * 1e-9 */
+                seg32 g = {(int64_t)o, (int64_t)ln, (double)(int64_t)t1 * 1e-9,
+                           (double)(int64_t)t2 * 1e-9};
+                memcpy(&out[total], &g, sizeof g);
+            }
+            st[0] = o + ln;
+            st[1] = ln;
+            st[2] = t2;
+        }
+        if (k < n || total >= limit || last || c->next <= off)
+            break;
+        off = c->next;
+    }
+    b->segs -= total;
+    return total;
+}
+
+/* Walk the files in list order; links must point forwards, so the walk ends. */
+#define FOR_EACH_FILE(h, base, len, fvar)                                                 \
+    for (uint64_t off_ = (h)->first;                                                     \
+         off_ && ((fvar) = at(base, len, off_, sizeof(iolens_dxt_file))) != NULL;        \
+         off_ = (fvar)->next > off_ ? (fvar)->next : 0)
+
+size_t iolens_dxt_store_bound(const uint8_t *base, size_t len)
+{
+    const iolens_dxt_store_hdr *h = header(base, len);
+    if (!h)
+        return 0;
+    const iolens_dxt_file *f;
+    size_t records = 0;
+    int64_t segs = 0, most = (int64_t)(len / 4);
+    FOR_EACH_FILE(h, base, len, f) {
+        if (f->dropped)
+            continue;
+        int64_t n = claimed(f->lane[0].n, len) + claimed(f->lane[1].n, len);
+        if (n > 0) {
+            records++;
+            segs = segs + n > most ? most : segs + n;
+        }
+    }
+    return records * REC_HEADER + (size_t)segs * SEG_BYTES;
+}
+
+size_t iolens_dxt_store_region(const uint8_t *base, size_t len, int64_t rank, uint8_t *out,
+                               size_t cap)
+{
+    const iolens_dxt_store_hdr *h = header(base, len);
+    if (!h || !out)
+        return 0;
+    if (rank < 0)
+        rank = h->rank;
+    const iolens_dxt_file *f;
+    size_t used = 0;
+    budget b = budget_of(len);
+    FOR_EACH_FILE(h, base, len, f) {
+        if (f->dropped || cap - used < REC_HEADER + SEG_BYTES)
+            continue;
+        uint8_t *rec = out + used;
+        seg32 *segs = (seg32 *)(rec + REC_HEADER);
+        int64_t room = (int64_t)((cap - used - REC_HEADER) / SEG_BYTES);
+        int64_t nw = lane_decode(base, len, &f->lane[1], segs, room, &b);
+        int64_t nr = lane_decode(base, len, &f->lane[0], segs + nw, room - nw, &b);
+        if (nw + nr == 0)
+            continue;
+        int64_t shared = 0;
+        char host[64];
+        memcpy(host, h->host, sizeof host);
+        memcpy(rec, &f->id, 8);
+        memcpy(rec + 8, &rank, 8);
+        memcpy(rec + 16, &shared, 8);
+        memcpy(rec + 24, host, 64);
+        memcpy(rec + 88, &nw, 8);
+        memcpy(rec + 96, &nr, 8);
+        used += REC_HEADER + (size_t)(nw + nr) * SEG_BYTES;
+    }
+    return used;
+}

@@ -1,0 +1,109 @@
+/* The DXT traces a killed process left beside its safety copy: the runtime keeps
+ * each DXT store in a file <copy>.dxt-posix / <copy>.dxt-mpiio (docs/dxt.md), and
+ * the format library decodes such a store, checking every offset, into a DXT
+ * region (include/iolens/dxt_store.h).  A torn or damaged store gives the
+ * segments that decode. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "iolens/counters.h"
+#include "iolens/dxt_store.h"
+#include "recover.h"
+
+static const char *suffix_of(int modid)
+{
+    return modid == IOL_MOD_DXT_MPIIO ? "dxt-mpiio" : "dxt-posix";
+}
+
+static void sidecar_path(const char *copy, int modid, char *out, size_t len)
+{
+    snprintf(out, len, "%s.%s", copy, suffix_of(modid));
+}
+
+/* The whole file in memory (a store is at most a few times its budget). */
+static uint8_t *slurp(const char *path, size_t *len, int *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        *err = errno;
+        return NULL;
+    }
+    struct stat st;
+    uint8_t *buf = NULL;
+    if (fstat(fileno(f), &st) == 0 && st.st_size > 0 && (buf = malloc((size_t)st.st_size))) {
+        *len = fread(buf, 1, (size_t)st.st_size, f);
+        *err = ferror(f) ? EIO : 0;
+    } else {
+        *err = st.st_size > 0 ? ENOMEM : 0;
+        *len = 0;
+    }
+    fclose(f);
+    return buf;
+}
+
+int iol_recover_dxt(const char *copy, int modid, void **region, size_t *len, char *note,
+                    size_t notelen)
+{
+    char path[8400];
+    sidecar_path(copy, modid, path, sizeof path);
+    *region = NULL;
+    *len = 0;
+    note[0] = '\0';
+    if (access(path, F_OK) != 0)
+        return 0;
+    int err = 0;
+    size_t size = 0;
+    uint8_t *store = slurp(path, &size, &err);
+    if (err) {
+        snprintf(note, notelen, "%.400s: %s; its trace is not recovered", path, strerror(err));
+        free(store);
+        return 1;
+    }
+    size_t cap = iolens_dxt_store_bound(store, size);
+    uint8_t *out = cap ? malloc(cap) : NULL;
+    size_t n = out ? iolens_dxt_store_region(store, size, -1, out, cap) : 0;
+    if (cap && !out)
+        snprintf(note, notelen, "%.400s: out of memory; its trace is not recovered", path);
+    else if (!cap && size && memcmp(store, IOLENS_DXT_STORE_MAGIC, size < 8 ? size : 8) != 0)
+        snprintf(note, notelen, "%.400s: not a DXT store; its trace is not recovered", path);
+    free(store);
+    if (n) {
+        *region = out;
+        *len = n;
+    } else {
+        free(out);
+    }
+    return 1;
+}
+
+void iol_recover_dxt_remove(const char *copy)
+{
+    char path[8400];
+    for (int m = IOL_MOD_DXT_POSIX; m <= IOL_MOD_DXT_MPIIO; m++) {
+        sidecar_path(copy, m, path, sizeof path);
+        unlink(path);
+    }
+}
+
+double iol_dxt_region_last_end(const void *region, size_t len)
+{
+    const uint8_t *p = region;
+    double last = 0;
+    for (size_t off = 0; p && off + 104 <= len;) {
+        int64_t nw, nr;
+        memcpy(&nw, p + off + 88, 8);
+        memcpy(&nr, p + off + 96, 8);
+        off += 104;
+        for (int64_t i = 0; i < nw + nr && off + 32 <= len; i++, off += 32) {
+            double end;
+            memcpy(&end, p + off + 24, 8);
+            if (end > last)
+                last = end;
+        }
+    }
+    return last;
+}
