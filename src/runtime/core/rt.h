@@ -240,7 +240,7 @@ static inline void iol_heatmap_update(iol_heatmap *h, double t1, double t2, int6
         long b1 = (long)(t1 * h->inv_width), b2 = (long)(t2 * h->inv_width);
         /* Unsigned compare: a clock stepped back gives a negative bin, which
          * must take the slow path (it clamps) and never index bins[-1]. */
-        if (__builtin_expect(b1 == b2 && (unsigned long)b2 < IOL_HEATMAP_BINS, 1)) {
+        if (__builtin_expect(b1 == b2 && (unsigned long)b2 < IOL_HEATMAP_BINS && t1 <= t2, 1)) {
             (is_write ? h->write_bins : h->read_bins)[b2] += bytes;
             return;
         }

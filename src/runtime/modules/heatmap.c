@@ -41,6 +41,9 @@ static void collapse(heatmap_rec *h)
 
 static inline void spread(heatmap_rec *h, double t1, double t2, int64_t bytes, int64_t *bins)
 {
+    if (!(t1 <= t2))
+        return;                       /* an end before its start (clock stepped back):
+                                         a negative overlap, which aborts (spec 6) */
     while (__builtin_expect(t2 > h->width * NBINS, 0))
         collapse(h);
     double inv = 1.0 / h->width;

@@ -119,8 +119,9 @@ static inline __attribute__((always_inline)) posix_aux *iol_posix_enter_fd(int f
 }
 
 /* The update of one read (wr = 0) or write (wr = 1) of n bytes at off, between
- * d1 and d2 nanoseconds since init (lock held); always inlined with a constant wr, so each direction is straight-line.
- * addr: the buffer address, or 1/0 for vectors (iol_posix_iov_addr). */
+ * d1 and d2 nanoseconds since init (lock held); always inlined with a constant
+ * wr, so each direction is straight-line.  addr: the buffer address, or 1/0 for
+ * vectors (iol_posix_iov_addr). */
 static inline __attribute__((always_inline)) void iol_posix_io_update(posix_aux *a, const int wr,
                                                                       int64_t off, int64_t n,
                                                                       uintptr_t addr, int64_t d1,
