@@ -1,4 +1,4 @@
-/* `iolens run [--logpath DIR] [--] CMD ARGS...`: run a program with the runtime
+/* `iolens run [--logpath DIR] [--trace] [--] CMD ARGS...`: run a program with the runtime
  * preloaded in non-MPI mode, wait for it, say where its logs went, and exit with
  * its status.  The runtime appends each final log path to the file named by
  * IOLENS_LOG_REPORT, which this verb creates and reads back. */
@@ -14,10 +14,11 @@
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: iolens run [--logpath DIR] [--] CMD [ARGS...]\n"
+    fprintf(out, "usage: iolens run [--logpath DIR] [--trace] [--] CMD [ARGS...]\n"
                  "  Runs CMD with libiolens.so preloaded (DARSHAN_ENABLE_NONMPI=1) and prints\n"
                  "  where the log(s) went.  Exits with CMD's exit status.\n"
                  "  --logpath DIR  write logs under DIR (DIR/Y/M/D when that tree exists)\n"
+                 "  --trace        also record DXT traces (DXT_ENABLE_IO_TRACE=1, docs/dxt.md)\n"
                  "  The runtime is found via $IOLENS_RUNTIME, <prefix>/lib next to this\n"
                  "  program, the build tree, then the install directory.\n");
 }
@@ -117,12 +118,15 @@ int iol_cmd_run(int argc, char **argv)
 {
     int i = 1;
     const char *logpath = NULL;
+    int trace = 0;
     for (; i < argc && argv[i][0] == '-'; i++) {
         if (!strcmp(argv[i], "--")) {
             i++;
             break;
         } else if (!strcmp(argv[i], "--logpath") && i + 1 < argc) {
             logpath = argv[++i];
+        } else if (!strcmp(argv[i], "--trace")) {
+            trace = 1;
         } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             usage(stdout);
             return 0;
@@ -142,7 +146,8 @@ int iol_cmd_run(int argc, char **argv)
         return 2;
     }
     if (set_preload(lib) || setenv("DARSHAN_ENABLE_NONMPI", "1", 1) || make_report(report, sizeof report) ||
-        (logpath && setenv("DARSHAN_LOGPATH", logpath, 1))) {
+        (logpath && setenv("DARSHAN_LOGPATH", logpath, 1)) ||
+        (trace && setenv("DXT_ENABLE_IO_TRACE", "1", 1))) {
         fprintf(stderr, "iolens run: cannot prepare the environment: %s\n", strerror(errno));
         return 2;
     }

@@ -580,3 +580,22 @@ def test_trace_written_on_exit_paths(runtime, dxt_probe, tmp_path, how):
     by_name, _ = traces(logs[0])
     assert {n: ops_of(t) for n, t in by_name.items()} == {name: want[name]}
     assert all(0 < t[3] <= t[4] for t in by_name[name])
+
+
+@pytest.mark.parametrize("trace", [False, True])
+def test_iolens_run_trace_flag(runtime, dxt_probe, tool, tmp_path, trace):
+    """`iolens run --trace` records DXT traces; without it there are none."""
+    logdir = tmp_path / "logs"
+    logdir.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DARSHAN_", "DXT_", "IOLENS_LOG"))}
+    env.update({"IOLENS_RUNTIME": str(runtime), "LD_PRELOAD": ""})
+    args = [str(tool), "run", "--logpath", str(logdir)] + (["--trace"] if trace else [])
+    r = subprocess.run(args + ["--", str(dxt_probe), "many", str(tmp_path), "7"], env=env,
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    log = one_log(logdir)
+    with iolens.open(log) as lg:
+        seg = lg.dxt("POSIX")
+    assert len(seg) == (7 if trace else 0)
+    if trace:
+        assert set(seg["op"].astype(str)) == {"write"}
