@@ -63,6 +63,24 @@ typedef struct iolens_dxt_chunk {
     /* encoded segments follow */
 } iolens_dxt_chunk;
 
+/* The encoding: append v as a LEB128 varint at p (returns the end), and the
+ * zigzag of the wrapping difference a - b (small magnitudes of either sign stay
+ * small).  Inline: the runtime calls them for every traced operation. */
+static inline uint8_t *iolens_dxt_put(uint8_t *p, uint64_t v)
+{
+    while (v >= 0x80) {
+        *p++ = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    *p++ = (uint8_t)v;
+    return p;
+}
+static inline uint64_t iolens_dxt_delta(uint64_t a, uint64_t b)
+{
+    int64_t d = (int64_t)(a - b);
+    return ((uint64_t)d << 1) ^ (uint64_t)(d >> 63);
+}
+
 /* The DXT region a store gives (log-format 7.10, 32-byte segments: DXT_POSIX v1,
  * DXT_MPIIO v2): for each file not dropped with segments, the 104-byte record
  * (id, rank, 0, hostname, write_count, read_count), its writes, then its reads.

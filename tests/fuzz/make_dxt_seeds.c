@@ -1,6 +1,6 @@
 /* Seeds for fuzz_dxt_store: small valid store images (include/iolens/dxt_store.h)
- * with a few files, both directions, several chunks, written with the documented
- * encoding.  usage: make_dxt_seeds DIR */
+ * with a few files, both directions, several chunks, written with the store's
+ * own encoder (iolens_dxt_put / iolens_dxt_delta).  usage: make_dxt_seeds DIR */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,27 +17,10 @@ static uint64_t take(size_t len)
     return off;
 }
 
-static uint8_t *put(uint8_t *p, uint64_t v)
-{
-    while (v >= 0x80) {
-        *p++ = (uint8_t)(v | 0x80);
-        v >>= 7;
-    }
-    *p++ = (uint8_t)v;
-    return p;
-}
-
-static uint64_t zz(uint64_t a, uint64_t b)
-{
-    int64_t d = (int64_t)(a - b);
-    return ((uint64_t)d << 1) ^ (uint64_t)(d >> 63);
-}
-
 /* A lane of n segments in chunks of `per` segments. */
 static void lane(iolens_dxt_lane *l, int n, int per, int64_t step)
 {
     iolens_dxt_chunk *c = NULL;
-    uint64_t coff = 0;
     for (int i = 0; i < n; i++) {
         if (i % per == 0) {
             uint64_t off = take(sizeof *c + (size_t)per * IOLENS_DXT_MAX_ENC);
@@ -50,7 +33,6 @@ static void lane(iolens_dxt_lane *l, int n, int per, int64_t step)
             }
             c = (iolens_dxt_chunk *)(img + off);
             c->end = off + sizeof *c;
-            coff = off;
             l->last = off;
             l->pos = off + sizeof *c;
             l->sealed = l->n;
@@ -59,17 +41,16 @@ static void lane(iolens_dxt_lane *l, int n, int per, int64_t step)
         uint64_t o = (uint64_t)(i * step), len = 100 + (uint64_t)(i % 3), t1 = 1000 + 500 * (uint64_t)i,
                  t2 = t1 + 200;
         uint8_t *p = img + l->pos;
-        p = put(p, zz(o, l->prev_end_off));
-        p = put(p, zz(len, l->prev_len));
-        p = put(p, zz(t1, l->prev_end_ns));
-        p = put(p, zz(t2, t1));
+        p = iolens_dxt_put(p, iolens_dxt_delta(o, l->prev_end_off));
+        p = iolens_dxt_put(p, iolens_dxt_delta(len, l->prev_len));
+        p = iolens_dxt_put(p, iolens_dxt_delta(t1, l->prev_end_ns));
+        p = iolens_dxt_put(p, iolens_dxt_delta(t2, t1));
         l->prev_end_off = o + len;
         l->prev_len = len;
         l->prev_end_ns = t2;
         l->pos = (uint64_t)(p - img);
         l->n++;
     }
-    (void)coff;
 }
 
 int main(int argc, char **argv)

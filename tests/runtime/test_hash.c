@@ -5,9 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hash.h"
-#include "iolens/log.h"
 #include "rt.h"
+#include "iolens/log.h"
 
 static int slow_calls;
 

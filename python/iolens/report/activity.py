@@ -13,10 +13,7 @@ TIMELINE_MODULES = ("POSIX", "MPI-IO", "STDIO", "H5D", "PNETCDF_VAR", "DFS")
 def timeline(data) -> pd.DataFrame:
     """First and last access per (module, rank); rank -1 = shared records."""
     parts = []
-    for module in TIMELINE_MODULES:
-        frame = data.frame(module)
-        if frame is None or not len(frame):
-            continue
+    for module, frame in data.frames(TIMELINE_MODULES):
         prefix = PREFIX[module]
         starts = [col(frame, f"{prefix}F_{k}_START_TIMESTAMP", 0.0) for k in ("OPEN", "READ", "WRITE")]
         ends = [col(frame, f"{prefix}F_{k}_END_TIMESTAMP", 0.0) for k in ("CLOSE", "READ", "WRITE", "OPEN")]

@@ -36,9 +36,8 @@ def by_mount(data) -> pd.DataFrame:
 def _by_mount(data) -> pd.DataFrame:
     """Bytes read/written and file counts per mount point, per module."""
     parts = []
-    for module in ("POSIX", "STDIO", "DFS"):
-        frame = data.frame(module)
-        if frame is None or not len(frame) or "name" not in frame.columns:
+    for module, frame in data.frames(("POSIX", "STDIO", "DFS")):
+        if "name" not in frame.columns:
             continue
         files = _per_id(frame, PREFIX[module])
         mnt = mount_of(files["name"], data.mounts)
@@ -75,10 +74,7 @@ def file_table(data) -> pd.DataFrame:
 def _file_table(data) -> pd.DataFrame:
     """One row per (module, file): bytes and I/O time summed over records."""
     parts = []
-    for module in ("POSIX", "STDIO", "MPI-IO", "H5D", "PNETCDF_VAR", "DFS", "DAOS"):
-        frame = data.frame(module)
-        if frame is None or not len(frame):
-            continue
+    for module, frame in data.frames(("POSIX", "STDIO", "MPI-IO", "H5D", "PNETCDF_VAR", "DFS", "DAOS")):
         part = _per_id(frame, PREFIX[module])
         part.insert(0, "module", module)
         parts.append(part)
@@ -121,10 +117,7 @@ def shared_files(data) -> pd.DataFrame:
     reduced to one record (rank -1) carry these as counters; files kept as
     one record per process get them computed here."""
     parts = []
-    for module in SHARED_MODULES:
-        frame = data.frame(module)
-        if frame is None or not len(frame):
-            continue
+    for module, frame in data.frames(SHARED_MODULES):
         prefix = PREFIX[module]
         parts.append(_reduced(frame, prefix, module))
         parts.append(_per_process(frame, prefix, module))

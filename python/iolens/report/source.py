@@ -60,6 +60,13 @@ class ReportData:
             self._frames[module] = self._load(module)
         return self._frames[module]
 
+    def frames(self, modules):
+        """(module, records) for each of `modules` present with at least one record."""
+        for module in modules:
+            frame = self.frame(module)
+            if frame is not None and len(frame):
+                yield module, frame
+
     def _load(self, module: str):
         if module not in self.modules:
             return None

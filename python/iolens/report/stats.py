@@ -35,10 +35,7 @@ def cost(data) -> pd.DataFrame:
     rows = {}
     for iface in present(data):
         sums = np.zeros(3)
-        for module in iface.time_modules:
-            frame = data.frame(module)
-            if frame is None or not len(frame):
-                continue
+        for module, frame in data.frames(iface.time_modules):
             prefix = PREFIX[module]
             for k, kind in enumerate(("READ", "WRITE", "META")):
                 sums[k] += col(frame, f"{prefix}F_{kind}_TIME", 0.0).sum()
@@ -75,10 +72,7 @@ def _module_of(counter: str) -> str:
 def size_histograms(data) -> dict:
     """{module: DataFrame(index=size bin, columns=read/write)} of access counts."""
     out = {}
-    for module in DATA_MODULES:
-        frame = data.frame(module)
-        if frame is None or not len(frame):
-            continue
+    for module, frame in data.frames(DATA_MODULES):
         prefix = PREFIX[module]
         hist = {}
         for op in ("READ", "WRITE"):

@@ -115,10 +115,7 @@ def common_accesses(data):
 
 def file_kinds(data):
     rows = []
-    for module in PARSER_PERF_MODULES + ("H5D", "PNETCDF_VAR"):
-        frame = data.frame(module)
-        if frame is None or not len(frame):
-            continue
+    for module, frame in data.frames(PARSER_PERF_MODULES + ("H5D", "PNETCDF_VAR")):
         cats = file_categories(per_file(frame, PREFIX[module]))
         for cat, (count, nbytes, offset) in cats.iterrows():
             rows.append([module, cat, Cell(str(count), f"{module}.files.{cat}", str(count)),

@@ -3,12 +3,11 @@
  * iol_hash only keeps the core's name for it.  What is here is the test that
  * lets an already clean path (nearly every path an application opens) be hashed
  * in place instead of being copied and cleaned. */
-#include "hash.h"
+#include "rt.h"
 
 #include <string.h>
 
 #include "iolens/log.h"
-#include "rt.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>

@@ -22,6 +22,7 @@
 #include <time.h>
 
 #include "iolens/counters.h"
+#include "iolens/log.h"     /* iolens_record_id(): the record id of a name */
 #include "options.h"
 
 /* ------------------------------------------------------------ lifecycle */
@@ -188,12 +189,45 @@ static inline int iol_mod_enter(iol_module *m)
 }
 static inline void iol_mod_leave(iol_module *m) { iol_unlock(&m->lock); }
 
+/* The cleaned name of `path` (runtime spec 2.0.1) and its length (hash.c).
+ * Returns `path` itself when it is already clean (absolute, no "//" or "/./",
+ * shorter than IOL_PATH_LEN: the usual case, found without copying), otherwise
+ * the cleaned copy written into buf (IOL_PATH_LEN bytes).  May call getcwd
+ * (errno!). */
+const char *iol_path_name(const char *path, char *buf, size_t *len);
+
 /* Record access (module lock held). */
 void *iol_rec_find(iol_module *m, uint64_t id, void **aux);
 /* Register a record for `name` (already cleaned) following runtime spec section 4:
  * full module -> partial bit; excluded name -> NULL silently; name pool full ->
  * partial bit.  Returns the record or NULL. */
 void *iol_rec_register(iol_module *m, const char *name, uint64_t id, void **aux);
+/* Find, else register, the record of a cleaned name (lock held). */
+static inline __attribute__((always_inline)) void *iol_rec_get(iol_module *m, const char *name,
+                                                                uint64_t id, void **aux)
+{
+    void *r = iol_rec_find(m, id, aux);
+    return r ? r : iol_rec_register(m, name, id, aux);
+}
+/* Lock m and find or register the record of `path`, cleaned as runtime spec
+ * 2.0.1 (an already clean absolute path is hashed in place).  Returns the record,
+ * *aux set, with the lock held; or NULL with the lock not held.  May change errno
+ * (callers on a wrapper path save it).  Inline: it is most of every open. */
+static inline __attribute__((always_inline)) void *iol_rec_enter_path(iol_module *m,
+                                                                      const char *path,
+                                                                      void **aux)
+{
+    char buf[IOL_PATH_LEN];
+    size_t len;
+    const char *name = iol_path_name(path, buf, &len);
+    uint64_t id = iolens_record_id(name, len);
+    if (!iol_mod_enter(m))
+        return NULL;
+    void *r = iol_rec_get(m, name, id, aux);
+    if (!r)
+        iol_mod_leave(m);
+    return r;
+}
 static inline size_t iol_rec_index(const iol_module *m, const void *rec)
 {
     return (size_t)((const uint8_t *)rec - m->recs) / m->d->rec_size;

@@ -57,21 +57,6 @@ iol_dxt *iol_dxt_attach(int modid);
 iol_dxt_file *iol_dxt_file_new(iol_dxt *x, uint64_t id);
 int iol_dxt_grow(iol_dxt *x, iol_dxt_lane *l);
 
-static inline uint8_t *iol_dxt_put(uint8_t *p, uint64_t v)
-{
-    while (v >= 0x80) {
-        *p++ = (uint8_t)(v | 0x80);
-        v >>= 7;
-    }
-    *p++ = (uint8_t)v;
-    return p;
-}
-/* Zigzag of a wrapping difference: small magnitudes of either sign stay small. */
-static inline uint64_t iol_dxt_delta(uint64_t a, uint64_t b)
-{
-    int64_t d = (int64_t)(a - b);
-    return ((uint64_t)d << 1) ^ (uint64_t)(d >> 63);
-}
 static inline int64_t iol_dxt_ns(double t)
 {
     return (int64_t)(t * 1e9 + (t < 0 ? -0.5 : 0.5));
@@ -95,10 +80,10 @@ static inline __attribute__((always_inline)) void iol_dxt_add(iol_dxt *x, iol_dx
         return;
     uint64_t start = (uint64_t)ns1, end = (uint64_t)ns2;
     uint8_t *base = x->base, *p = base + l->pos;
-    p = iol_dxt_put(p, iol_dxt_delta((uint64_t)off, l->prev_end_off));
-    p = iol_dxt_put(p, iol_dxt_delta((uint64_t)len, l->prev_len));
-    p = iol_dxt_put(p, iol_dxt_delta(start, l->prev_end_ns));
-    p = iol_dxt_put(p, iol_dxt_delta(end, start));
+    p = iolens_dxt_put(p, iolens_dxt_delta((uint64_t)off, l->prev_end_off));
+    p = iolens_dxt_put(p, iolens_dxt_delta((uint64_t)len, l->prev_len));
+    p = iolens_dxt_put(p, iolens_dxt_delta(start, l->prev_end_ns));
+    p = iolens_dxt_put(p, iolens_dxt_delta(end, start));
     l->prev_end_off = (uint64_t)off + (uint64_t)len;
     l->prev_len = (uint64_t)len;
     l->prev_end_ns = end;

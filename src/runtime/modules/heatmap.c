@@ -85,9 +85,7 @@ iol_heatmap *iol_heatmap_register(const char *api)
     uint64_t id = iol_name_id(name);
     if (!iol_mod_enter(m))
         return NULL;
-    void *rec = iol_rec_find(m, id, NULL);
-    if (!rec)
-        rec = iol_rec_register(m, name, id, NULL);
+    void *rec = iol_rec_get(m, name, id, NULL);
     iol_heatmap *hd = NULL;
     if (rec) {
         hd = &handles[iol_rec_index(m, rec)];

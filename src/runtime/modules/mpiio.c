@@ -97,16 +97,9 @@ static const char *strip_prefix(const char *path)
 void iol_mpiio_open(MPI_File fh, const char *path, int amode, int comm_size, int has_info,
                     double t1, double t2)
 {
-    char clean[IOL_PATH_LEN];
-    iol_clean_path(strip_prefix(path), clean, sizeof clean);
-    uint64_t id = iol_name_id(clean);
     iol_module *m = iol_mod(IOL_MOD_MPIIO);
-    if (!iol_mod_enter(m))
-        return;
     void *av;
-    mpiio_rec *r = iol_rec_find(m, id, &av);
-    if (!r)
-        r = iol_rec_register(m, clean, id, &av);
+    mpiio_rec *r = iol_rec_enter_path(m, strip_prefix(path), &av);
     if (r) {
         mpiio_aux *a = av;
         r->c[MPIIO_MODE] = amode;
@@ -116,8 +109,8 @@ void iol_mpiio_open(MPI_File fh, const char *path, int amode, int comm_size, int
         iol_stamp(&r->f[MPIIO_F_OPEN_START_TIMESTAMP], &r->f[MPIIO_F_OPEN_END_TIMESTAMP], t1, t2);
         iol_time_add(&r->f[MPIIO_F_META_TIME], &a->last_meta_end, t1, t2);
         map_handle(m, fh, r);
+        iol_mod_leave(m);
     }
-    iol_mod_leave(m);
 }
 
 static void io_update(mpiio_rec *r, mpiio_aux *a, int kind, int wr, int64_t n, int64_t off,
@@ -159,47 +152,54 @@ static void io_update(mpiio_rec *r, mpiio_aux *a, int kind, int wr, int64_t n, i
     }
 }
 
-void iol_mpiio_io(MPI_File fh, int kind, int wr, int bytes, int64_t off, double t1, double t2)
+/* Lock the module for an event on an open handle: its record with the lock held
+ * (*a its aux), or NULL with the lock not held. */
+static mpiio_rec *enter_handle(MPI_File fh, mpiio_aux **a)
 {
     iol_module *m = iol_mod(IOL_MOD_MPIIO);
     if (!iol_mod_enter(m))
-        return;
+        return NULL;
+    mpiio_rec *r = by_handle(m, fh, a);
+    if (!r)
+        iol_mod_leave(m);
+    return r;
+}
+
+static void leave(void) { iol_mod_leave(iol_mod(IOL_MOD_MPIIO)); }
+
+void iol_mpiio_io(MPI_File fh, int kind, int wr, int bytes, int64_t off, double t1, double t2)
+{
     mpiio_aux *a;
-    mpiio_rec *r = by_handle(m, fh, &a);
-    if (r)
-        io_update(r, a, kind, wr, bytes, off, t1, t2);
-    iol_mod_leave(m);
+    mpiio_rec *r = enter_handle(fh, &a);
+    if (!r)
+        return;
+    io_update(r, a, kind, wr, bytes, off, t1, t2);
+    leave();
 }
 
 void iol_mpiio_sync(MPI_File fh, double t1, double t2)
 {
-    iol_module *m = iol_mod(IOL_MOD_MPIIO);
-    if (!iol_mod_enter(m))
-        return;
     mpiio_aux *a;
-    mpiio_rec *r = by_handle(m, fh, &a);
-    if (r) {
-        r->c[MPIIO_SYNCS]++;
-        iol_time_add(&r->f[MPIIO_F_WRITE_TIME], &a->last_write_end, t1, t2);
-    }
-    iol_mod_leave(m);
+    mpiio_rec *r = enter_handle(fh, &a);
+    if (!r)
+        return;
+    r->c[MPIIO_SYNCS]++;
+    iol_time_add(&r->f[MPIIO_F_WRITE_TIME], &a->last_write_end, t1, t2);
+    leave();
 }
 
 void iol_mpiio_view(MPI_File fh, int has_info, double t1, double t2)
 {
-    iol_module *m = iol_mod(IOL_MOD_MPIIO);
-    if (!iol_mod_enter(m))
-        return;
     mpiio_aux *a;
-    mpiio_rec *r = by_handle(m, fh, &a);
-    if (r) {
-        r->c[MPIIO_VIEWS]++;
-        if (has_info) {
-            r->c[MPIIO_HINTS]++;
-            iol_time_add(&r->f[MPIIO_F_META_TIME], &a->last_meta_end, t1, t2);
-        }
+    mpiio_rec *r = enter_handle(fh, &a);
+    if (!r)
+        return;
+    r->c[MPIIO_VIEWS]++;
+    if (has_info) {
+        r->c[MPIIO_HINTS]++;
+        iol_time_add(&r->f[MPIIO_F_META_TIME], &a->last_meta_end, t1, t2);
     }
-    iol_mod_leave(m);
+    leave();
 }
 
 size_t iol_mpiio_close_begin(MPI_File fh)

@@ -13,7 +13,6 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include "../core/hash.h"
 #include "modules.h"
 
 iol_posix_state iol_posix_st;
@@ -92,12 +91,19 @@ static void map_fd(int fd, posix_aux *a)
         iol_fail(IOL_FAIL_FDTABLE);
 }
 
-/* The record of a cleaned name (lock held); NULL when it cannot be registered. */
+/* The aux of a cleaned name's record (lock held); NULL when it cannot be registered. */
 static posix_aux *by_name(iol_module *m, const char *name, uint64_t id)
 {
     void *a;
-    if (!iol_rec_find(m, id, &a) && !iol_rec_register(m, name, id, &a))
-        return NULL;
+    return iol_rec_get(m, name, id, &a) ? a : NULL;
+}
+
+/* The aux of a path's record with the lock held, or NULL (iol_rec_enter_path
+ * sets the aux only when it returns the record). */
+static inline __attribute__((always_inline)) posix_aux *enter_path(const char *path)
+{
+    void *a = NULL;
+    iol_rec_enter_path(posix_mod(), path, &a);
     return a;
 }
 
@@ -153,21 +159,14 @@ static void opened(posix_aux *a, const iol_span *sp)
 void iol_posix_open(int fd, const char *path, int mode, const iol_span *sp)
 {
     int e = errno;
-    char buf[IOL_PATH_LEN];
-    size_t len;
-    const char *name = iol_path_name(path, buf, &len);
-    uint64_t id = iolens_record_id(name, len);
-    iol_module *m = posix_mod();
-    if (iol_mod_enter(m)) {
-        posix_aux *a = by_name(m, name, id);
-        if (a) {
-            map_fd(fd, a);
-            a->offset = a->last_byte_read = a->last_byte_written = 0;
-            if (mode)
-                a->rec->c[POSIX_MODE] = mode;
-            opened(a, sp);
-        }
-        iol_mod_leave(m);
+    posix_aux *a = enter_path(path);
+    if (a) {
+        map_fd(fd, a);
+        a->offset = a->last_byte_read = a->last_byte_written = 0;
+        if (mode)
+            a->rec->c[POSIX_MODE] = mode;
+        opened(a, sp);
+        iol_mod_leave(posix_mod());
     }
     errno = e;
 }
@@ -281,18 +280,11 @@ void iol_posix_stat(const char *path, int fd, const iol_span *sp)
         return;
     }
     int e = errno;
-    char buf[IOL_PATH_LEN];
-    size_t len;
-    const char *name = iol_path_name(path, buf, &len);
-    uint64_t id = iolens_record_id(name, len);
-    iol_module *m = posix_mod();
-    if (iol_mod_enter(m)) {
-        posix_aux *a = by_name(m, name, id);
-        if (a) {
-            a->rec->c[POSIX_STATS]++;
-            meta(a, sp);
-        }
-        iol_mod_leave(m);
+    posix_aux *a = enter_path(path);
+    if (a) {
+        a->rec->c[POSIX_STATS]++;
+        meta(a, sp);
+        iol_mod_leave(posix_mod());
     }
     errno = e;
 }

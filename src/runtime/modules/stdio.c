@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <string.h>
 
-#include "../core/hash.h"
 #include "modules.h"
 
 #define NSTREAMS IOL_STDIO_NSTREAMS
@@ -58,9 +57,7 @@ static void map_stream(FILE *fp, stdio_aux *a)
 static stdio_aux *by_name(iol_module *m, const char *name, uint64_t id)
 {
     void *a;
-    if (!iol_rec_find(m, id, &a) && !iol_rec_register(m, name, id, &a))
-        return NULL;
-    return a;
+    return iol_rec_get(m, name, id, &a) ? a : NULL;
 }
 
 static void rec_init(iol_module *m, const char *name, void *rec, void *aux)
@@ -134,18 +131,12 @@ static void opened(FILE *fp, stdio_aux *a, const iol_span *sp)
 void iol_stdio_open(FILE *fp, const char *path, const iol_span *sp)
 {
     int e = errno;
-    char buf[IOL_PATH_LEN];
-    size_t len;
-    const char *name = iol_path_name(path, buf, &len);
-    uint64_t id = iolens_record_id(name, len);
-    iol_module *m = stdio_mod();
-    if (iol_mod_enter(m)) {
-        stdio_aux *a = by_name(m, name, id);
-        if (a) {
-            a->offset = 0;
-            opened(fp, a, sp);
-        }
-        iol_mod_leave(m);
+    void *av;
+    if (iol_rec_enter_path(stdio_mod(), path, &av)) {
+        stdio_aux *a = av;
+        a->offset = 0;
+        opened(fp, a, sp);
+        iol_mod_leave(stdio_mod());
     }
     errno = e;
 }

@@ -7,8 +7,9 @@
  *   1. its record layout (the counter table src/format/counters/<m>.def gives the
  *      enums; the record is id, rank, int64 counters, double counters);
  *   2. optional runtime-only state per record (the aux area);
- *   3. record functions called by its wrappers: clean the name, enter the module
- *      (lock + first-use reservation), find or register the record, update, leave;
+ *   3. record functions called by its wrappers: enter the module with the record
+ *      of a path (iol_rec_enter_path: clean, lock, first-use reservation, find or
+ *      register), update, leave;
  *   4. one descriptor, named iol_<m>_module, listed in IOL_RUNTIME_MODULES;
  *   5. wrappers in <m>_wrap.c, whose signatures are lines of wrappers/intercept.def. */
 #include "../core/rt.h"
@@ -24,15 +25,8 @@ typedef struct null_rec {
 /* What a wrapper of foo() would call after a successful real call. */
 void iol_template_foo(const char *path, int64_t dat, double t1, double t2)
 {
-    char clean[IOL_PATH_LEN];
-    iol_clean_path(path, clean, sizeof clean);
-    uint64_t id = iol_name_id(clean);
     iol_module *m = iol_mod(IOL_MOD_NULL);
-    if (!iol_mod_enter(m))
-        return;
-    null_rec *r = iol_rec_find(m, id, NULL);
-    if (!r)
-        r = iol_rec_register(m, clean, id, NULL);
+    null_rec *r = iol_rec_enter_path(m, path, NULL);   /* lock held when found */
     if (r) {
         r->c[NULL_FOOS]++;
         if (r->f[NULL_F_FOO_TIMESTAMP] == 0)
@@ -41,8 +35,8 @@ void iol_template_foo(const char *path, int64_t dat, double t1, double t2)
             r->c[NULL_FOO_MAX_DAT] = dat;
             r->f[NULL_F_FOO_MAX_DURATION] = t2 - t1;
         }
+        iol_mod_leave(m);
     }
-    iol_mod_leave(m);
 }
 
 const iol_module_desc iol_template_module = {
