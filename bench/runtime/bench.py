@@ -73,15 +73,20 @@ def run_budget_kib(n, ops=None):
     return dxt_budget_kib([w, r])
 
 
+# Settings added to every traced run (dxt_threads.py sets DXT_THREAD_IDS here).
+TRACE_ENV = {}
+
+
 def env_for(runtime, logdir, dxt_kib=None):
     """dxt_kib: None = no tracing; else DXT on with a DXT_POSIX budget of that many
-    KiB (0 = the default 2 MiB)."""
+    KiB (0 = the default 2 MiB), plus TRACE_ENV."""
     env = {k: v for k, v in os.environ.items()
            if not k.startswith("DARSHAN_") and not k.startswith("DXT_")}
     if runtime:
         env.update(LD_PRELOAD=str(runtime), DARSHAN_ENABLE_NONMPI="1", DARSHAN_LOGPATH=str(logdir))
         if dxt_kib is not None:
             env["DXT_ENABLE_IO_TRACE"] = "1"
+            env.update(TRACE_ENV)
             if dxt_kib:
                 conf = Path(logdir) / f"dxt-{dxt_kib}.conf"
                 conf.write_text(f"MAX_RECORDS {dxt_kib} DXT_POSIX\n")

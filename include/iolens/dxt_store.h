@@ -11,7 +11,12 @@
  * previous segment of its lane: offset from the previous end (offset + length),
  * length from the previous length, start from the previous end time, duration;
  * times in whole nanoseconds since the process's start.  The lane's state starts
- * at 0.  A chunk holds the segments of one grant.
+ * at 0.  A chunk holds the segments of one grant.  A store whose header has
+ * IOLENS_DXT_STORE_THREADS set adds a fifth varint to every segment: the index of
+ * the calling thread in the header's thread table (a thread id is 8 bytes, and a
+ * process has few threads; an index past the table stands for an unknown thread,
+ * written as id 0).  Such a store gives the thread-id versions of the log
+ * (DXT_POSIX 2, DXT_MPIIO 3: 40-byte segments).
  *
  * Consistency: the runtime updates a store so that every prefix of its stores
  * decodes to whole segments (the log may be written, or the process killed, at
@@ -25,7 +30,9 @@
 
 #define IOLENS_DXT_STORE_MAGIC "IOLDXTS1"
 #define IOLENS_DXT_STORE_HDR 4096    /* the header's page; files and chunks follow */
-#define IOLENS_DXT_MAX_ENC 40        /* bytes of the longest encoded segment */
+#define IOLENS_DXT_MAX_ENC 42        /* bytes of the longest encoded segment */
+#define IOLENS_DXT_STORE_THREADS 1u  /* flags: segments carry a thread index */
+#define IOLENS_DXT_MAX_THREADS 480   /* thread table entries (fits the header page) */
 
 typedef struct iolens_dxt_store_hdr {
     char magic[8];
@@ -37,7 +44,13 @@ typedef struct iolens_dxt_store_hdr {
     int64_t remaining;           /* budget left, in upstream's accounting */
     uint64_t first, last;        /* files in creation order */
     char host[64];               /* node name, NUL-padded */
+    uint32_t flags;              /* IOLENS_DXT_STORE_THREADS */
+    uint32_t nthreads;           /* entries of threads[] in use */
+    uint64_t threads[IOLENS_DXT_MAX_THREADS];   /* pthread_self() of each index */
 } iolens_dxt_store_hdr;
+
+_Static_assert(sizeof(iolens_dxt_store_hdr) <= IOLENS_DXT_STORE_HDR,
+               "the store header fits its page");
 
 /* The segments of one file in one direction. */
 typedef struct iolens_dxt_lane {
@@ -81,14 +94,18 @@ static inline uint64_t iolens_dxt_delta(uint64_t a, uint64_t b)
     return ((uint64_t)d << 1) ^ (uint64_t)(d >> 63);
 }
 
-/* The DXT region a store gives (log-format 7.10, 32-byte segments: DXT_POSIX v1,
- * DXT_MPIIO v2): for each file not dropped with segments, the 104-byte record
- * (id, rank, 0, hostname, write_count, read_count), its writes, then its reads.
+/* The DXT region a store gives (log-format 7.10; 32-byte segments, DXT_POSIX v1 and
+ * DXT_MPIIO v2, or with thread ids 40-byte segments, DXT_POSIX v2 and DXT_MPIIO v3,
+ * as iolens_dxt_store_version says): for each file not dropped with segments, the
+ * 104-byte record (id, rank, 0, hostname, write_count, read_count), its writes,
+ * then its reads.
  * iolens_dxt_store_bound gives an upper bound of the size (0: no segments or not
  * a store); iolens_dxt_store_region fills out (cap bytes) and returns the bytes
  * written.  rank: the rank written in the records (< 0: the store's own). */
 size_t iolens_dxt_store_bound(const uint8_t *base, size_t len);
 size_t iolens_dxt_store_region(const uint8_t *base, size_t len, int64_t rank, uint8_t *out,
                                size_t cap);
+/* The record version of the region a store gives (0: not a store). */
+int iolens_dxt_store_version(const uint8_t *base, size_t len);
 
 #endif

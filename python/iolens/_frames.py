@@ -51,11 +51,17 @@ def _counter_frames(info: ModuleInfo, ints: np.ndarray, flts: np.ndarray,
                          columns=[info.fcounters[i] for i in fi], copy=False)]
 
 
+def _uuid_series(rows: np.ndarray, at: int) -> pd.Series:
+    """Canonical uuid text of bytes [at, at+16) of each row; None where all zero
+    (the runtime did not know the pool or container)."""
+    return pd.Series([str(uuid.UUID(bytes=b)) if any(b) else None
+                      for b in (r[at:at + 16].tobytes() for r in rows)], dtype=object)
+
+
 def _aux_columns(info: ModuleInfo, aux: np.ndarray, size: int) -> Dict[str, object]:
     """DFS/DAOS per-record binary ids as documented in log.h (uuid text, oid halves)."""
     rows = aux.reshape(-1, size) if size else aux.reshape(0, 0)
-    cols = {"pool_uuid": pd.Series([str(uuid.UUID(bytes=r[0:16].tobytes())) for r in rows], dtype=object),
-            "cont_uuid": pd.Series([str(uuid.UUID(bytes=r[16:32].tobytes())) for r in rows], dtype=object)}
+    cols = {"pool": _uuid_series(rows, 0), "container": _uuid_series(rows, 16)}
     if size >= 48:
         oid = np.ascontiguousarray(rows[:, 32:48]).view(np.uint64).reshape(-1, 2)
         cols["oid_hi"] = oid[:, 0].copy()
@@ -110,6 +116,24 @@ def _categorical(codes: np.ndarray, categories) -> pd.Categorical:
     return pd.Categorical.from_codes(codes, categories=pd.Index(categories, dtype=object))
 
 
+def _thread_numbers(rank: np.ndarray, tid: Optional[np.ndarray], start: np.ndarray) -> pd.array:
+    """Each segment's thread as a small number within its rank: 0 for the thread
+    whose first traced operation came first, 1 for the next, ...  Pthread ids are
+    addresses, meaningless to a reader and reused across processes.  <NA> for
+    versions without thread ids (DXT_POSIX 1, DXT_MPIIO 1-2)."""
+    n = len(rank)
+    if tid is None:
+        return pd.array(np.zeros(n, dtype=np.int64), dtype="Int64") if n == 0 else \
+            pd.array([pd.NA] * n, dtype="Int64")
+    if n == 0:
+        return pd.array(np.zeros(0, dtype=np.int64), dtype="Int64")
+    keys = pd.DataFrame({"rank": rank, "tid": tid, "start": start}, copy=False)
+    first = keys.groupby(["rank", "tid"], sort=False)["start"].min().reset_index()
+    first["thread"] = first.sort_values(["rank", "start", "tid"]).groupby("rank").cumcount()
+    num = keys.merge(first[["rank", "tid", "thread"]], on=["rank", "tid"], how="left")["thread"]
+    return pd.array(num.to_numpy(np.int64), dtype="Int64")
+
+
 def dxt_frame(d: Optional[dict], names: np.ndarray, module: str) -> pd.DataFrame:
     """One row per segment, in stored order (per record: writes, then reads)."""
     if d is None:
@@ -131,6 +155,7 @@ def dxt_frame(d: Optional[dict], names: np.ndarray, module: str) -> pd.DataFrame
     }
     if d["thread_id"] is not None:
         cols["thread_id"] = view(d["thread_id"], np.uint64)
+    cols["thread"] = _thread_numbers(cols["rank"], cols.get("thread_id"), cols["start"])
     df = pd.DataFrame(cols, copy=False)
     df.attrs.update(module=module, stored_version=d["stored_version"])
     return df

@@ -173,8 +173,8 @@ class Log:
 
         Columns: ``id`` (uint64), ``rank`` (int64, -1 = shared), ``name`` (str or None),
         ``file_rec_id`` (H5D, PNETCDF_VAR only), then every integer counter (int64) and
-        every floating-point counter (float64) by name.  DFS/DAOS add ``pool_uuid``,
-        ``cont_uuid`` (and DAOS ``oid_hi``, ``oid_lo``); MDHIM adds
+        every floating-point counter (float64) by name.  DFS/DAOS add ``pool``,
+        ``container`` (uuid text, None when unknown) (and DAOS ``oid_hi``, ``oid_lo``); MDHIM adds
         ``MDHIM_SERVER_COUNTS`` (array per record).  A module absent from the log gives
         an empty frame with the same columns.  ``df.attrs`` holds module,
         stored_version and dropped (records the upgrade skipped).
@@ -204,8 +204,10 @@ class Log:
         One row per segment in stored order (for each record its writes, then its
         reads): ``id``, ``rank``, ``name`` and ``hostname`` (categoricals; name NaN if
         the record has no name), ``op`` (categorical "read"/"write"), ``offset``,
-        ``length``, ``start``, ``end`` (seconds since job start), plus ``thread_id``
-        when the stored version has it.
+        ``length``, ``start``, ``end`` (seconds since job start), ``thread`` (Int64:
+        the thread within its rank, numbered from 0 in order of its first traced
+        operation; <NA> when the stored version has no thread ids, i.e. the 3.5.0
+        versions), plus ``thread_id`` (the raw pthread id) when it has them.
         """
         info = self._dxt_module(module)
         d = self._c.dxt(info.id) if self._present(info) else None

@@ -7,15 +7,17 @@
  * time and output linear in its size. */
 #include <string.h>
 
+#include "iolens/counters.h"
 #include "iolens/dxt_store.h"
 
 #define REC_HEADER 104
-#define SEG_BYTES 32
 
-typedef struct seg32 {
+/* A segment as the log stores it: 32 bytes, or 40 with the thread id. */
+typedef struct seg40 {
     int64_t offset, length;
     double start, end;
-} seg32;
+    uint64_t thread;
+} seg40;
 
 static const iolens_dxt_store_hdr *header(const uint8_t *base, size_t len)
 {
@@ -23,6 +25,32 @@ static const iolens_dxt_store_hdr *header(const uint8_t *base, size_t len)
         return NULL;
     const iolens_dxt_store_hdr *h = (const iolens_dxt_store_hdr *)base;
     return memcmp(h->magic, IOLENS_DXT_STORE_MAGIC, 8) == 0 ? h : NULL;
+}
+
+static int has_threads(const iolens_dxt_store_hdr *h)
+{
+    return (h->flags & IOLENS_DXT_STORE_THREADS) != 0;
+}
+
+static size_t seg_bytes(const iolens_dxt_store_hdr *h)
+{
+    return has_threads(h) ? 40 : 32;
+}
+
+int iolens_dxt_store_version(const uint8_t *base, size_t len)
+{
+    const iolens_dxt_store_hdr *h = header(base, len);
+    if (!h)
+        return 0;
+    /* DXT_MPIIO v1 had no valid offsets; v2 is the 3.5.0 layout, v3 adds threads. */
+    return (h->modid == IOL_MOD_DXT_MPIIO ? 2 : 1) + has_threads(h);
+}
+
+/* The id of thread index t; 0 (unknown) past the table or what it holds. */
+static uint64_t thread_of(const iolens_dxt_store_hdr *h, uint64_t t)
+{
+    uint32_t n = h->nthreads < IOLENS_DXT_MAX_THREADS ? h->nthreads : IOLENS_DXT_MAX_THREADS;
+    return t < n ? h->threads[t] : 0;
 }
 
 /* The object of `size` bytes at off, or NULL if it is not inside the block. */
@@ -71,10 +99,14 @@ static budget budget_of(size_t len)
     return (budget){len / sizeof(iolens_dxt_chunk), (int64_t)(len / 4)};
 }
 
-/* Decode up to `limit` segments of a lane into out (NULL: count only). */
+/* Decode up to `limit` segments of a lane into out (NULL: count only), each
+ * seg_bytes(h) long. */
 static int64_t lane_decode(const uint8_t *base, size_t len, const iolens_dxt_lane *l,
-                           seg32 *out, int64_t limit, budget *b)
+                           uint8_t *out, int64_t limit, budget *b)
 {
+    const iolens_dxt_store_hdr *h = (const iolens_dxt_store_hdr *)base;
+    const int threads = has_threads(h);
+    const size_t size = seg_bytes(h);
     uint64_t st[3] = {0, 0, 0};     /* previous end offset, length, end ns */
     int64_t total = 0;
     if (limit > b->segs)
@@ -94,17 +126,17 @@ static int64_t lane_decode(const uint8_t *base, size_t len, const iolens_dxt_lan
         const uint8_t *p = base + data, *stop = end > data ? base + end : p;
         int64_t k = 0;
         for (; k < n && total < limit; k++, total++) {
-            uint64_t a, b, s, d;
+            uint64_t a, b, s, d, t = 0;
             if (!get(&p, stop, &a) || !get(&p, stop, &b) || !get(&p, stop, &s) ||
-                !get(&p, stop, &d))
+                !get(&p, stop, &d) || (threads && !get(&p, stop, &t)))
                 break;
             uint64_t o = undelta(a, st[0]), ln = undelta(b, st[1]);
             uint64_t t1 = undelta(s, st[2]), t2 = undelta(d, t1);
             if (out) {
                 /* seconds as the runtime computes them: (double)ns * 1e-9 */
-                seg32 g = {(int64_t)o, (int64_t)ln, (double)(int64_t)t1 * 1e-9,
-                           (double)(int64_t)t2 * 1e-9};
-                memcpy(&out[total], &g, sizeof g);
+                seg40 g = {(int64_t)o, (int64_t)ln, (double)(int64_t)t1 * 1e-9,
+                           (double)(int64_t)t2 * 1e-9, threads ? thread_of(h, t) : 0};
+                memcpy(out + (size_t)total * size, &g, size);
             }
             st[0] = o + ln;
             st[1] = ln;
@@ -141,7 +173,7 @@ size_t iolens_dxt_store_bound(const uint8_t *base, size_t len)
             segs = segs + n > most ? most : segs + n;
         }
     }
-    return records * REC_HEADER + (size_t)segs * SEG_BYTES;
+    return records * REC_HEADER + (size_t)segs * seg_bytes(h);
 }
 
 size_t iolens_dxt_store_region(const uint8_t *base, size_t len, int64_t rank, uint8_t *out,
@@ -153,16 +185,17 @@ size_t iolens_dxt_store_region(const uint8_t *base, size_t len, int64_t rank, ui
     if (rank < 0)
         rank = h->rank;
     const iolens_dxt_file *f;
+    const size_t size = seg_bytes(h);
     size_t used = 0;
     budget b = budget_of(len);
     FOR_EACH_FILE(h, base, len, f) {
-        if (f->dropped || cap - used < REC_HEADER + SEG_BYTES)
+        if (f->dropped || cap - used < REC_HEADER + size)
             continue;
         uint8_t *rec = out + used;
-        seg32 *segs = (seg32 *)(rec + REC_HEADER);
-        int64_t room = (int64_t)((cap - used - REC_HEADER) / SEG_BYTES);
+        uint8_t *segs = rec + REC_HEADER;
+        int64_t room = (int64_t)((cap - used - REC_HEADER) / size);
         int64_t nw = lane_decode(base, len, &f->lane[1], segs, room, &b);
-        int64_t nr = lane_decode(base, len, &f->lane[0], segs + nw, room - nw, &b);
+        int64_t nr = lane_decode(base, len, &f->lane[0], segs + (size_t)nw * size, room - nw, &b);
         if (nw + nr == 0)
             continue;
         int64_t shared = 0;
@@ -174,7 +207,7 @@ size_t iolens_dxt_store_region(const uint8_t *base, size_t len, int64_t rank, ui
         memcpy(rec + 24, host, 64);
         memcpy(rec + 88, &nw, 8);
         memcpy(rec + 96, &nr, 8);
-        used += REC_HEADER + (size_t)(nw + nr) * SEG_BYTES;
+        used += REC_HEADER + (size_t)(nw + nr) * size;
     }
     return used;
 }

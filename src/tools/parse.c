@@ -29,8 +29,8 @@ static const char usage_text[] =
     "  --perf             I/O time and bandwidth estimates\n"
     "  --all              all of the above, plus --show-incomplete\n"
     "  --show-incomplete  print modules whose data is incomplete\n"
-    "  --uuid             DFS/DAOS: pool and container uuids instead of N/A\n"
-    "                     (the columns of a darshan-parser built with libuuid)\n"
+    "  --no-uuid          DFS/DAOS: N/A instead of the pool and container uuids\n"
+    "                     (the text of a darshan-parser built without libuuid)\n"
     "  --version          print the version and exit\n"
     "Output is darshan-parser's text, byte for byte.\n";
 
@@ -46,7 +46,8 @@ static int parse_args(parse_run *p, int argc, char **argv)
         else if (!strcmp(a, "--file")) p->o.file = 1;
         else if (!strcmp(a, "--perf")) p->o.perf = 1;
         else if (!strcmp(a, "--show-incomplete")) p->o.show_incomplete = 1;
-        else if (!strcmp(a, "--uuid")) p->o.uuids = 1;
+        else if (!strcmp(a, "--uuid")) p->o.no_uuids = 0;   /* the default; kept for scripts */
+        else if (!strcmp(a, "--no-uuid")) p->o.no_uuids = 1;
         else if (!strcmp(a, "--all"))
             p->o.base = p->o.total = p->o.file = p->o.perf = p->o.show_incomplete = 1;
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -285,7 +286,7 @@ int iol_cmd_parse(int argc, char **argv)
         iolens_log_close(p.log);
         return EXIT_LOG_FAILURE;
     }
-    p.lines.uuids = p.o.uuids;
+    p.lines.uuids = !p.o.no_uuids;
     rc = print_log(&p);
     iol_text_free(&p.out);
     iol_line_ctx_free(&p.lines);

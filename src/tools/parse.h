@@ -47,7 +47,7 @@ void iol_print_preamble(iol_text *t, const iolens_header *h, const iolens_job *j
 /* ---------------------------------------------------------------- options */
 typedef struct iol_parse_opts {
     int base, total, file, perf, show_incomplete;
-    int uuids;               /* --uuid: DFS/DAOS columns of a libuuid darshan-parser */
+    int no_uuids;            /* --no-uuid: DFS/DAOS columns of a darshan-parser without libuuid */
 } iol_parse_opts;
 
 /* Description text of (module, stored record version), Appendix A; NULL if none. */

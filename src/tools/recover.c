@@ -120,7 +120,7 @@ static int put_stdio(iolens_writer *w, uint32_t ver, const uint8_t *p, size_t le
 }
 
 int iol_write_recovered(iolens_log *log, const char *out, const iolens_job *job,
-                        void *const *extra, const size_t *extra_len, char *err, size_t errlen)
+                        const iol_extra_regions *extra, char *err, size_t errlen)
 {
     const iolens_header *h = iolens_log_header(log);
     iolens_writer *w = NULL;
@@ -139,9 +139,9 @@ int iol_write_recovered(iolens_log *log, const char *out, const iolens_job *job,
     for (int m = 0; !rc && m < IOL_MAX_MODULES; m++) {
         const void *p;
         size_t len;
-        if (!h->mod[m].len && extra && extra_len[m]) {
-            rc = iolens_writer_put_region(w, m, iolens_module_info_get(m)->version, extra[m],
-                                          extra_len[m]);
+        if (!h->mod[m].len && extra && extra->len[m]) {
+            rc = iolens_writer_put_region(w, m, (uint32_t)extra->version[m], extra->data[m],
+                                          extra->len[m]);
             continue;
         }
         if (!h->mod[m].len || iolens_log_region(log, m, &p, &len) != 0 || !len)
@@ -255,11 +255,11 @@ static int recover_one(const char *in, const char *logdir, int keep, int force)
         iolens_log_close(log);
         return 1;
     }
-    void *dxt[IOL_MAX_MODULES] = {0};
-    size_t dxt_len[IOL_MAX_MODULES] = {0};
+    iol_extra_regions dxt = {0};
     for (int m = IOL_MOD_DXT_POSIX; m <= IOL_MOD_DXT_MPIIO; m++) {
         char note[600];
-        if (iol_recover_dxt(in, m, &dxt[m], &dxt_len[m], note, sizeof note) && note[0])
+        if (iol_recover_dxt(in, m, &dxt.data[m], &dxt.len[m], &dxt.version[m], note,
+                            sizeof note) && note[0])
             fprintf(stderr, "iolens recover: %s\n", note);
     }
     iolens_job job = *iolens_log_job(log);
@@ -276,7 +276,8 @@ static int recover_one(const char *in, const char *logdir, int keep, int force)
      * lag the last operation: the job ends no earlier than its last timestamp. */
     double last = latest_time(log);
     for (int m = IOL_MOD_DXT_POSIX; m <= IOL_MOD_DXT_MPIIO; m++) {
-        double t = iol_dxt_region_last_end(dxt[m], dxt_len[m]);
+        size_t seg = dxt.version[m] > (m == IOL_MOD_DXT_MPIIO ? 2 : 1) ? 40 : 32;
+        double t = iol_dxt_region_last_end(dxt.data[m], dxt.len[m], seg);
         if (t > last)
             last = t;
     }
@@ -287,9 +288,9 @@ static int recover_one(const char *in, const char *logdir, int keep, int force)
     log_dir_for(&job, logdir, dir, sizeof dir);
     out_name(in, &job, dir, out, sizeof out);
     snprintf(tmp, sizeof tmp, "%s.iolens_partial", out);
-    rc = iol_write_recovered(log, tmp, &job, dxt, dxt_len, err, sizeof err);
+    rc = iol_write_recovered(log, tmp, &job, &dxt, err, sizeof err);
     for (int m = 0; m < IOL_MAX_MODULES; m++)
-        free(dxt[m]);
+        free(dxt.data[m]);
     iolens_log_close(log);
     if (rc == 0 && (chmod(tmp, S_IRUSR) != 0 || link(tmp, out) != 0)) {
         snprintf(err, sizeof err, "%.400s: %s", out, strerror(errno));

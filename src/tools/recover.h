@@ -7,21 +7,30 @@
 
 /* Is this log a safety copy (uncompressed, job end time 0)? */
 int iol_is_safety_copy(iolens_log *log);
+/* Regions to add to a recovered log for modules it does not hold (the DXT traces
+ * recovered from the store files), with their record versions. */
+typedef struct iol_extra_regions {
+    void *data[IOL_MAX_MODULES];
+    size_t len[IOL_MAX_MODULES];
+    int version[IOL_MAX_MODULES];
+} iol_extra_regions;
+
 /* Write `log` with job `job` as a zlib log at `out` (idle standard streams
- * dropped, partial flags kept).  extra[m] / extra_len[m] (NULL: none): regions
- * to add for modules the log does not hold (recovered DXT traces).  0, or an
+ * dropped, partial flags kept), adding `extra` (NULL: none).  0, or an
  * iolens_status with err filled. */
 int iol_write_recovered(iolens_log *log, const char *out, const iolens_job *job,
-                        void *const *extra, const size_t *extra_len, char *err, size_t errlen);
+                        const iol_extra_regions *extra, char *err, size_t errlen);
 
 /* recover_dxt.c: the DXT region of module `modid` decoded from the store file the
  * runtime kept beside safety copy `copy` (<copy>.dxt-posix / .dxt-mpiio).  Returns
  * 0 when there is no such file, else 1 with *region (malloc'd, NULL when nothing
- * decodes) and *len, and note set to a message when the trace is lost. */
-int iol_recover_dxt(const char *copy, int modid, void **region, size_t *len, char *note,
-                    size_t notelen);
-/* The latest segment end (seconds) in a DXT region as iol_recover_dxt made it. */
-double iol_dxt_region_last_end(const void *region, size_t len);
+ * decodes), *len and its record *version, and note set to a message when the
+ * trace is lost. */
+int iol_recover_dxt(const char *copy, int modid, void **region, size_t *len, int *version,
+                    char *note, size_t notelen);
+/* The latest segment end (seconds) in a DXT region as iol_recover_dxt made it,
+ * whose segments are seg_size (32 or 40) bytes. */
+double iol_dxt_region_last_end(const void *region, size_t len, size_t seg_size);
 /* Delete the store files beside `copy`. */
 void iol_recover_dxt_remove(const char *copy);
 

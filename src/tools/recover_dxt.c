@@ -45,13 +45,14 @@ static uint8_t *slurp(const char *path, size_t *len, int *err)
     return buf;
 }
 
-int iol_recover_dxt(const char *copy, int modid, void **region, size_t *len, char *note,
-                    size_t notelen)
+int iol_recover_dxt(const char *copy, int modid, void **region, size_t *len, int *version,
+                    char *note, size_t notelen)
 {
     char path[8400];
     sidecar_path(copy, modid, path, sizeof path);
     *region = NULL;
     *len = 0;
+    *version = 0;
     note[0] = '\0';
     if (access(path, F_OK) != 0)
         return 0;
@@ -66,6 +67,7 @@ int iol_recover_dxt(const char *copy, int modid, void **region, size_t *len, cha
     size_t cap = iolens_dxt_store_bound(store, size);
     uint8_t *out = cap ? malloc(cap) : NULL;
     size_t n = out ? iolens_dxt_store_region(store, size, -1, out, cap) : 0;
+    *version = iolens_dxt_store_version(store, size);
     if (cap && !out)
         snprintf(note, notelen, "%.400s: out of memory; its trace is not recovered", path);
     else if (!cap && size && memcmp(store, IOLENS_DXT_STORE_MAGIC, size < 8 ? size : 8) != 0)
@@ -89,7 +91,7 @@ void iol_recover_dxt_remove(const char *copy)
     }
 }
 
-double iol_dxt_region_last_end(const void *region, size_t len)
+double iol_dxt_region_last_end(const void *region, size_t len, size_t seg_size)
 {
     const uint8_t *p = region;
     double last = 0;
@@ -98,7 +100,7 @@ double iol_dxt_region_last_end(const void *region, size_t len)
         memcpy(&nw, p + off + 88, 8);
         memcpy(&nr, p + off + 96, 8);
         off += 104;
-        for (int64_t i = 0; i < nw + nr && off + 32 <= len; i++, off += 32) {
+        for (int64_t i = 0; i < nw + nr && off + seg_size <= len; i++, off += seg_size) {
             double end;
             memcpy(&end, p + off + 24, 8);
             if (end > last)

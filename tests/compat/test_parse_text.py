@@ -352,7 +352,7 @@ def build_daos_log(path):
 def test_dfs_daos_columns_and_totals(iolens_bin, tmp_path):
     log = tmp_path / "daos.darshan"
     build_daos_log(log)
-    res = run_iolens(iolens_bin, ["parse", "--all", log])
+    res = run_iolens(iolens_bin, ["parse", "--all", "--no-uuid", log])
     assert res.returncode == 0, res.stderr
     out = res.stdout.decode()
     assert "DFS\t0\t11\tDFS_OPENS\t2\t/dfs/file\tN/A\tN/A\n" in out
@@ -363,7 +363,8 @@ def test_dfs_daos_columns_and_totals(iolens_bin, tmp_path):
     assert "total_DFS_OPENS: 4\n" in out
     assert "total_DAOS_NB_OPS: 0\n" in out
     assert "total_DAOS_OBJ_OTYPE: 3\n" in out
-    uu = run_iolens(iolens_bin, ["parse", "--uuid", log]).stdout.decode()
+    uu = run_iolens(iolens_bin, ["parse", log]).stdout.decode()   # uuids by default
+    assert uu == run_iolens(iolens_bin, ["parse", "--uuid", log]).stdout.decode()
     pool = "01020304-0506-0708-090a-0b0c0d0e0f10"
     cont = "a0a1a2a3-a4a5-a6a7-a8a9-aaabacadaeaf"
     assert f"\t/dfs/file\t{pool}:{cont}\tN/A\n" in uu

@@ -542,7 +542,7 @@ static void add(int fi, int wr, int64_t off, int64_t len, int64_t s_ns, int64_t 
         mprotect(arena, arena_len, PROT_READ);
     }
 #endif
-    iol_dxt_add(S.x, &f->fp, f->id, wr, off, len, a1, a2);
+    iol_dxt_add(S.x, IOL_DXT_SLOT_POSIX, &f->fp, f->id, wr, off, len, a1, a2);
 #ifdef TEST_STEP
     if (step_add) {
         stepping = 0;
@@ -1732,7 +1732,7 @@ static void test_mpiio_store(void)
     const iolens_dxt_store_hdr *hm = (const iolens_dxt_store_hdr *)(const void *)xm->base;
     iol_dxt_file *mf = NULL;
     for (int k = 0; k < 40; k++)
-        iol_dxt_add(xm, &mf, 0xabcdef, 1, -1, 100 + k, k, k + 5);
+        iol_dxt_add(xm, IOL_DXT_SLOT_MPIIO, &mf, 0xabcdef, 1, -1, 100 + k, k, k + 5);
     CHECK(hm->cut == 1 && hm->remaining == 1024 - 104 - 28 * 32 && HDR()->cut == 0 &&
               HDR()->remaining == S.budget,
           "MPI-IO store cut %u remaining %lld; POSIX store cut %u remaining %lld", hm->cut,

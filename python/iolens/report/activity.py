@@ -54,3 +54,47 @@ def dxt_heatmap(data):
             mats[op] = mat
         out[api] = (width, mats["read"], mats["write"], ranks)
     return out
+
+
+NO_THREAD_IDS = ("The trace has no thread ids (the DXT versions of Darshan 3.5.0); run with "
+                 "DXT_THREAD_IDS=1 to record the thread of every traced operation.")
+
+
+def dxt_threads(data) -> pd.DataFrame | None:
+    """Per module, rank and thread (numbered within the rank by first operation):
+    operations, bytes, first start, last end and busy seconds (sum of durations).
+    None when no DXT module has thread ids; empty when there are no segments."""
+    parts, any_ids = [], False
+    for module, api in (("DXT_POSIX", "POSIX"), ("DXT_MPIIO", "MPI-IO")):
+        seg = data.dxt(module)
+        if seg is None or "thread_id" not in seg:
+            continue
+        any_ids = True
+        if not len(seg):
+            continue
+        g = seg.assign(busy=seg["end"] - seg["start"]).groupby(["rank", "thread"], sort=True)
+        part = g.agg(ops=("length", "size"), bytes=("length", "sum"), first=("start", "min"),
+                     last=("end", "max"), busy=("busy", "sum")).reset_index()
+        part.insert(0, "module", api)
+        parts.append(part)
+    if not any_ids:
+        return None
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+
+
+def dxt_thread_bins(data, module: str):
+    """Bytes per (rank, thread) lane per time bin of one DXT module's segments with
+    thread ids: (width, matrix, lane labels), or None."""
+    seg = data.dxt(module)
+    if seg is None or "thread_id" not in seg or not len(seg):
+        return None
+    end = max(float(seg["end"].max()), data.run_time, 1e-9)
+    width = end / HEAT_BINS
+    lanes = seg[["rank", "thread"]].astype("int64").drop_duplicates().sort_values(["rank", "thread"])
+    labels = [f"rank {r} thread {t}" for r, t in lanes.itertuples(index=False)]
+    lane_of = {k: i for i, k in enumerate(lanes.itertuples(index=False, name=None))}
+    rows = np.array([lane_of[k] for k in zip(seg["rank"].tolist(), seg["thread"].astype("int64").tolist())])
+    bins = np.minimum((seg["start"].to_numpy() / width).astype(np.int64), HEAT_BINS - 1)
+    mat = np.zeros((len(labels), HEAT_BINS))
+    np.add.at(mat, (rows, bins), seg["length"].to_numpy())
+    return width, mat, labels

@@ -185,3 +185,24 @@ def heatmap(data):
 
 def dxt_heatmap(data):
     return _heat(activity.dxt_heatmap(data), "DXT heat map")
+
+
+def dxt_threads(data):
+    """Bytes per time bin for every (rank, thread) lane of the traces with thread ids."""
+    maps = {api: b for api, b in ((api, activity.dxt_thread_bins(data, module))
+                                  for module, api in (("DXT_POSIX", "POSIX"),
+                                                      ("DXT_MPIIO", "MPI-IO"))) if b}
+    if not maps:
+        return None if activity.dxt_threads(data) is not None else activity.NO_THREAD_IDS
+    heights = [1.2 + 0.28 * len(labels) for _, _, labels in maps.values()]
+    fig, axes = _figure(height=sum(heights), rows=len(maps),
+                        gridspec_kw={"height_ratios": heights})
+    for ax, (api, (width, mat, labels)) in zip(axes[:, 0], maps.items()):
+        extent = (0, width * mat.shape[1], len(labels) - 0.5, -0.5)
+        image = ax.imshow(mat / MIB, aspect="auto", interpolation="nearest", cmap="viridis",
+                          extent=extent, vmin=0)
+        fig.colorbar(image, ax=ax, label="data moved (MiB)")
+        ax.set_yticks(range(len(labels)), labels, fontsize="small")
+        ax.set_title(f"Per-thread activity: {api}")
+        ax.set_xlabel("time since job start (seconds)")
+    return _finish(fig)

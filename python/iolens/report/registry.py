@@ -86,6 +86,14 @@ ITEMS = (
     Item("Time", "fig-dxt-heatmap", "DXT heat map",
          "Bytes moved by each process in each time bin, binned from the DXT trace segments.",
          figures.dxt_heatmap, FIGURE, ("DXT_POSIX", "DXT_MPIIO")),
+    Item("Time", "fig-dxt-threads", "Per-thread activity",
+         "Bytes moved by each thread of each process in each time bin, from DXT segments "
+         "that carry thread ids.",
+         figures.dxt_threads, FIGURE, ("DXT_POSIX", "DXT_MPIIO")),
+    Item("Time", "dxt-threads-table", "Threads per process",
+         "For each process and thread seen in the DXT trace: operations, bytes, when it was "
+         "active and how long its traced operations took.",
+         tables.dxt_threads, TABLE, ("DXT_POSIX", "DXT_MPIIO")),
     Item("Module notes", "lustre-table", "Lustre striping",
          "Stripe size and count of the first layout component of each Lustre file.",
          tables.lustre, TABLE, ("LUSTRE",)),

@@ -6,7 +6,7 @@ import datetime as dt
 import math
 from dataclasses import dataclass, field
 
-from . import files, stats
+from . import activity, files, stats
 from .interfaces import PARSER_PERF_MODULES, PREFIX
 from .perf import file_categories, per_file
 from .source import _info
@@ -172,3 +172,17 @@ def lustre(data):
         return None
     cols = list(frame.columns)
     return Table(cols, [[str(v) for v in row] for row in frame.itertuples(index=False)])
+
+
+def dxt_threads(data):
+    frame = activity.dxt_threads(data)
+    if frame is None:
+        return activity.NO_THREAD_IDS
+    if not len(frame):
+        return None
+    per_rank = frame.groupby(["module", "rank"])["thread"].nunique()
+    rows = [[m, str(r), str(t), str(per_rank[(m, r)]), str(o), human_bytes(b), seconds(f),
+             seconds(last), seconds(busy)]
+            for m, r, t, o, b, f, last, busy in frame.itertuples(index=False)]
+    return Table(["interface", "rank", "thread", "threads in rank", "operations", "bytes",
+                  "first start", "last end", "busy time"], rows)

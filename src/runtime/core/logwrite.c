@@ -116,7 +116,8 @@ static int write_file(const built *b, const char *path)
     for (int id = 0; !rc && id < IOL_NMODS; id++)
         if (b->len[id]) {
             t = iol_wtime();
-            rc = iolens_writer_put_region(w, id, iol_mods[id].d->version, b->payload[id], b->len[id]);
+            rc = iolens_writer_put_region(w, id, iol_mod_version(&iol_mods[id]), b->payload[id],
+                                          b->len[id]);
             timing.mod[id] = iol_wtime() - t;
         }
     if (rc) {

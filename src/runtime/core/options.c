@@ -33,6 +33,7 @@ static const opt OPTS[] = {
     {"DARSHAN_DISABLE_SHARED_REDUCTION", "DISABLE_SHARED_REDUCTION", K_FLAG, F(no_shared_reduction), 0},
     {"DXT_ENABLE_IO_TRACE", NULL, K_FLAG, F(dxt_enable), 0},
     {"IOLENS_DXT_MPIIO_OFFSETS", NULL, K_FLAG, F(dxt_mpiio_offsets), 0},
+    {"DXT_THREAD_IDS", "DXT_THREAD_IDS", K_FLAG, F(dxt_thread_ids), 0},
     {"DARSHAN_MODMEM", "MODMEM", K_MIB, F(modmem), 0},
     {"DARSHAN_NAMEMEM", "NAMEMEM", K_MIB, F(namemem), 0},
     {"DARSHAN_MEMALIGN", "MEM_ALIGNMENT", K_INT, F(memalign), 0},

@@ -33,6 +33,8 @@ typedef struct iol_config {
     int dxt_enable;                      /* DXT_ENABLE_IO_TRACE present */
     int dxt_mpiio_offsets;               /* IOLENS_DXT_MPIIO_OFFSETS: byte offsets in
                                             DXT_MPIIO traces under Open MPI too */
+    int dxt_thread_ids;                  /* DXT_THREAD_IDS: thread ids in traces
+                                            (DXT_POSIX v2, DXT_MPIIO v3) */
     int no_safety;                       /* IOLENS_NO_SAFETY_COPY: no mmap'd safety copy */
     int64_t job_pid;                     /* IOLENS_JOB_PID: first process of the job (0 = none) */
     uint64_t modmem, namemem;            /* bytes */

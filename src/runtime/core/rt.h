@@ -153,6 +153,9 @@ typedef struct iol_module_desc {
     size_t (*output)(iol_module *m, void **payload);
     /* Forget side tables (fd maps, streams) after fork or shutdown. */
     void (*reset)(iol_module *m);
+    /* The record version the payload has, when a setting chooses it (DXT thread
+     * ids); NULL = `version`. */
+    uint32_t (*out_version)(iol_module *m);
 } iol_module_desc;
 
 struct iol_module {
@@ -172,6 +175,11 @@ extern const size_t iol_module_ndescs;
 
 extern iol_module iol_mods[64] __attribute__((visibility("hidden")));
 static inline iol_module *iol_mod(int id) { return &iol_mods[id]; }
+/* The record version of the module's region in the log. */
+static inline uint32_t iol_mod_version(iol_module *m)
+{
+    return m->d->out_version ? m->d->out_version(m) : m->d->version;
+}
 /* First use of a module: reserve its memory (lock held). */
 void iol_mod_activate(iol_module *m);
 /* Lock the module and make sure it is active.  Returns 1 with the lock held, or 0

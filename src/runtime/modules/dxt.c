@@ -3,6 +3,7 @@
  * runtime spec section 5 for the behaviour). */
 #include "dxt.h"
 
+#include <pthread.h>
 #include <string.h>
 #include <sys/utsname.h>
 
@@ -14,6 +15,8 @@
 #define DXT_DEFAULT_BUDGET (2u << 20)
 
 static iol_dxt stores[2];        /* DXT_POSIX, DXT_MPIIO */
+
+__thread uint32_t iol_dxt_thread[2] __attribute__((tls_model("initial-exec")));
 
 static iol_dxt *store_of(int modid)
 {
@@ -52,6 +55,8 @@ void iol_dxt_activate(iol_module *m)
     iol_dxt *x = store_of(m->d->id);
     memset(x, 0, sizeof *x);
     x->modid = m->d->id;
+    x->slot = x == &stores[1];
+    x->threads = iol_cfg.dxt_thread_ids > 0;
     int64_t budget = budget_of(x->modid);
     /* A file costs sizeof(iolens_dxt_file) <= 2 x 104 bytes here, and a chunk of k
      * segments 24 + 40k <= 2 x 32k: twice the budget always holds what the budget
@@ -71,6 +76,7 @@ void iol_dxt_activate(iol_module *m)
     h->len = x->len;
     h->used = IOLENS_DXT_STORE_HDR;
     h->remaining = budget;
+    h->flags = x->threads ? IOLENS_DXT_STORE_THREADS : 0;
     /* The node name as upstream stores it: up to 64 bytes, NUL-padded. */
     struct utsname u;
     if (uname(&u) == 0)
@@ -92,6 +98,7 @@ iol_dxt *iol_dxt_attach(int modid)
 void iol_dxt_reset(iol_module *m)
 {
     iol_dxt *x = store_of(m->d->id);
+    iol_dxt_thread[x->slot] = 0;     /* fork child: its one thread starts afresh */
     iol_unmap(x->base, x->len);
     iol_unmap(x->out, x->out_len);
     memset(x, 0, sizeof *x);
@@ -128,6 +135,22 @@ iol_dxt_file *iol_dxt_file_new(iol_dxt *x, uint64_t id)
         h->first = off;
     h->last = off;
     return f;
+}
+
+/* Table entries are written before the count that publishes them, so a log
+ * written by a signal handler, or a store left by a killed process, never shows
+ * an index whose id is not there yet.  Past the table's end every further thread
+ * shares the index IOLENS_DXT_MAX_THREADS, read back as thread id 0 (unknown). */
+uint32_t iol_dxt_thread_new(iol_dxt *x)
+{
+    iolens_dxt_store_hdr *h = hdr(x);
+    uint32_t n = h->nthreads;
+    if (n < IOLENS_DXT_MAX_THREADS) {
+        h->threads[n] = (uint64_t)pthread_self();
+        __atomic_signal_fence(__ATOMIC_RELEASE);
+        h->nthreads = n + 1;
+    }
+    return iol_dxt_thread[x->slot] = n + 1;
 }
 
 int iol_dxt_grow(iol_dxt *x, iol_dxt_lane *l)
@@ -223,4 +246,11 @@ size_t iol_dxt_output(iol_module *m, void **payload)
     x->out_len = cap;
     *payload = x->out;
     return iolens_dxt_store_region(x->base, x->len, iol_rank, x->out, cap);
+}
+
+/* With thread ids the newer versions (40-byte segments), else the 3.5.0 ones. */
+uint32_t iol_dxt_version(iol_module *m)
+{
+    iol_dxt *x = store_of(m->d->id);
+    return m->d->version + (uint32_t)x->threads;
 }

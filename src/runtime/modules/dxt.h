@@ -40,6 +40,8 @@ typedef struct iol_dxt {
     uint8_t *base;               /* the store: header at 0, links are offsets from here */
     size_t len;
     int modid;
+    int slot;                    /* 0 DXT_POSIX, 1 DXT_MPIIO: index of iol_dxt_thread */
+    int threads;                 /* segments carry the thread's index (DXT_THREAD_IDS) */
     void *out;                   /* the payload built at shutdown */
     size_t out_len;
 } iol_dxt;
@@ -57,15 +59,28 @@ iol_dxt *iol_dxt_attach(int modid);
 iol_dxt_file *iol_dxt_file_new(iol_dxt *x, uint64_t id);
 int iol_dxt_grow(iol_dxt *x, iol_dxt_lane *l);
 
+/* This thread's index in each store's thread table, plus one (0: none yet).
+ * Cleared in a fork child, whose stores start empty. */
+extern __thread uint32_t iol_dxt_thread[2] __attribute__((tls_model("initial-exec")));
+/* Out of line: give the calling thread an index in x's table (traced module's
+ * lock held); returns the index plus one. */
+uint32_t iol_dxt_thread_new(iol_dxt *x);
+
 static inline int64_t iol_dxt_ns(double t)
 {
     return (int64_t)(t * 1e9 + (t < 0 ? -0.5 : 0.5));
 }
 
+/* The store a call site writes: a constant, so that the thread index is one
+ * thread-local load at a fixed offset. */
+enum { IOL_DXT_SLOT_POSIX = 0, IOL_DXT_SLOT_MPIIO = 1 };
+
 /* Record one operation of the file whose state pointer is *fp (NULL before its
  * first traced operation), from ns1 to ns2 nanoseconds since init (iol_ts_ns, or
- * iol_dxt_ns of a time in seconds).  Lock of the traced module held. */
-static inline __attribute__((always_inline)) void iol_dxt_add(iol_dxt *x, iol_dxt_file **fp,
+ * iol_dxt_ns of a time in seconds), in store x of slot `slot`.  Lock of the traced
+ * module held. */
+static inline __attribute__((always_inline)) void iol_dxt_add(iol_dxt *x, const int slot,
+                                                               iol_dxt_file **fp,
                                                                uint64_t id, const int wr,
                                                                int64_t off, int64_t len,
                                                                int64_t ns1, int64_t ns2)
@@ -84,6 +99,12 @@ static inline __attribute__((always_inline)) void iol_dxt_add(iol_dxt *x, iol_dx
     p = iolens_dxt_put(p, iolens_dxt_delta((uint64_t)len, l->prev_len));
     p = iolens_dxt_put(p, iolens_dxt_delta(start, l->prev_end_ns));
     p = iolens_dxt_put(p, iolens_dxt_delta(end, start));
+    if (__builtin_expect(x->threads, 0)) {
+        uint32_t t = iol_dxt_thread[slot];
+        if (__builtin_expect(t == 0, 0))
+            t = iol_dxt_thread_new(x);
+        p = iolens_dxt_put(p, t - 1);
+    }
     l->prev_end_off = (uint64_t)off + (uint64_t)len;
     l->prev_len = (uint64_t)len;
     l->prev_end_ns = end;
@@ -101,5 +122,6 @@ void iol_dxt_activate(iol_module *m);
 void iol_dxt_finish(iol_module *m);
 size_t iol_dxt_output(iol_module *m, void **payload);
 void iol_dxt_reset(iol_module *m);
+uint32_t iol_dxt_version(iol_module *m);
 
 #endif

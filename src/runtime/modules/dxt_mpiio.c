@@ -13,4 +13,5 @@ const iol_module_desc iol_dxt_mpiio_module = {
     .finish = iol_dxt_finish,
     .output = iol_dxt_output,
     .reset = iol_dxt_reset,
+    .out_version = iol_dxt_version,
 };

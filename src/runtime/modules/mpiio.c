@@ -146,9 +146,9 @@ static void io_update(mpiio_rec *r, mpiio_aux *a, int kind, int wr, int64_t n, i
     if (dxt) {
         int64_t d1 = iol_dxt_ns(t1), d2 = iol_dxt_ns(t2);
         if (wr)
-            iol_dxt_add(dxt, &a->dxt, r->id, 1, off, n, d1, d2);
+            iol_dxt_add(dxt, IOL_DXT_SLOT_MPIIO, &a->dxt, r->id, 1, off, n, d1, d2);
         else
-            iol_dxt_add(dxt, &a->dxt, r->id, 0, off, n, d1, d2);
+            iol_dxt_add(dxt, IOL_DXT_SLOT_MPIIO, &a->dxt, r->id, 0, off, n, d1, d2);
     }
 }
 

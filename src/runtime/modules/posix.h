@@ -168,7 +168,7 @@ static inline __attribute__((always_inline)) void iol_posix_io_update(posix_aux 
     }
     iol_hm_add(&iol_posix_st.hm, iol_posix_st.heatmap, t1, t2, n, wr);
     if (__builtin_expect(iol_posix_st.dxt != NULL, 0))
-        iol_dxt_add(iol_posix_st.dxt, &a->dxt, r->id, wr, off, n, d1, d2);
+        iol_dxt_add(iol_posix_st.dxt, IOL_DXT_SLOT_POSIX, &a->dxt, r->id, wr, off, n, d1, d2);
 }
 
 /* A read or write of n bytes at off (off < 0: at the tracked offset). */

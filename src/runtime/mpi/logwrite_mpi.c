@@ -211,7 +211,7 @@ static void write_modules(wctx *w, const iol_shared *s, iolens_header *h)
     unsigned vers[IOL_NMODS];
     for (int id = 0; id < IOL_NMODS; id++) {
         iol_module *m = &iol_mods[id];
-        vers[id] = (m->d && m->state == 1 && m->count) ? m->d->version : 0;
+        vers[id] = (m->d && m->state == 1 && m->count) ? iol_mod_version(m) : 0;
     }
     PMPI_Allreduce(MPI_IN_PLACE, vers, IOL_NMODS, MPI_UNSIGNED, MPI_MAX, iol_mpi_comm);
     for (int id = 0; id < IOL_NMODS; id++) {

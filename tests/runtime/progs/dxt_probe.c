@@ -11,8 +11,9 @@
  *   basic DIR              every traced call kind on one file (+ a stdio stream)
  *   many DIR N             N one-byte write()s to one file
  *   triggers DIR           files with known small/unaligned shares (pwrite)
- *   threads DIR T N        T threads: N write()s + N read()s to an own file,
- *                          N pwrite()s to one shared file at distinct offsets
+ *   threads DIR T N [hold] T threads: N write()s + N read()s to an own file,
+ *                          N pwrite()s to one shared file at distinct offsets;
+ *                          prints each thread's pthread id; hold: then pause()
  *   script DIR OP...       OP = name:w|r:count  (1-byte write()s / 1-byte pread()s
  *                          at offset 0; files opened at first use, kept open)
  *   fork DIR               parent and child each write their own file
@@ -175,6 +176,7 @@ static int mode_triggers(void)
 
 struct targ {
     int t, n, shared_fd;
+    unsigned long self;      /* pthread_self() of the thread, printed by main */
 };
 
 static size_t tlen(int t, int i) { return 1 + (size_t)((i * 7 + t * 3) % 13); }
@@ -182,6 +184,7 @@ static size_t tlen(int t, int i) { return 1 + (size_t)((i * 7 + t * 3) % 13); }
 static void *thread_main(void *p)
 {
     struct targ *a = p;
+    a->self = (unsigned long)pthread_self();
     char name[64], in[16];
     snprintf(name, sizeof name, "thread-%d.dat", a->t);
     int fd = open_in(name, O_RDWR | O_CREAT | O_TRUNC);
@@ -204,7 +207,7 @@ static void *thread_main(void *p)
     return NULL;
 }
 
-static int mode_threads(int nt, int n)
+static int mode_threads(int nt, int n, int hold)
 {
     int sfd = open_in("shared.dat", O_WRONLY | O_CREAT | O_TRUNC);
     pthread_t th[256];
@@ -219,6 +222,12 @@ static int mode_threads(int nt, int n)
     for (int t = 0; t < nt; t++)
         pthread_join(th[t], NULL);
     close(sfd);
+    for (int t = 0; t < nt; t++)
+        printf("thread %d %lu\n", t, a[t].self);
+    if (hold) {              /* wait to be killed: the trace stays in the store */
+        fflush(stdout);
+        pause();
+    }
     return 0;
 }
 
@@ -311,7 +320,7 @@ int main(int argc, char **argv)
     if (!strcmp(mode, "triggers"))
         return mode_triggers();
     if (!strcmp(mode, "threads") && argc > 4)
-        return mode_threads(atoi(argv[3]), atoi(argv[4]));
+        return mode_threads(atoi(argv[3]), atoi(argv[4]), argc > 5 && !strcmp(argv[5], "hold"));
     if (!strcmp(mode, "script"))
         return mode_script(argc - 3, argv + 3);
     if (!strcmp(mode, "fork"))
