@@ -27,6 +27,7 @@ from pathlib import Path
 import pytest
 
 from recovery_helpers import HERE, dirs, env_for, logs, safety_copies
+from rt_helpers import TIME_QUANTUM
 
 darshan = pytest.importorskip("darshan")
 
@@ -232,8 +233,8 @@ def check_against_counters(trace, counters, where):
             assert len(segs) == c[f"POSIX_{up}S"], f"{where}: {name} {d}s"
             assert sum(s[1] for s in segs) == c[f"POSIX_BYTES_{past}"], f"{where}: {name}"
             if segs:
-                assert c[f"POSIX_F_{up}_START_TIMESTAMP"] == pytest.approx(segs[0][2], abs=1e-9)
-                assert c[f"POSIX_F_{up}_END_TIMESTAMP"] == pytest.approx(segs[-1][3], abs=1e-9)
+                assert c[f"POSIX_F_{up}_START_TIMESTAMP"] == pytest.approx(segs[0][2], abs=TIME_QUANTUM / 2)
+                assert c[f"POSIX_F_{up}_END_TIMESTAMP"] == pytest.approx(segs[-1][3], abs=TIME_QUANTUM / 2)
 
 
 # ------------------------------------------------------------------ kill at k

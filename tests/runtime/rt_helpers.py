@@ -10,6 +10,10 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
+# Counter times are rounded to multiples of this many seconds when the log is
+# written (src/runtime/core/payload.c); DXT segment times stay exact, so a counter
+# timestamp is within half of it of the segment it came from.
+TIME_QUANTUM = 2.0 ** -20
 SHARED = (REPO / ".." / "shared").resolve()
 
 

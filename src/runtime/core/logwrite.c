@@ -82,10 +82,7 @@ static void build(built *b)
         b->len[id] = 0;
         if (!m->d || m->state != 1 || m->count == 0)
             continue;
-        b->payload[id] = m->recs;
-        b->len[id] = m->count * m->d->rec_size;
-        if (m->d->output)
-            b->len[id] = m->d->output(m, &b->payload[id]);
+        b->len[id] = iol_mod_payload(m, &b->payload[id]);
     }
 }
 

@@ -175,6 +175,12 @@ extern const size_t iol_module_ndescs;
 
 extern iol_module iol_mods[64] __attribute__((visibility("hidden")));
 static inline iol_module *iol_mod(int id) { return &iol_mods[id]; }
+/* The region payload of an active module at shutdown (payload.c): its records,
+ * or what its output callback builds, with times rounded for compression.
+ * Returns the length; *payload may be NULL when the length is 0. */
+size_t iol_mod_payload(iol_module *m, void **payload);
+/* The rounding alone, in place (idempotent): before the MPI reduction. */
+void iol_mod_round_times(iol_module *m);
 /* The record version of the module's region in the log. */
 static inline uint32_t iol_mod_version(iol_module *m)
 {

@@ -219,6 +219,8 @@ static void write_modules(wctx *w, const iol_shared *s, iolens_header *h)
         int active = m->d && m->state == 1 && m->count;
         if (!vers[id])
             continue;
+        if (active)
+            iol_mod_round_times(m);      /* the variances then come from rounded times */
         if (!iol_cfg.no_shared_reduction) {
             size_t count = active ? m->count : 0;
             if (iol_shared_reduce(s, id, active ? m->recs : NULL, m->d ? m->d->rec_size : 0,
@@ -229,12 +231,8 @@ static void write_modules(wctx *w, const iol_shared *s, iolens_header *h)
         }
         void *payload = NULL;
         size_t len = 0;
-        if (active && m->count) {
-            payload = m->recs;
-            len = m->count * m->d->rec_size;
-            if (m->d->output)
-                len = m->d->output(m, &payload);
-        }
+        if (active && m->count)
+            len = iol_mod_payload(m, &payload);
         h->mod[id] = append_compressed(w, payload, len);
         h->mod_ver[id] = vers[id];
     }
