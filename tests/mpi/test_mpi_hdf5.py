@@ -64,5 +64,10 @@ def test_layers_agree_on_bytes(mpi, w08, tmp_path):
     m = mpiio[mpiio["name"] == path]["MPIIO_BYTES_WRITTEN"].sum()
     p = posix[posix["name"] == path]["POSIX_BYTES_WRITTEN"].sum()
     assert m == p
+    with iolens.open(log) as lg:                  # the same join, as the reader offers it
+        layers = lg.layers(path)
+    by_layer = layers.groupby("layer")["bytes_written"].sum()
+    assert list(dict.fromkeys(layers["layer"])) == ["H5D", "H5F", "MPI-IO", "POSIX"]
+    assert (by_layer["H5D"], by_layer["MPI-IO"], by_layer["POSIX"]) == (2 * dataset, m, p)
     metadata = m - 2 * dataset - dataset
     assert 0 < metadata < 16 * 1024, (m, metadata)
