@@ -59,7 +59,7 @@ def main():
         work = Path(tmp)
         exe = work / "h5bench"
         subprocess.run(["h5cc", "-shlib", "-O2", "-o", str(exe), str(HERE / "h5bench.c")],
-                       check=True)
+                       check=True, cwd=work)      # h5cc leaves its object in the cwd
         base = callgrind(exe, work, args.cg_n, None, "base")
         rt = callgrind(exe, work, args.cg_n, args.runtime, "rt")
         wall = {None: [], args.runtime: []}
