@@ -81,10 +81,12 @@ uint64_t iol_shared_mask(const iol_shared *s, uint64_t id)
 }
 
 /* ------------------------------------------------------------ reduction */
-/* Records are the log layout: u64 id, i64 rank, n_int i64, n_flt f64. */
+/* Records are the log layout: u64 id, i64 rank, [u64 file_rec_id: H5D and
+ * PNETCDF_VAR, the same on every process of a shared record], n_int i64, n_flt f64. */
 typedef struct rec_shape {
     int module;
     size_t rec_size, n_int, n_flt, elem;   /* elem: record + its variance state */
+    size_t head;                           /* bytes before the counters: 16 or 24 */
 } rec_shape;
 
 static rec_shape cur;   /* the module being reduced (the MPI op has no context) */
@@ -106,9 +108,9 @@ static void reduce_op(void *in, void *inout, int *len, MPI_Datatype *type)
     for (int i = 0; i < *len; i++) {
         uint8_t *a = (uint8_t *)in + (size_t)i * cur.elem;
         uint8_t *b = (uint8_t *)inout + (size_t)i * cur.elem;
-        iolens_combine_records(cur.module, (int64_t *)(a + 16), (double *)(a + 16 + 8 * cur.n_int),
-                               (iolens_combine_acc *)(a + cur.rec_size), (int64_t *)(b + 16),
-                               (double *)(b + 16 + 8 * cur.n_int),
+        iolens_combine_records(cur.module, (int64_t *)(a + cur.head), (double *)(a + cur.head + 8 * cur.n_int),
+                               (iolens_combine_acc *)(a + cur.rec_size), (int64_t *)(b + cur.head),
+                               (double *)(b + cur.head + 8 * cur.n_int),
                                (iolens_combine_acc *)(b + cur.rec_size));
     }
 }
@@ -125,8 +127,8 @@ static size_t prepare_shared(const iol_shared *s, uint8_t *recs, size_t count)
         memcpy(&rank, r + 8, 8);
         if (!(iol_shared_mask(s, id) & (1ull << cur.module)))
             continue;
-        iolens_combine_prepare(cur.module, rank, (int64_t *)(r + 16),
-                               (double *)(r + 16 + 8 * cur.n_int), NULL);
+        iolens_combine_prepare(cur.module, rank, (int64_t *)(r + cur.head),
+                               (double *)(r + cur.head + 8 * cur.n_int), NULL);
         rank = -1;
         memcpy(r + 8, &rank, 8);
         nshared++;
@@ -141,8 +143,8 @@ static void pack(const uint8_t *block, size_t nshared, uint8_t *buf)
         const uint8_t *r = block + i * cur.rec_size;
         uint8_t *e = buf + i * cur.elem;
         memcpy(e, r, cur.rec_size);
-        const int64_t *v = (const int64_t *)(e + 16);
-        const double *f = (const double *)(e + 16 + 8 * cur.n_int);
+        const int64_t *v = (const int64_t *)(e + cur.head);
+        const double *f = (const double *)(e + cur.head + 8 * cur.n_int);
         iolens_combine_acc acc;
         int64_t rank;
         memcpy(&rank, r + 8, 8);
@@ -167,10 +169,11 @@ int iol_shared_reduce(const iol_shared *s, int module, uint8_t *recs, size_t rec
     const iolens_module_info *mi = iolens_module_info_get(module);
     if (!mi || mi->kind != IOLENS_KIND_COUNTERS || !s->n)
         return 0;
-    if (rec_size != 16 + 8 * (mi->n_int + mi->n_flt))
-        return 0;                  /* records with extra fields (DFS/DAOS): not reduced */
+    size_t counters = 8 * (mi->n_int + mi->n_flt);
+    if (rec_size != 16 + counters && rec_size != 24 + counters)
+        return 0;                  /* records with trailing fields (DFS/DAOS): not reduced */
     cur = (rec_shape){ module, rec_size, mi->n_int, mi->n_flt,
-                       rec_size + sizeof(iolens_combine_acc) };
+                       rec_size + sizeof(iolens_combine_acc), rec_size - counters };
     size_t nshared = 0;            /* the same on every process: masks were ANDed */
     for (size_t i = 0; i < s->n; i++)
         nshared += (s->mask[i] >> module) & 1;
@@ -201,7 +204,7 @@ int iol_shared_reduce(const iol_shared *s, int module, uint8_t *recs, size_t rec
     if (rank == 0) {
         for (size_t i = 0; i < nshared; i++) {
             uint8_t *e = out + i * cur.elem;
-            iolens_combine_finish(module, (int64_t *)(e + 16), (double *)(e + 16 + 8 * cur.n_int),
+            iolens_combine_finish(module, (int64_t *)(e + cur.head), (double *)(e + cur.head + 8 * cur.n_int),
                                   (iolens_combine_acc *)(e + rec_size));
             memcpy(block + i * rec_size, e, rec_size);
         }

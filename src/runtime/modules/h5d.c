@@ -1,0 +1,258 @@
+/* H5D module (id 4, record version 2; runtime spec 2.4): one record per dataset,
+ * named "<cleaned file path>:<location path><dataset name>" (h5d_wrap.c builds
+ * the name), with the id of its file's H5F record.  Open dataset ids map to their
+ * record for reads, writes, flushes and closes. */
+#include <string.h>
+
+#include "hdf5.h"
+#include "hidmap.h"
+
+typedef struct h5d_rec {
+    uint64_t id;
+    int64_t rank;
+    uint64_t file_rec_id;
+    int64_t c[H5D_NUM_INDICES];
+    double f[H5D_F_NUM_INDICES];
+} h5d_rec;
+
+_Static_assert(sizeof(h5d_rec) == 912, "H5D record of log format 3.41 (version 2)");
+
+/* The access tuple of spec 2.0.6: [bytes, LEN_D1..D5, STRIDE_D1..D5]. */
+#define TUPLE (1 + 2 * IOL_H5_MAX_NDIMS)
+#define SLOTS 4
+
+/* Distinct tuples with their frequencies, 32 per record (later ones ignored). */
+typedef struct tuple_cv {
+    int n;
+    int64_t val[IOL_CV_MAX][TUPLE];
+    int64_t cnt[IOL_CV_MAX];
+} tuple_cv;
+
+typedef struct h5d_aux {
+    double last_read_end, last_write_end, last_meta_end;
+    int last_io;             /* 0 none, 1 read, 2 write */
+    tuple_cv cv;
+} h5d_aux;
+
+static iol_hidmap open_sets;
+
+static iol_module *h5d_mod(void) { return iol_mod(IOL_MOD_H5D); }
+
+#define T1(sp) iol_ts_sec(&(sp)->a, iol_t0_ns())
+#define T2(sp) iol_ts_sec(&(sp)->b, iol_t0_ns())
+
+/* ------------------------------------------------------------ common tuples */
+/* The tuple's new frequency, or 0 when the tracker is full and it is new. */
+static int64_t cv_count(tuple_cv *t, const int64_t *v)
+{
+    int i = 0;
+    while (i < t->n && memcmp(t->val[i], v, sizeof t->val[i]) != 0)
+        i++;
+    if (i == t->n) {
+        if (t->n == IOL_CV_MAX)
+            return 0;
+        memcpy(t->val[i], v, sizeof t->val[i]);
+        t->cnt[i] = 0;
+        t->n++;
+    }
+    return ++t->cnt[i];
+}
+
+/* Refresh the four shown tuples (vals: 4 x TUPLE counters, cnts: 4 counters) with
+ * v's new frequency f: the top four by count, then first element, descending. */
+static void cv_show(const int64_t *v, int64_t f, int64_t *vals, int64_t *cnts)
+{
+    int64_t nv[SLOTS][TUPLE], nc[SLOTS];
+    int k = 0, used[SLOTS] = {0};
+    for (int j = 0; j < SLOTS && k < SLOTS; j++) {          /* ahead of v */
+        const int64_t *s = vals + j * TUPLE;
+        if (!cnts[j] || memcmp(s, v, sizeof nv[0]) == 0)
+            continue;
+        if (cnts[j] > f || (cnts[j] == f && s[0] > v[0])) {
+            memcpy(nv[k], s, sizeof nv[k]);
+            nc[k++] = cnts[j];
+            used[j] = 1;
+        }
+    }
+    if (k < SLOTS) {
+        memcpy(nv[k], v, sizeof nv[k]);
+        nc[k++] = f;
+    }
+    for (int j = 0; j < SLOTS && k < SLOTS; j++) {          /* the rest, in order */
+        const int64_t *s = vals + j * TUPLE;
+        if (!cnts[j] || used[j] || memcmp(s, v, sizeof nv[0]) == 0)
+            continue;
+        memcpy(nv[k], s, sizeof nv[k]);
+        nc[k++] = cnts[j];
+    }
+    for (int j = 0; j < SLOTS; j++) {
+        if (j < k) {
+            memcpy(vals + j * TUPLE, nv[j], sizeof nv[j]);
+            cnts[j] = nc[j];
+        } else {
+            memset(vals + j * TUPLE, 0, sizeof nv[0]);
+            cnts[j] = 0;
+        }
+    }
+}
+
+static void cv_add(h5d_aux *a, h5d_rec *r, const int64_t *v)
+{
+    int64_t f = cv_count(&a->cv, v);
+    if (f && v[0] != 0)                  /* a 0-byte access is counted, never shown */
+        cv_show(v, f, &r->c[H5D_ACCESS1_ACCESS], &r->c[H5D_ACCESS1_COUNT]);
+}
+
+/* ------------------------------------------------------------ events */
+void iol_h5d_open(hid_t id, const iol_h5d_open_info *o, const iol_span *sp)
+{
+    iol_module *m = h5d_mod();
+    if (!iol_mod_enter(m))
+        return;
+    void *aux;
+    h5d_rec *r = iol_rec_get(m, o->name, iol_hash(o->name, strlen(o->name)), &aux);
+    if (!r) {
+        iol_mod_leave(m);
+        return;
+    }
+    h5d_aux *a = aux;
+    double t1 = T1(sp), t2 = T2(sp);
+    r->c[H5D_OPENS]++;
+    r->c[H5D_USE_DEPRECATED] = o->deprecated;          /* the last open decides */
+    iol_stamp(&r->f[H5D_F_OPEN_START_TIMESTAMP], &r->f[H5D_F_OPEN_END_TIMESTAMP], t1, t2);
+    iol_time_add(&r->f[H5D_F_META_TIME], &a->last_meta_end, t1, t2);
+    r->c[H5D_DATASPACE_NDIMS] = o->ndims;
+    r->c[H5D_DATASPACE_NPOINTS] = o->npoints;
+    for (int i = 0; i < IOL_H5_MAX_NDIMS; i++)
+        if (o->chunk[i])
+            r->c[H5D_CHUNK_SIZE_D1 + i] = o->chunk[i];
+    r->c[H5D_DATATYPE_SIZE] = o->type_size;
+    r->file_rec_id = o->file_rec_id;
+    iol_hidmap_put(&open_sets, id, (uint32_t)iol_rec_index(m, r) + 1);
+    iol_mod_leave(m);
+}
+
+/* The record of an open dataset id, with the lock held; NULL (no lock) if untracked. */
+static h5d_rec *enter_id(hid_t id, h5d_aux **a)
+{
+    iol_module *m = h5d_mod();
+    if (!iol_mod_enter(m))
+        return NULL;
+    uint32_t k = iol_hidmap_get(&open_sets, id);
+    if (!k) {
+        iol_mod_leave(m);
+        return NULL;
+    }
+    h5d_rec *r = (h5d_rec *)(m->recs + (size_t)(k - 1) * m->d->rec_size);
+    *a = iol_rec_aux(m, r);
+    return r;
+}
+
+int iol_h5d_tracked(hid_t id)
+{
+    h5d_aux *a;
+    if (!enter_id(id, &a))
+        return 0;
+    iol_mod_leave(h5d_mod());
+    return 1;
+}
+
+void iol_h5d_io(hid_t id, int is_write, const iol_h5d_sel *s, const iol_span *sp)
+{
+    h5d_aux *a;
+    h5d_rec *r = enter_id(id, &a);
+    if (!r)
+        return;
+    double t1 = T1(sp), t2 = T2(sp);
+    r->c[is_write ? H5D_WRITES : H5D_READS]++;
+    if (a->last_io && a->last_io != 1 + is_write)
+        r->c[H5D_RW_SWITCHES]++;
+    a->last_io = 1 + is_write;
+    int64_t tuple[TUPLE] = {0};
+    int64_t npoints = s->all ? r->c[H5D_DATASPACE_NPOINTS] : s->npoints;
+    if (!s->all && s->type == IOL_H5S_SEL_POINTS) {
+        r->c[H5D_POINT_SELECTS]++;
+    } else if (!s->all && s->type == IOL_H5S_SEL_HYPERSLABS) {
+        r->c[s->regular ? H5D_REGULAR_HYPERSLAB_SELECTS : H5D_IRREGULAR_HYPERSLAB_SELECTS]++;
+        if (s->regular)
+            for (int i = 0; i < IOL_H5_MAX_NDIMS; i++) {
+                tuple[1 + i] = s->len[i];
+                tuple[1 + IOL_H5_MAX_NDIMS + i] = s->stride[i];
+            }
+    }
+    /* bytes = selected points x the dataset's element size (not the memory type's) */
+    int64_t bytes = npoints * r->c[H5D_DATATYPE_SIZE];
+    tuple[0] = bytes;
+    r->c[is_write ? H5D_BYTES_WRITTEN : H5D_BYTES_READ] += bytes;
+    r->c[(is_write ? H5D_SIZE_WRITE_AGG_0_100 : H5D_SIZE_READ_AGG_0_100) +
+         iol_size_bin(bytes < 0 ? 0 : bytes)]++;
+    cv_add(a, r, tuple);
+    if (s->collective)
+        r->c[H5D_USE_MPIIO_COLLECTIVE] = 1;
+    double *last_end = is_write ? &a->last_write_end : &a->last_read_end;
+    if (is_write) {
+        iol_stamp(&r->f[H5D_F_WRITE_START_TIMESTAMP], &r->f[H5D_F_WRITE_END_TIMESTAMP], t1, t2);
+        if (t2 - t1 > r->f[H5D_F_MAX_WRITE_TIME]) {
+            r->f[H5D_F_MAX_WRITE_TIME] = t2 - t1;
+            r->c[H5D_MAX_WRITE_TIME_SIZE] = bytes;
+        }
+        iol_time_add(&r->f[H5D_F_WRITE_TIME], last_end, t1, t2);
+    } else {
+        iol_stamp(&r->f[H5D_F_READ_START_TIMESTAMP], &r->f[H5D_F_READ_END_TIMESTAMP], t1, t2);
+        if (t2 - t1 > r->f[H5D_F_MAX_READ_TIME]) {
+            r->f[H5D_F_MAX_READ_TIME] = t2 - t1;
+            r->c[H5D_MAX_READ_TIME_SIZE] = bytes;
+        }
+        iol_time_add(&r->f[H5D_F_READ_TIME], last_end, t1, t2);
+    }
+    iol_mod_leave(h5d_mod());
+}
+
+void iol_h5d_flush(hid_t id, const iol_span *sp)
+{
+    h5d_aux *a;
+    h5d_rec *r = enter_id(id, &a);
+    if (!r)
+        return;
+    r->c[H5D_FLUSHES]++;
+    iol_time_add(&r->f[H5D_F_META_TIME], &a->last_meta_end, T1(sp), T2(sp));
+    iol_mod_leave(h5d_mod());
+}
+
+int iol_h5d_close(hid_t id, const iol_span *sp)
+{
+    h5d_aux *a;
+    h5d_rec *r = enter_id(id, &a);
+    if (!r)
+        return 0;
+    double t1 = T1(sp), t2 = T2(sp);
+    iol_stamp(&r->f[H5D_F_CLOSE_START_TIMESTAMP], &r->f[H5D_F_CLOSE_END_TIMESTAMP], t1, t2);
+    iol_time_add(&r->f[H5D_F_META_TIME], &a->last_meta_end, t1, t2);
+    iol_hidmap_del(&open_sets, id);
+    iol_mod_leave(h5d_mod());
+    return 1;
+}
+
+static void activate(iol_module *m)
+{
+    if (iol_hidmap_init(&open_sets) != 0)
+        m->state = -1;
+}
+
+static void reset(iol_module *m)
+{
+    (void)m;
+    iol_hidmap_release(&open_sets);
+}
+
+const iol_module_desc iol_h5d_module = {
+    .id = IOL_MOD_H5D,
+    .name = "H5D",
+    .version = 2,
+    .rec_size = sizeof(h5d_rec),
+    .aux_size = sizeof(h5d_aux),
+    .default_records = 1024,
+    .path_names = 1,
+    .activate = activate,
+    .reset = reset,
+};

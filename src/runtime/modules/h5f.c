@@ -1,0 +1,114 @@
+/* H5F module (id 3, record version 3; runtime spec 2.4): one record per HDF5 file,
+ * named by the path given to H5Fcreate/H5Fopen (ROMIO prefix stripped, cleaned).
+ * Open file ids map to their record so that flush and close find it. */
+#include <string.h>
+
+#include "hdf5.h"
+#include "hidmap.h"
+
+typedef struct h5f_rec {
+    uint64_t id;
+    int64_t rank;
+    int64_t c[H5F_NUM_INDICES];
+    double f[H5F_F_NUM_INDICES];
+} h5f_rec;
+
+typedef struct h5f_aux {
+    double last_meta_end;
+} h5f_aux;
+
+static iol_hidmap open_files;
+
+static iol_module *h5f_mod(void) { return iol_mod(IOL_MOD_H5F); }
+
+#define T1(sp) iol_ts_sec(&(sp)->a, iol_t0_ns())
+#define T2(sp) iol_ts_sec(&(sp)->b, iol_t0_ns())
+
+/* MPI-IO file names may carry a ROMIO prefix ("ufs:/x"); a one-letter one is a
+ * drive letter and stays (runtime spec 2.0.1). */
+static const char *strip_prefix(const char *path)
+{
+    const char *colon = strchr(path, ':');
+    return colon && colon > path + 1 ? colon + 1 : path;
+}
+
+void iol_h5f_open(hid_t id, const char *filename, int use_mpio, const iol_span *sp)
+{
+    iol_module *m = h5f_mod();
+    void *aux;
+    h5f_rec *r = filename ? iol_rec_enter_path(m, strip_prefix(filename), &aux) : NULL;
+    if (!r)
+        return;
+    h5f_aux *a = aux;
+    double t1 = T1(sp), t2 = T2(sp);
+    r->c[H5F_USE_MPIIO] = use_mpio;          /* set by every open, not or-ed (spec 2.4) */
+    r->c[H5F_OPENS]++;
+    iol_stamp(&r->f[H5F_F_OPEN_START_TIMESTAMP], &r->f[H5F_F_OPEN_END_TIMESTAMP], t1, t2);
+    iol_time_add(&r->f[H5F_F_META_TIME], &a->last_meta_end, t1, t2);
+    iol_hidmap_put(&open_files, id, (uint32_t)iol_rec_index(m, r) + 1);
+    iol_mod_leave(m);
+}
+
+/* The record of an open file id, with the lock held; NULL (no lock) if untracked. */
+static h5f_rec *enter_id(hid_t id, h5f_aux **a)
+{
+    iol_module *m = h5f_mod();
+    if (!iol_mod_enter(m))
+        return NULL;
+    uint32_t k = iol_hidmap_get(&open_files, id);
+    if (!k) {
+        iol_mod_leave(m);
+        return NULL;
+    }
+    h5f_rec *r = (h5f_rec *)(m->recs + (size_t)(k - 1) * m->d->rec_size);
+    *a = iol_rec_aux(m, r);
+    return r;
+}
+
+void iol_h5f_flush(hid_t file_id, const iol_span *sp)
+{
+    h5f_aux *a;
+    h5f_rec *r = enter_id(file_id, &a);
+    if (!r)
+        return;
+    r->c[H5F_FLUSHES]++;
+    iol_time_add(&r->f[H5F_F_META_TIME], &a->last_meta_end, T1(sp), T2(sp));
+    iol_mod_leave(h5f_mod());
+}
+
+void iol_h5f_close(hid_t file_id, const iol_span *sp)
+{
+    h5f_aux *a;
+    h5f_rec *r = enter_id(file_id, &a);
+    if (!r)
+        return;
+    double t1 = T1(sp), t2 = T2(sp);
+    iol_stamp(&r->f[H5F_F_CLOSE_START_TIMESTAMP], &r->f[H5F_F_CLOSE_END_TIMESTAMP], t1, t2);
+    iol_time_add(&r->f[H5F_F_META_TIME], &a->last_meta_end, t1, t2);
+    iol_hidmap_del(&open_files, file_id);
+    iol_mod_leave(h5f_mod());
+}
+
+static void activate(iol_module *m)
+{
+    if (iol_hidmap_init(&open_files) != 0)
+        m->state = -1;
+}
+
+static void reset(iol_module *m)
+{
+    (void)m;
+    iol_hidmap_release(&open_files);
+}
+
+const iol_module_desc iol_h5f_module = {
+    .id = IOL_MOD_H5F,
+    .name = "H5F",
+    .version = 3,
+    .rec_size = sizeof(h5f_rec),
+    .aux_size = sizeof(h5f_aux),
+    .default_records = 1024,
+    .path_names = 1,
+    .activate = activate,
+    .reset = reset,
+};

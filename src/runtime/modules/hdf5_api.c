@@ -1,0 +1,151 @@
+/* Lazy resolution of the HDF5 library's functions (hdf5_api.h).
+ *
+ * The runtime never links HDF5: a program that does not use it loads nothing and
+ * pays nothing, and LD_BIND_NOW=1 finds no undefined HDF5 symbol in us.  The
+ * first intercepted HDF5 call finds the library that defines it: dlsym(RTLD_NEXT)
+ * when HDF5 is in the global scope (linked by the program), else a search of every
+ * loaded object, because Python extensions (h5py, netCDF4) load their HDF5 with
+ * RTLD_LOCAL, where RTLD_NEXT cannot see it.  Every other function then comes
+ * from that same library, so ids never cross between two HDF5 copies.
+ *
+ * Contract: callable from any thread; the table is filled once under a lock and
+ * published with release stores; a wrapper's fast path is one load. */
+#include "hdf5_api.h"
+
+#include <dlfcn.h>
+#include <link.h>
+#include <pthread.h>
+#include <string.h>
+
+#include "../core/rt.h"
+
+iol_h5_table iol_h5;
+
+static const struct {
+    const char *name;
+    size_t off;
+    int required;            /* the modules cannot work without it */
+} ENTRIES[] = {
+#define IOL_H5_FN(ret, name, params) {#name, offsetof(iol_h5_table, name), 0},
+#define IOL_H5_API(ret, name, params) {#name, offsetof(iol_h5_table, name), 1},
+#include "hdf5.def"
+#undef IOL_H5_FN
+#undef IOL_H5_API
+};
+
+/* Optional even though the modules call them: newer or parallel-only API. */
+static int optional_api(const char *name)
+{
+    static const char *const names[] = {"H5Pget_driver", "H5FD_mpio_init", "H5Pget_dxpl_mpio",
+                                        "H5Sis_regular_hyperslab", "H5Sget_regular_hyperslab"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(name, names[i]) == 0)
+            return 1;
+    return 0;
+}
+
+typedef struct search {
+    const char *name;
+    void *self_base;         /* our own library: its definitions are the wrappers */
+    void *found;
+} search;
+
+static int search_object(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    search *s = arg;
+    if (!info->dlpi_name || !info->dlpi_name[0] || (void *)info->dlpi_addr == s->self_base)
+        return 0;
+    void *h = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
+    if (!h)
+        return 0;
+    void *p = dlsym(h, s->name);
+    Dl_info di;
+    if (p && dladdr(p, &di) && di.dli_fbase != s->self_base)
+        s->found = p;
+    dlclose(h);
+    return s->found != NULL;
+}
+
+static void *find_definition(const char *name)
+{
+    void *p = dlsym(RTLD_NEXT, name);
+    if (p)
+        return p;
+    Dl_info self;
+    search s = {name, NULL, NULL};
+    if (dladdr((void *)find_definition, &self))
+        s.self_base = self.dli_fbase;
+    dl_iterate_phdr(search_object, &s);
+    return s.found;
+}
+
+/* A symbol no library has only reaches here if the application called it. */
+static long missing(void)
+{
+    return -1;
+}
+
+void *iol_h5_real(const char *name, void **slot)
+{
+    void *p = find_definition(name);
+    if (!p) {
+        iol_fail(IOL_FAIL_SYMBOL);
+        p = (void *)missing;
+    }
+    __atomic_store_n(slot, p, __ATOMIC_RELEASE);
+    return p;
+}
+
+static pthread_mutex_t ready_lock = PTHREAD_MUTEX_INITIALIZER;
+static int ready_state;      /* 0 not tried, 1 usable, -1 not usable */
+
+/* The library that defines H5Fopen (any intercepted function would do). */
+static void *hdf5_handle(void)
+{
+    void *p = find_definition("H5Fopen");
+    Dl_info di;
+    if (!p || !dladdr(p, &di))
+        return NULL;
+    void *h = di.dli_fname ? dlopen(di.dli_fname, RTLD_LAZY | RTLD_NOLOAD) : NULL;
+    return h ? h : dlopen(NULL, RTLD_LAZY);       /* HDF5 linked into the executable */
+}
+
+static int resolve_all(void)
+{
+    void *h = hdf5_handle();
+    if (!h)
+        return -1;
+    for (size_t i = 0; i < sizeof ENTRIES / sizeof ENTRIES[0]; i++) {
+        void **slot = (void **)((char *)&iol_h5 + ENTRIES[i].off);
+        void *p = dlsym(h, ENTRIES[i].name);
+        if (!p && ENTRIES[i].required && !optional_api(ENTRIES[i].name))
+            return -1;
+        if (p)
+            __atomic_store_n(slot, p, __ATOMIC_RELEASE);
+    }
+    /* The handle stays open: HDF5 cannot be unloaded while its ids are in use. */
+    unsigned major = 0, minor = 0, release = 0;
+    if (iol_h5.H5get_libversion(&major, &minor, &release) < 0 || major < 1 ||
+        (major == 1 && minor < 10))
+        return -1;
+    return 1;
+}
+
+int iol_h5_ready(void)
+{
+    int s = __atomic_load_n(&ready_state, __ATOMIC_ACQUIRE);
+    if (__builtin_expect(s != 0, 1))
+        return s > 0;
+    pthread_mutex_lock(&ready_lock);
+    if (ready_state == 0) {
+        int e = errno;
+        s = resolve_all();
+        if (s < 0)
+            iol_fail(IOL_FAIL_SYMBOL);
+        errno = e;
+        __atomic_store_n(&ready_state, s, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&ready_lock);
+    return ready_state > 0;
+}
