@@ -178,7 +178,7 @@ static void base_name(char *out, size_t len)
     clock_gettime(CLOCK_REALTIME, &now);
     uint64_t h = iolens_record_id(host, strlen(host)) ^ ((uint64_t)now.tv_sec * 1000000u + now.tv_nsec / 1000);
     snprintf(out, len, "%s_%s_id%lld-%d_%d-%d-%d-%llu", user, program_invocation_short_name,
-             (long long)job_id(), (int)getpid(), tm.tm_mon + 1, tm.tm_mday,
+             (long long)job_id(), (int)iol_core_pid(), tm.tm_mon + 1, tm.tm_mday,
              tm.tm_hour * 3600 + tm.tm_min * 60 + tm.tm_sec, (unsigned long long)h);
 }
 
@@ -234,6 +234,11 @@ static int fallback(const built *b, const char *base, double t0, char *final, si
 
 /* Set by the MPI runtime (src/runtime/mpi): the collective writer replaces this one. */
 int (*iol_log_write_mpi)(void);
+/* Set by the MPI_Finalize wrapper while every process is in it: the only time a
+ * collective may start.  A process that leaves without MPI_Finalize (returns
+ * from main, calls exit or _exit) must not start one: the others are not
+ * there, and the job would hang (issue #21). */
+int iol_mpi_finalizing;
 
 /* For the MPI writer: the job record and the log base name exactly as here. */
 void iol_log_fill_job(iolens_job *job, iolens_mount *mounts, char *exe_mounts, size_t len)
@@ -254,6 +259,8 @@ void iol_log_report_path(const char *path)
 int iol_log_write(void)
 {
     if (iol_log_write_mpi) {
+        if (!iol_mpi_finalizing)
+            return EAGAIN;           /* the safety copy stays for `iolens recover` */
         int mrc = iol_log_write_mpi();
         if (mrc == 0)
             iol_safety_remove();     /* kept when the job's log was not written */

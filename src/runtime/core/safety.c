@@ -25,6 +25,11 @@ static uint8_t *base;            /* the whole mapping; NULL = no safety copy */
 static size_t map_len, names_cap, names_used, pool_off;
 static char path[IOL_PATH_LEN + 512];
 
+/* Sidecars: files beside the copy, <copy>.<suffix>, removed with it. */
+#define MAX_SIDECARS 4
+static char sidecars[MAX_SIDECARS][sizeof path + 32];
+static int nsidecars;
+
 static void put64(size_t off, uint64_t v)
 {
     __atomic_store_n((uint64_t *)(base + off), v, __ATOMIC_RELEASE);
@@ -39,7 +44,7 @@ static int64_t job_id(void)
 
 /* <dir>/<user>_<prog>_id<jobid>-<pid>_mmap-log-<hash>-<rank>.darshan: the pid keeps
  * the processes of one node apart (without MPI every rank is 0). */
-static void make_path(const char *dir)
+static void make_path_in(char *out, size_t len, const char *dir)
 {
     extern char *program_invocation_short_name;
     char user[256];
@@ -48,9 +53,14 @@ static void make_path(const char *dir)
     gethostname(host, sizeof host - 1);
     uint64_t h = iol_hash(host, strlen(host)) ^
                  ((uint64_t)iol_t0.tv_sec * 1000000u + (uint64_t)iol_t0.tv_nsec / 1000);
-    snprintf(path, sizeof path, "%s/%s_%s_id%lld-%d_mmap-log-%llu-%d.darshan", dir,
+    snprintf(out, len, "%s/%s_%s_id%lld-%d_mmap-log-%llu-%d.darshan", dir,
              user, program_invocation_short_name, (long long)job_id(), (int)getpid(),
              (unsigned long long)(h % 1000000007u), iol_rank);
+}
+
+static void make_path(const char *dir)
+{
+    make_path_in(path, sizeof path, dir);
 }
 
 /* Give the file its size.  On tmpfs (the default /dev/shm) the file stays
@@ -159,6 +169,32 @@ void iol_safety_job(void)
     free(enc);
 }
 
+/* MPI: the job id is known only after MPI_Init (agreed on by every process).
+ * Rewrite the job record and rename the copy so that it carries the job's id,
+ * not this process's pid. */
+void iol_safety_rejob(void)
+{
+    if (!base)
+        return;
+    char dir[sizeof path], fresh[sizeof path];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        return;
+    *slash = '\0';
+    make_path_in(fresh, sizeof fresh, dir);
+    iol_safety_job();
+    if (strcmp(fresh, path) == 0 || rename(path, fresh) != 0)
+        return;
+    for (int i = 0; i < nsidecars; i++) {     /* <copy>.<suffix> follow the copy */
+        char moved[sizeof sidecars[0]];
+        snprintf(moved, sizeof moved, "%s%s", fresh, sidecars[i] + strlen(path));
+        if (rename(sidecars[i], moved) == 0)
+            memcpy(sidecars[i], moved, sizeof moved);
+    }
+    memcpy(path, fresh, sizeof path);
+}
+
 void iol_safety_module(int modid, uint32_t version, const void *recs)
 {
     if (!base || modid < 0 || modid >= IOL_NMODS)
@@ -191,10 +227,6 @@ void iol_safety_partial(uint64_t bits)
         __atomic_or_fetch((uint64_t *)(base + OFF_PARTIAL), bits, __ATOMIC_RELAXED);
 }
 
-/* Sidecars: files beside the copy, <copy>.<suffix>, removed with it. */
-#define MAX_SIDECARS 4
-static char sidecars[MAX_SIDECARS][sizeof path + 32];
-static int nsidecars;
 
 void *iol_safety_sidecar(const char *suffix, size_t len)
 {
