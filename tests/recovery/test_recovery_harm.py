@@ -139,3 +139,38 @@ def test_second_sigterm_on_other_thread_during_write(runtime, tool, probe, tmp_p
         assert list(logdir.rglob("*.iolens_partial")) == [], f"run {k}"
         assert safety_copies(mmapdir) == [], f"run {k}"
         one_log_with_all_files(tool, run, logdir, mmapdir)
+
+
+def test_safety_copy_file_system_fills_after_start(runtime, tool, probe, tmp_path):
+    """The safety copy's tmpfs is filled by another program after start, then
+    the program makes many new records: it must not die of SIGBUS (the copy's
+    blocks were reserved at start), and its log is written."""
+    import os
+    if os.geteuid() != 0:
+        pytest.skip("needs root to mount a small tmpfs")
+    shm = tmp_path / "shm"
+    shm.mkdir()
+    m = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", str(shm)],
+                       capture_output=True, text=True, timeout=30)
+    if m.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {m.stderr.strip()}")
+    try:
+        logdir = tmp_path / "logs"
+        logdir.mkdir()
+        out = tmp_path / "out"
+        out.mkdir()
+        p = subprocess.Popen([str(probe), "many", str(out)], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, env=env_for(runtime, logdir, shm), text=True)
+        assert p.stdout.readline().split() == ["ready"]
+        assert len(safety_copies(shm)) == 1
+        subprocess.run(["dd", "if=/dev/zero", f"of={shm / 'fill'}", "bs=1M"],
+                       capture_output=True, timeout=60)          # fails with ENOSPC: full now
+        p.stdin.write("go\n")
+        p.stdin.close()
+        rc, _ = wait_bounded(p)
+        assert rc == 0, f"exit status {rc} (135 is SIGBUS)"
+        assert len(logs(logdir)) == 1
+        recs, _ = counters(tool, logs(logdir)[0])
+        assert len(by_file(recs, "POSIX", str(out / "many.499"))) == 1
+    finally:
+        subprocess.run(["umount", "-l", str(shm)], timeout=30)

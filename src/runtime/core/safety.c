@@ -5,8 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/statfs.h>
-#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "../wrappers/real.h"
@@ -40,8 +38,6 @@ static int64_t job_id(void)
     return iol_cfg.jobid >= 0 ? iol_cfg.jobid : iol_job_pid;
 }
 
-#define IOL_TMPFS_MAGIC 0x01021994
-
 /* <dir>/<user>_<prog>_id<jobid>-<pid>_mmap-log-<hash>-<rank>.darshan: the pid keeps
  * the processes of one node apart (without MPI every rank is 0). */
 static void make_path_in(char *out, size_t len, const char *dir)
@@ -63,21 +59,13 @@ static void make_path(const char *dir)
     make_path_in(path, sizeof path, dir);
 }
 
-/* Give the file its size.  On tmpfs (the default /dev/shm) the file stays
- * sparse: its pages are taken as records are touched, exactly the memory the
- * anonymous pool would take, and a tmpfs with less than twice the size free is
- * refused (a page that cannot be had would be SIGBUS in the application).  On a
- * disk file system the blocks are reserved now (posix_fallocate), for the same
- * reason.  Returns 0 or an errno value. */
+/* Give the file its size, with every block reserved now (posix_fallocate), on
+ * tmpfs too: a page of a shared mapping that the file system cannot supply
+ * later is SIGBUS in the application (issue #21: another program filling
+ * /dev/shm after start killed it).  A file system that cannot reserve the
+ * blocks means no safety copy for this process.  Returns 0 or an errno value. */
 static int size_file(int fd, size_t len)
 {
-    struct statfs fs;
-    if (fstatfs(fd, &fs) == 0 && fs.f_type == IOL_TMPFS_MAGIC) {
-        struct statvfs v;
-        if (fstatvfs(fd, &v) == 0 && (uint64_t)v.f_bavail * v.f_frsize < 2 * (uint64_t)len)
-            return ENOSPC;
-        return ftruncate(fd, (off_t)len) == 0 ? 0 : errno;
-    }
     return posix_fallocate(fd, 0, (off_t)len);
 }
 

@@ -9,6 +9,8 @@
  *   two_threads   a second thread opens files in a loop; the test sends SIGTERM
  *                 to the process and again to the other thread (expects -15)
  *   wait          sleeps until killed (SIGTERM at its default action)
+ *   many          reads a line from stdin, then opens 500 new files (new
+ *                 records in pages of the safety copy not touched so far)
  * Bounded: each mode gives up after 60 s. */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -103,6 +105,20 @@ int main(int argc, char **argv)
         printf("ready %ld\n", other_tid);
         fflush(stdout);
         sleep(60);
+    } else if (!strcmp(mode, "many")) {
+        printf("ready\n");
+        fflush(stdout);
+        char line[16];
+        if (!fgets(line, sizeof line, stdin))
+            return 2;
+        char p[4096];
+        for (int i = 0; i < 500; i++) {
+            snprintf(p, sizeof p, "%s/many.%d", outdir, i);
+            int fd = open(p, O_CREAT | O_WRONLY, 0644);
+            if (fd >= 0)
+                close(fd);
+        }
+        return 0;
     } else {
         printf("ready\n");
         fflush(stdout);
