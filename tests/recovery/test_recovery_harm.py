@@ -5,6 +5,7 @@ with the program's own exit status, within a bound close to the plain
 program's, and leave a log or a safety copy that `iolens recover` turns into
 one: afterwards the 64 files the program opened are all in exactly one log."""
 import ctypes
+from pathlib import Path
 import signal
 import statistics
 import subprocess
@@ -174,3 +175,67 @@ def test_safety_copy_file_system_fills_after_start(runtime, tool, probe, tmp_pat
         assert len(by_file(recs, "POSIX", str(out / "many.499"))) == 1
     finally:
         subprocess.run(["umount", "-l", str(shm)], timeout=30)
+
+
+def run_io(probe, run, env):
+    p = subprocess.run([str(probe), "io", str(run)], env=env, capture_output=True, text=True,
+                       timeout=60)
+    assert p.returncode == 0, p.stderr
+    return p
+
+
+def test_missing_home_is_never_created(runtime, tool, probe, tmp_path):
+    """HOME=/nonexistent (nothing configured): the runtime must not create the
+    home directory; the log goes to the next fallback ($TMPDIR)."""
+    import os
+    import uuid
+    home = Path("/") / f"nonexistent-iolens-{uuid.uuid4().hex[:12]}"
+    tmpdir = tmp_path / "tmpdir"
+    tmpdir.mkdir()
+    env = env_for(runtime, tmp_path, tmp_path / "mmap")
+    (tmp_path / "mmap").mkdir()
+    del env["DARSHAN_LOGPATH"]
+    env.pop("XDG_STATE_HOME", None)
+    env.update(HOME=str(home), TMPDIR=str(tmpdir))
+    try:
+        run_io(probe, tmp_path, env)
+        assert not home.exists(), f"{home} was created"
+        assert len(logs(tmpdir)) == 1
+    finally:
+        if home.exists():
+            subprocess.run(["rm", "-rf", str(home)], timeout=30)
+
+
+def test_read_only_tmpdir_falls_back_to_tmp(runtime, tool, probe, tmp_path):
+    """Log directory missing, no home, TMPDIR on a read-only file system: the
+    log goes to /tmp, the last documented fallback."""
+    import os
+    import shutil
+    if os.geteuid() != 0:
+        pytest.skip("needs root to mount a read-only tmpfs")
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    m = subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=1m", "tmpfs", str(ro)],
+                       capture_output=True, text=True, timeout=30)
+    if m.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {m.stderr.strip()}")
+    name = f"harm{os.getpid()}x{tmp_path.name[-6:]}".replace("-", "")
+    exe = tmp_path / name
+    shutil.copy(probe, exe)
+    try:
+        (tmp_path / "mmap").mkdir()
+        env = env_for(runtime, tmp_path / "missing", tmp_path / "mmap")
+        env.pop("XDG_STATE_HOME", None)
+        env.update(HOME="/nonexistent-iolens-home", TMPDIR=str(ro))
+        p = subprocess.run([str(exe), "io", str(tmp_path)], env=env, capture_output=True,
+                           text=True, timeout=60)
+        assert p.returncode == 0, p.stderr
+        found = list(Path("/tmp").glob(f"*_{name}_id*.darshan"))
+        try:
+            assert len(found) == 1, (found, p.stderr)
+            assert "could not write the log anywhere" not in p.stderr
+        finally:
+            for f in found:
+                f.unlink()
+    finally:
+        subprocess.run(["umount", "-l", str(ro)], timeout=30)
