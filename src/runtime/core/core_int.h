@@ -33,5 +33,6 @@ extern pid_t iol_fork_parent;      /* 0 unless this process is a forked child */
 extern pid_t iol_job_pid;          /* pid of the first process (forked children inherit it) */
 extern struct timespec iol_start_abs;
 int iol_log_write(void);
+pid_t iol_core_pid(void);          /* init.c: the process whose records these are */
 void iol_log_user(char *out, size_t len);   /* user part of log file names */
 #endif

@@ -10,6 +10,7 @@
 
 #include "../wrappers/real.h"
 #include "core_int.h"
+#include "exitwrite.h"
 #include "safety.h"
 
 int iol_state;
@@ -121,9 +122,12 @@ void iol_core_shutdown(int write_log)
     sigaddset(&block, SIGHUP);
     sigaddset(&block, SIGQUIT);
     pthread_sigmask(SIG_BLOCK, &block, &old);
+    /* ... and on other threads, our handler waits for this flag (signals.c). */
+    __atomic_store_n(&iol_log_writing, 1, __ATOMIC_RELEASE);
     if (write_log)
         iol_log_write();
     iol_report_failures();
+    __atomic_store_n(&iol_log_writing, 0, __ATOMIC_RELEASE);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     iol_busy--;
 }
@@ -191,12 +195,18 @@ int iol_core_exec_ok(void)
     return getpid() == iol_self_pid;
 }
 
+pid_t iol_core_pid(void)
+{
+    return iol_self_pid;
+}
+
 /* A process leaving through _exit (e.g. Python multiprocessing workers) still
- * writes its log. */
+ * writes its log.  _exit is async-signal-safe and is called from signal
+ * handlers, so the write must be too (exitwrite.c). */
 void _exit(int status)
 {
     if (getpid() == iol_self_pid)    /* not in a vfork child, which shares our memory */
-        iol_core_shutdown(1);
+        iol_core_shutdown_async();
     IOL_REAL(_exit)(status);
     __builtin_unreachable();
 }
@@ -205,7 +215,7 @@ void _exit(int status)
 void _Exit(int status)
 {
     if (getpid() == iol_self_pid)
-        iol_core_shutdown(1);
+        iol_core_shutdown_async();
     IOL_REAL(_Exit)(status);
     __builtin_unreachable();
 }

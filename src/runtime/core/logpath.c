@@ -9,24 +9,24 @@
 #include <string.h>
 #include <sys/stat.h>
 
+static int is_dir(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 int iol_default_log_dir(char *out, size_t len, char *(*get)(const char *))
 {
     const char *state = get("XDG_STATE_HOME");
     const char *home = get("HOME");
     int n;
-    if (state && state[0] == '/')
+    if (state && state[0] == '/' && is_dir(state))
         n = snprintf(out, len, "%s/iolens/logs", state);
-    else if (home && home[0] == '/')
+    else if (home && home[0] == '/' && is_dir(home))
         n = snprintf(out, len, "%s/.local/state/iolens/logs", home);
     else
         return -1;
     return (n > 0 && (size_t)n < len) ? 0 : -1;
-}
-
-static int is_dir(const char *p)
-{
-    struct stat st;
-    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 int iol_log_dir(const iol_config *c, time_t when, char *out, size_t len,
@@ -65,4 +65,31 @@ int iol_mkdirs(const char *path, mode_t mode)
         }
     }
     return is_dir(path) ? 0 : -1;
+}
+
+static int add_dir(char out[IOL_LOG_DIRS_MAX][IOL_PATH_LEN], int n, const char *dir)
+{
+    if (n >= IOL_LOG_DIRS_MAX || !dir[0] || strlen(dir) >= IOL_PATH_LEN)
+        return n;
+    for (int i = 0; i < n; i++)
+        if (strcmp(out[i], dir) == 0)
+            return n;
+    memcpy(out[n], dir, strlen(dir) + 1);
+    return n + 1;
+}
+
+int iol_log_dirs(const iol_config *c, time_t when, char *(*get)(const char *),
+                 char out[IOL_LOG_DIRS_MAX][IOL_PATH_LEN])
+{
+    char dir[IOL_PATH_LEN];
+    int n = 0, configured;
+    if (iol_log_dir(c, when, dir, sizeof dir, get, &configured) == 0 &&
+        (configured || iol_mkdirs(dir, 0700) == 0))
+        n = add_dir(out, n, dir);
+    if (iol_default_log_dir(dir, sizeof dir, get) == 0 && iol_mkdirs(dir, 0700) == 0)
+        n = add_dir(out, n, dir);
+    const char *tmpdir = get("TMPDIR");
+    if (tmpdir && tmpdir[0] == '/')
+        n = add_dir(out, n, tmpdir);
+    return add_dir(out, n, "/tmp");
 }

@@ -176,7 +176,7 @@ static void base_name(char *out, size_t len)
     clock_gettime(CLOCK_REALTIME, &now);
     uint64_t h = iolens_record_id(host, strlen(host)) ^ ((uint64_t)now.tv_sec * 1000000u + now.tv_nsec / 1000);
     snprintf(out, len, "%s_%s_id%lld-%d_%d-%d-%d-%llu", user, program_invocation_short_name,
-             (long long)job_id(), (int)getpid(), tm.tm_mon + 1, tm.tm_mday,
+             (long long)job_id(), (int)iol_core_pid(), tm.tm_mon + 1, tm.tm_mday,
              tm.tm_hour * 3600 + tm.tm_min * 60 + tm.tm_sec, (unsigned long long)h);
 }
 
@@ -201,7 +201,7 @@ static int write_in_dir(const built *b, const char *dir, const char *base, doubl
                         char *final, size_t len)
 {
     int n = (int)(iol_wtime() - t_start + 1);
-    snprintf(final, len, "%s/%s_%d.darshan", dir, base, n < 1 ? 1 : n);
+    snprintf(final, len, "%.4095s/%.1023s_%d.darshan", dir, base, n < 1 ? 1 : n);
     return write_as(b, final);
 }
 
@@ -219,19 +219,13 @@ static void report_path(const char *path)
     close(fd);
 }
 
-static int fallback(const built *b, const char *base, double t0, char *final, size_t len)
-{
-    char dir[IOL_PATH_LEN];
-    if (iol_default_log_dir(dir, sizeof dir, getenv) == 0 && iol_mkdirs(dir, 0700) == 0 &&
-        write_in_dir(b, dir, base, t0, final, len) == 0)
-        return 0;
-    const char *tmpdir = getenv("TMPDIR");
-    snprintf(dir, sizeof dir, "%s", tmpdir && tmpdir[0] == '/' ? tmpdir : "/tmp");
-    return write_in_dir(b, dir, base, t0, final, len);
-}
-
 /* Set by the MPI runtime (src/runtime/mpi): the collective writer replaces this one. */
 int (*iol_log_write_mpi)(void);
+/* Set by the MPI_Finalize wrapper while every process is in it: the only time a
+ * collective may start.  A process that leaves without MPI_Finalize (returns
+ * from main, calls exit or _exit) must not start one: the others are not
+ * there, and the job would hang (issue #21). */
+int iol_mpi_finalizing;
 
 /* For the MPI writer: the job record and the log base name exactly as here. */
 void iol_log_fill_job(iolens_job *job, iolens_mount *mounts, char *exe_mounts, size_t len)
@@ -252,6 +246,8 @@ void iol_log_report_path(const char *path)
 int iol_log_write(void)
 {
     if (iol_log_write_mpi) {
+        if (!iol_mpi_finalizing)
+            return EAGAIN;           /* the safety copy stays for `iolens recover` */
         int mrc = iol_log_write_mpi();
         if (mrc == 0)
             iol_safety_remove();     /* kept when the job's log was not written */
@@ -260,29 +256,30 @@ int iol_log_write(void)
     static built b;                  /* static: large, and shutdown runs once */
     double t0 = iol_wtime();
     build(&b);
-    char base[1024], dir[IOL_PATH_LEN], final[IOL_PATH_LEN + 1200];
+    char base[1024], final[IOL_PATH_LEN + 1200], first[IOL_PATH_LEN];
+    static char dirs[IOL_LOG_DIRS_MAX][IOL_PATH_LEN];
     base_name(base, sizeof base);
-    int rc, configured;
+    int rc = ENOENT, first_rc = 0;
+    first[0] = '\0';
     if (iol_cfg.logfile[0]) {
         snprintf(final, sizeof final, "%s", iol_cfg.logfile);
-        rc = write_as(&b, final);
-        snprintf(dir, sizeof dir, "%s", iol_cfg.logfile);
-    } else if (iol_log_dir(&iol_cfg, iol_start_abs.tv_sec, dir, sizeof dir, getenv, &configured) != 0) {
-        rc = ENOENT;
-        snprintf(dir, sizeof dir, "(no log directory)");
-    } else {
-        if (!configured)
-            iol_mkdirs(dir, 0700);
-        rc = write_in_dir(&b, dir, base, t0, final, sizeof final);
+        rc = first_rc = write_as(&b, final);
+        snprintf(first, sizeof first, "%s", iol_cfg.logfile);
     }
-    if (rc) {
-        int first = rc;
-        rc = fallback(&b, base, t0, final, sizeof final);
-        if (rc == 0)
-            iol_warn("could not write the log to %s (%s); wrote %s instead", dir, strerror(first), final);
-        else
-            iol_warn("could not write the log anywhere (%s); no log for this process", strerror(rc));
+    /* The one fallback order of both writers (logpath.c). */
+    int ndirs = rc ? iol_log_dirs(&iol_cfg, iol_start_abs.tv_sec, getenv, dirs) : 0;
+    for (int i = 0; rc && i < ndirs; i++) {
+        rc = write_in_dir(&b, dirs[i], base, t0, final, sizeof final);
+        if (rc && !first[0]) {
+            memcpy(first, dirs[i], strlen(dirs[i]) + 1);   /* both IOL_PATH_LEN */
+            first_rc = rc;
+        }
     }
+    if (rc)
+        iol_warn("could not write the log anywhere (%s); no log for this process", strerror(rc));
+    else if (first[0])
+        iol_warn("could not write the log to %s (%s); wrote %s instead", first, strerror(first_rc),
+                 final);
     if (rc == 0) {
         report_path(final);
         iol_safety_remove();         /* kept when no log could be written */

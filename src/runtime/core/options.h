@@ -81,7 +81,9 @@ int iol_config_app_excluded(const iol_config *c, const char *exe, iol_warn_fn wa
 
 /* ---- log location (logpath.c): shared by the runtime and `iolens config`. */
 /* The default log directory when nothing is configured:
- * ${XDG_STATE_HOME:-$HOME/.local/state}/iolens/logs.  Returns 0 or -1. */
+ * ${XDG_STATE_HOME:-$HOME/.local/state}/iolens/logs.  Returns 0 or -1; -1 also
+ * when XDG_STATE_HOME / HOME is not an existing directory (a missing home is
+ * never created: HOME=/nonexistent must not make /nonexistent). */
 int iol_default_log_dir(char *out, size_t len, char *(*getenv_fn)(const char *));
 /* The directory a log written now would go to (before fallbacks): the dated
  * <logpath>/Y/M/D when it exists, else <logpath>, else the default directory.
@@ -90,5 +92,13 @@ int iol_log_dir(const iol_config *c, time_t when, char *out, size_t len,
                 char *(*getenv_fn)(const char *), int *configured);
 /* mkdir -p `path` with `mode`; 0 or -1 (errno set). */
 int iol_mkdirs(const char *path, mode_t mode);
+/* Every directory a log may go to, in the order to try them (the one fallback
+ * order of both log writers, docs/runtime.md): the configured directory (or
+ * the default one when nothing is configured, created 0700), the default
+ * directory, $TMPDIR (when absolute), /tmp; duplicates dropped.  Fills
+ * out[0..n-1] and returns n (at least 1: /tmp). */
+#define IOL_LOG_DIRS_MAX 4
+int iol_log_dirs(const iol_config *c, time_t when, char *(*getenv_fn)(const char *),
+                 char out[IOL_LOG_DIRS_MAX][IOL_PATH_LEN]);
 
 #endif

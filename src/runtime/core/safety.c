@@ -5,8 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/statfs.h>
-#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "../wrappers/real.h"
@@ -25,6 +23,11 @@ static uint8_t *base;            /* the whole mapping; NULL = no safety copy */
 static size_t map_len, names_cap, names_used, pool_off;
 static char path[IOL_PATH_LEN + 512];
 
+/* Sidecars: files beside the copy, <copy>.<suffix>, removed with it. */
+#define MAX_SIDECARS 4
+static char sidecars[MAX_SIDECARS][sizeof path + 32];
+static int nsidecars;
+
 static void put64(size_t off, uint64_t v)
 {
     __atomic_store_n((uint64_t *)(base + off), v, __ATOMIC_RELEASE);
@@ -35,11 +38,9 @@ static int64_t job_id(void)
     return iol_cfg.jobid >= 0 ? iol_cfg.jobid : iol_job_pid;
 }
 
-#define IOL_TMPFS_MAGIC 0x01021994
-
 /* <dir>/<user>_<prog>_id<jobid>-<pid>_mmap-log-<hash>-<rank>.darshan: the pid keeps
  * the processes of one node apart (without MPI every rank is 0). */
-static void make_path(const char *dir)
+static void make_path_in(char *out, size_t len, const char *dir)
 {
     extern char *program_invocation_short_name;
     char user[256];
@@ -48,26 +49,23 @@ static void make_path(const char *dir)
     gethostname(host, sizeof host - 1);
     uint64_t h = iol_hash(host, strlen(host)) ^
                  ((uint64_t)iol_t0.tv_sec * 1000000u + (uint64_t)iol_t0.tv_nsec / 1000);
-    snprintf(path, sizeof path, "%s/%s_%s_id%lld-%d_mmap-log-%llu-%d.darshan", dir,
+    snprintf(out, len, "%s/%s_%s_id%lld-%d_mmap-log-%llu-%d.darshan", dir,
              user, program_invocation_short_name, (long long)job_id(), (int)getpid(),
              (unsigned long long)(h % 1000000007u), iol_rank);
 }
 
-/* Give the file its size.  On tmpfs (the default /dev/shm) the file stays
- * sparse: its pages are taken as records are touched, exactly the memory the
- * anonymous pool would take, and a tmpfs with less than twice the size free is
- * refused (a page that cannot be had would be SIGBUS in the application).  On a
- * disk file system the blocks are reserved now (posix_fallocate), for the same
- * reason.  Returns 0 or an errno value. */
+static void make_path(const char *dir)
+{
+    make_path_in(path, sizeof path, dir);
+}
+
+/* Give the file its size, with every block reserved now (posix_fallocate), on
+ * tmpfs too: a page of a shared mapping that the file system cannot supply
+ * later is SIGBUS in the application (issue #21: another program filling
+ * /dev/shm after start killed it).  A file system that cannot reserve the
+ * blocks means no safety copy for this process.  Returns 0 or an errno value. */
 static int size_file(int fd, size_t len)
 {
-    struct statfs fs;
-    if (fstatfs(fd, &fs) == 0 && fs.f_type == IOL_TMPFS_MAGIC) {
-        struct statvfs v;
-        if (fstatvfs(fd, &v) == 0 && (uint64_t)v.f_bavail * v.f_frsize < 2 * (uint64_t)len)
-            return ENOSPC;
-        return ftruncate(fd, (off_t)len) == 0 ? 0 : errno;
-    }
     return posix_fallocate(fd, 0, (off_t)len);
 }
 
@@ -159,6 +157,32 @@ void iol_safety_job(void)
     free(enc);
 }
 
+/* MPI: the job id is known only after MPI_Init (agreed on by every process).
+ * Rewrite the job record and rename the copy so that it carries the job's id,
+ * not this process's pid. */
+void iol_safety_rejob(void)
+{
+    if (!base)
+        return;
+    char dir[sizeof path], fresh[sizeof path];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        return;
+    *slash = '\0';
+    make_path_in(fresh, sizeof fresh, dir);
+    iol_safety_job();
+    if (strcmp(fresh, path) == 0 || rename(path, fresh) != 0)
+        return;
+    for (int i = 0; i < nsidecars; i++) {     /* <copy>.<suffix> follow the copy */
+        char moved[sizeof sidecars[0]];
+        snprintf(moved, sizeof moved, "%s%s", fresh, sidecars[i] + strlen(path));
+        if (rename(sidecars[i], moved) == 0)
+            memcpy(sidecars[i], moved, sizeof moved);
+    }
+    memcpy(path, fresh, sizeof path);
+}
+
 void iol_safety_module(int modid, uint32_t version, const void *recs)
 {
     if (!base || modid < 0 || modid >= IOL_NMODS)
@@ -191,10 +215,6 @@ void iol_safety_partial(uint64_t bits)
         __atomic_or_fetch((uint64_t *)(base + OFF_PARTIAL), bits, __ATOMIC_RELAXED);
 }
 
-/* Sidecars: files beside the copy, <copy>.<suffix>, removed with it. */
-#define MAX_SIDECARS 4
-static char sidecars[MAX_SIDECARS][sizeof path + 32];
-static int nsidecars;
 
 void *iol_safety_sidecar(const char *suffix, size_t len)
 {

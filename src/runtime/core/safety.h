@@ -25,6 +25,8 @@
 uint8_t *iol_safety_open(uint64_t modmem, uint64_t namemem);
 /* Write the job record and exe/mount string (after the mount table is read). */
 void iol_safety_job(void);
+/* The job id changed (MPI, after MPI_Init): rewrite the record, rename the copy. */
+void iol_safety_rejob(void);
 /* Is `p` the pool of the current safety file? */
 int iol_safety_owns(const void *p);
 /* A module reserved its records at `recs` (inside the pool). */

@@ -3,14 +3,12 @@
  * proceed unchanged (the signal kills the process as it would have; exec runs
  * with the caller's arguments and errno).
  *
- * Signal handler contract: writing a log is not async-signal-safe (the writer
- * allocates and compresses).  The handler therefore writes only when this thread
- * is not inside the runtime (iol_busy == 0) and the runtime is on; otherwise it
- * just re-raises, and the safety copy holds the records for `iolens recover`.
- * A signal that arrives while the application thread holds the allocator's lock
- * could block the write forever, so a watchdog bounds it: if the write has not
- * finished after IOL_SIGNAL_WRITE_SECONDS, the signal takes its default action
- * anyway (same exit status) and the safety copy holds the records. */
+ * Signal handler contract: the handler does only async-signal-safe things.  The
+ * log is written by a forked copy of the process (exitwrite.c) while the handler
+ * waits, bounded, with no watchdog signal; whatever the copy cannot write stays
+ * in the safety copy for `iolens recover`.  A termination signal that arrives on
+ * another thread while the log is being written waits until the write is over,
+ * then takes its default action. */
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -19,12 +17,12 @@
 
 #include "../wrappers/real.h"
 #include "core_int.h"
+#include "exitwrite.h"
 #include "safety.h"
 
-/* MPI mode (init.c): the log write is collective, so it cannot run from a
+/* MPI mode (exitwrite.h): the log write is collective, so it cannot run from a
  * signal handler or in one process about to exec; the safety copy is kept for
  * `iolens recover` instead. */
-extern int iol_mpi_mode;
 
 static const int SIGS[] = {SIGTERM, SIGINT, SIGHUP};
 #define NSIGS (sizeof SIGS / sizeof SIGS[0])
@@ -46,53 +44,23 @@ static void set_default(int sig)
     __atomic_store_n(&taken[sig], 0, __ATOMIC_RELEASE);
 }
 
-/* Longest a signal-triggered log write may take before the process is let go. */
-#define IOL_SIGNAL_WRITE_SECONDS 10
-
-static volatile sig_atomic_t dying_sig;
-
-/* Take the default action of `sig` now, from inside a handler: it is blocked
- * while its own handler runs, so unblock it after raising it. */
+/* The default action of `sig`, as if we had never been here: it is taken when
+ * the handler returns and the signal is unblocked. */
 static void die_by(int sig)
 {
-    sigset_t set;
     set_default(sig);
     raise(sig);
-    sigemptyset(&set);
-    sigaddset(&set, sig);
-    pthread_sigmask(SIG_UNBLOCK, &set, NULL);
-}
-
-/* The watchdog: the log write is stuck (e.g. the signal interrupted malloc). */
-static void on_watchdog(int unused)
-{
-    (void)unused;
-    die_by(dying_sig);
-}
-
-static void arm_watchdog(int sig)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_watchdog;
-    sigemptyset(&sa.sa_mask);
-    dying_sig = sig;
-    if (IOL_REAL(sigaction)(SIGALRM, &sa, NULL) == 0)
-        alarm(IOL_SIGNAL_WRITE_SECONDS);
 }
 
 static void on_term(int sig)
 {
     int saved = errno;
-    if (!iol_busy && !iol_mpi_mode && __atomic_load_n(&iol_state, __ATOMIC_ACQUIRE) == IOL_ON) {
-        arm_watchdog(sig);
-        iol_core_shutdown(1);
-        alarm(0);
-    }
-    /* The default action, as if we had never been here: it is taken when the
-     * handler returns and the signal is unblocked. */
-    set_default(sig);
-    raise(sig);
+    int s = __atomic_load_n(&iol_state, __ATOMIC_ACQUIRE);
+    if (s == IOL_ON && !iol_mpi_mode)
+        iol_core_shutdown_async();       /* async-signal-safe; bounded */
+    else if (s == IOL_STOPPING)
+        iol_exit_hold();                 /* another thread is writing the log */
+    die_by(sig);
     errno = saved;
 }
 

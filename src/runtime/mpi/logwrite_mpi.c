@@ -125,24 +125,17 @@ static MPI_Info log_hints(void)
     return info;
 }
 
-/* Process 0 chooses the directory and base name; everyone opens.  Falls back to
- * the default directory, then $TMPDIR or /tmp, like the non-MPI writer. */
+/* Process 0 chooses the directory and base name; everyone opens.  Falls back
+ * through iol_log_dirs, like the non-MPI writer. */
 static int open_log(wctx *w, char *final_base, size_t len, char *tmp, size_t tlen)
 {
-    char base[1024], dirs[3][IOL_PATH_LEN];
-    int ndirs = 0, configured;
+    char base[1024];
+    static char dirs[IOL_LOG_DIRS_MAX][IOL_PATH_LEN];
+    int ndirs = 0;
     if (w->rank == 0) {
         iol_log_base_name(base, sizeof base);
-        if (!iol_cfg.logfile[0] &&
-            iol_log_dir(&iol_cfg, iol_start_abs.tv_sec, dirs[0], sizeof dirs[0], getenv, &configured) == 0) {
-            if (!configured)
-                iol_mkdirs(dirs[0], 0700);
-            ndirs++;
-        }
-        if (iol_default_log_dir(dirs[ndirs], sizeof dirs[0], getenv) == 0 && iol_mkdirs(dirs[ndirs], 0700) == 0)
-            ndirs++;
-        const char *t = getenv("TMPDIR");
-        snprintf(dirs[ndirs++], sizeof dirs[0], "%s", t && t[0] == '/' ? t : "/tmp");
+        /* The one fallback order of both writers (core/logpath.c). */
+        ndirs = iol_log_dirs(&iol_cfg, iol_start_abs.tv_sec, getenv, dirs);
     }
     MPI_Info info = log_hints();
     int attempts = iol_cfg.logfile[0] ? 1 + ndirs : ndirs;

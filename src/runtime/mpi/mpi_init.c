@@ -10,7 +10,8 @@
 
 #include <dlfcn.h>
 
-#include "../core/rt.h"
+#include "../core/core_int.h"
+#include "../core/safety.h"
 
 MPI_Comm iol_mpi_comm = MPI_COMM_NULL;
 iol_mpi_real_table iol_mpi_real;
@@ -48,6 +49,15 @@ static void start(void)
         return;
     iol_log_write_mpi = iol_mpi_log_write;
     iol_core_init_mpi(rank, size);
+    /* Every process's safety copy carries the job's id (issue #21): collective,
+     * so every process takes part whatever its own runtime state. */
+    iol_busy++;
+    int64_t id = iol_mpi_job_id();
+    iol_busy--;
+    if (__atomic_load_n(&iol_state, __ATOMIC_ACQUIRE) == IOL_ON && iol_cfg.jobid < 0 && id > 0) {
+        iol_job_pid = (pid_t)id;
+        iol_safety_rejob();
+    }
 }
 
 int MPI_Init(int *argc, char ***argv)
@@ -78,7 +88,9 @@ int MPI_Finalize(void)
         iol_busy++;
         PMPI_Allreduce(MPI_IN_PLACE, &on, 1, MPI_INT, MPI_MIN, iol_mpi_comm);
         iol_busy--;
+        iol_mpi_finalizing = 1;
         iol_core_shutdown(on);
+        iol_mpi_finalizing = 0;
         iol_busy++;
         PMPI_Comm_free(&iol_mpi_comm);
         iol_busy--;

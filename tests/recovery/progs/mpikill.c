@@ -3,8 +3,10 @@
  * `shared`, then:
  *   kill  : rank 1 kills itself with SIGKILL, the others wait in MPI_Barrier
  *           until the launcher takes the job down;
- *   abort : rank 0 calls MPI_Abort while the others wait in MPI_Barrier.
- * usage: mpikill DIR STEPS kill|abort */
+ *   abort : rank 0 calls MPI_Abort while the others wait in MPI_Barrier;
+ *   return: rank 1 returns from main without MPI_Finalize while the others
+ *           wait in MPI_Barrier (the launcher then ends the job).
+ * usage: mpikill DIR STEPS kill|abort|return */
 #include <fcntl.h>
 #include <mpi.h>
 #include <signal.h>
@@ -31,6 +33,11 @@ int main(int argc, char **argv)
     }
     if (!strcmp(argv[3], "kill") && rank == 1)
         kill(getpid(), SIGKILL);
+    if (!strcmp(argv[3], "return") && rank == 1) {
+        close(fd);
+        close(sh);
+        return 0;
+    }
     if (!strcmp(argv[3], "abort") && rank == 0) {
         sleep(1);                        /* the others are in the barrier */
         MPI_Abort(MPI_COMM_WORLD, 5);

@@ -1,0 +1,18 @@
+/* Exit-time log write that is safe from a signal handler (exitwrite.c). */
+#ifndef IOLENS_RUNTIME_EXITWRITE_H
+#define IOLENS_RUNTIME_EXITWRITE_H
+
+/* 1 while some thread of this process is writing the log (any path). */
+extern int iol_log_writing;
+/* MPI mode (init.c): the log is written collectively, in MPI_Finalize only. */
+extern int iol_mpi_mode;
+
+/* Shut the runtime down from _exit, _Exit or a termination signal: the log is
+ * written by a forked copy of the process while this one only waits (bounded).
+ * Async-signal-safe.  Does nothing if the runtime is not on. */
+void iol_core_shutdown_async(void);
+/* Another thread is writing the log: wait (async-signal-safely, bounded) until
+ * it is done.  For a termination signal that arrives on another thread. */
+void iol_exit_hold(void);
+
+#endif

@@ -1,0 +1,131 @@
+/* Adversarial exits for issue #21 ("never harm the job").  Usage:
+ *   harmprobe MODE OUTDIR
+ * Every mode first opens, writes and closes OUTDIR/data.<i> for i < 64 (so the
+ * log has something to hold), prints "ready" on stdout, then:
+ *   exit_handler  a SIGTERM handler calls _exit(3); another thread hammers
+ *                 malloc/free; the test sends SIGTERM (expects status 3)
+ *   malloc_term   SIGTERM at its default action while another thread hammers
+ *                 malloc/free; SIGALRM blocked in every thread (expects -15)
+ *   two_threads   a second thread opens files in a loop; the test sends SIGTERM
+ *                 to the process and again to the other thread (expects -15)
+ *   io            returns from main at once
+ *   wait          sleeps until killed (SIGTERM at its default action)
+ *   many          reads a line from stdin, then opens 500 new files (new
+ *                 records in pages of the safety copy not touched so far)
+ * Bounded: each mode gives up after 60 s. */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *outdir;
+
+static void do_io(int n)
+{
+    char p[4096];
+    for (int i = 0; i < n; i++) {
+        snprintf(p, sizeof p, "%s/data.%d", outdir, i);
+        int fd = open(p, O_CREAT | O_WRONLY | O_TRUNC, 0644);
+        if (fd >= 0) {
+            if (write(fd, "0123456789", 10) != 10)
+                abort();
+            close(fd);
+        }
+    }
+}
+
+static void *hammer_malloc(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        void *v[64];
+        for (int i = 0; i < 64; i++)
+            v[i] = malloc((size_t)(16 + 97 * i));
+        for (int i = 0; i < 64; i++)
+            free(v[i]);
+    }
+    return NULL;
+}
+
+static volatile long other_tid;
+
+static void *hammer_open(void *arg)
+{
+    (void)arg;
+    other_tid = gettid();
+    char p[4096];
+    snprintf(p, sizeof p, "%s/loop", outdir);
+    for (;;) {
+        int fd = open(p, O_CREAT | O_RDWR, 0644);
+        if (fd >= 0)
+            close(fd);
+    }
+    return NULL;
+}
+
+static void on_term_exit(int sig)
+{
+    (void)sig;
+    _exit(3);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3)
+        return 2;
+    const char *mode = argv[1];
+    outdir = argv[2];
+    pthread_t t;
+    if (!strcmp(mode, "malloc_term")) {   /* before any thread: inherited by all */
+        sigset_t s;
+        sigemptyset(&s);
+        sigaddset(&s, SIGALRM);
+        pthread_sigmask(SIG_BLOCK, &s, NULL);
+    }
+    if (!strcmp(mode, "exit_handler")) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_term_exit;
+        sigaction(SIGTERM, &sa, NULL);
+    }
+    do_io(64);
+    if (!strcmp(mode, "io"))
+        return 0;
+    if (!strcmp(mode, "exit_handler") || !strcmp(mode, "malloc_term")) {
+        pthread_create(&t, NULL, hammer_malloc, NULL);
+        /* this thread hammers too: the signal may land in either */
+        printf("ready\n");
+        fflush(stdout);
+        hammer_malloc(NULL);
+    } else if (!strcmp(mode, "two_threads")) {
+        pthread_create(&t, NULL, hammer_open, NULL);
+        while (!other_tid)
+            usleep(100);
+        printf("ready %ld\n", other_tid);
+        fflush(stdout);
+        sleep(60);
+    } else if (!strcmp(mode, "many")) {
+        printf("ready\n");
+        fflush(stdout);
+        char line[16];
+        if (!fgets(line, sizeof line, stdin))
+            return 2;
+        char p[4096];
+        for (int i = 0; i < 500; i++) {
+            snprintf(p, sizeof p, "%s/many.%d", outdir, i);
+            int fd = open(p, O_CREAT | O_WRONLY, 0644);
+            if (fd >= 0)
+                close(fd);
+        }
+        return 0;
+    } else {
+        printf("ready\n");
+        fflush(stdout);
+        sleep(60);
+    }
+    return 0;
+}
