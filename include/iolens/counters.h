@@ -135,6 +135,15 @@ enum iolens_module_id {
 };
 #undef MODULE
 
+/* Record version our writer emits, per module (modules.def): IOL_MOD_POSIX_VERSION. */
+#define MODULE(id, sym, name, ver, kind, tbl) IOL_MOD_##sym##_VERSION = ver,
+enum iolens_module_version {
+#include "modules.def"
+};
+#undef MODULE
+
+/* The one module-count constant: room for every module id a log header can name
+ * (log-format spec section 3).  Tables indexed by module id use it. */
 #define IOL_MAX_MODULES 64
 
 #endif

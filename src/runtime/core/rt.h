@@ -133,6 +133,7 @@ typedef struct iol_module_desc {
     int id;                  /* Darshan module id (modules.def) */
     const char *name;
     uint32_t version;        /* record version written */
+    /* (the three set by IOL_MODULE_IDENTITY below, from modules.def) */
     size_t rec_size;         /* bytes of one log record */
     size_t aux_size;         /* bytes of runtime-only state per record (not logged) */
     int64_t default_records; /* reservation when MAX_RECORDS is not set */
@@ -155,6 +156,24 @@ typedef struct iol_module_desc {
     void (*reset)(iol_module *m);
 } iol_module_desc;
 
+/* A descriptor's id, printed name and record version, all from the one module list
+ * (src/format/counters/modules.def), so a descriptor cannot restate them wrongly:
+ *     const iol_module_desc iol_stdio_module = { IOL_MODULE_IDENTITY(STDIO), ... }; */
+#define MODULE(id_, sym, name_, ver, kind, tbl) \
+    static const char iol_modname_##sym[] __attribute__((unused)) = name_;
+#include "modules.def"
+#undef MODULE
+#define IOL_MODULE_IDENTITY(sym) \
+    .id = IOL_MOD_##sym, .name = iol_modname_##sym, .version = IOL_MOD_##sym##_VERSION
+
+/* Ties a counter module's record struct to its table: the id/rank base, then the
+ * table's integer and float counters, nothing else (what the log reader expects). */
+#define IOL_ASSERT_RECORD_LAYOUT(type, sym)                                          \
+    _Static_assert(offsetof(type, c) == 16 && offsetof(type, f) ==                   \
+                   16 + 8 * sym##_NUM_INDICES && sizeof(type) ==                     \
+                   16 + 8 * (sym##_NUM_INDICES + sym##_F_NUM_INDICES),               \
+                   #type " does not match the " #sym " counter table")
+
 struct iol_module {
     const iol_module_desc *d;
     iol_lock_t lock;
@@ -170,7 +189,7 @@ struct iol_module {
 extern const iol_module_desc *const iol_module_descs[];
 extern const size_t iol_module_ndescs;
 
-extern iol_module iol_mods[64] __attribute__((visibility("hidden")));
+extern iol_module iol_mods[IOL_MAX_MODULES] __attribute__((visibility("hidden")));
 static inline iol_module *iol_mod(int id) { return &iol_mods[id]; }
 /* First use of a module: reserve its memory (lock held). */
 void iol_mod_activate(iol_module *m);

@@ -16,6 +16,7 @@ typedef struct mpiio_rec {
     int64_t c[MPIIO_NUM_INDICES];
     double f[MPIIO_F_NUM_INDICES];
 } mpiio_rec;
+IOL_ASSERT_RECORD_LAYOUT(mpiio_rec, MPIIO);
 
 typedef struct mpiio_aux {
     int last_io;             /* 0 none, 1 read, 2 write */

@@ -16,6 +16,7 @@ typedef struct posix_rec {
     int64_t c[POSIX_NUM_INDICES];
     double f[POSIX_F_NUM_INDICES];
 } posix_rec;
+IOL_ASSERT_RECORD_LAYOUT(posix_rec, POSIX);
 
 /* Per-record state of the offset model (runtime spec 2.0.7); shared by every fd
  * of the path, as upstream's is.  `rec` is the record this state belongs to:

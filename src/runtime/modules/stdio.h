@@ -12,6 +12,7 @@ typedef struct stdio_rec {
     int64_t c[STDIO_NUM_INDICES];
     double f[STDIO_F_NUM_INDICES];
 } stdio_rec;
+IOL_ASSERT_RECORD_LAYOUT(stdio_rec, STDIO);
 
 /* Runtime-only state per record; `rec` as in posix.h (records do not move while
  * the module is active). */

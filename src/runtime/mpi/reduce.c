@@ -24,7 +24,7 @@ static int cmp_u64(const void *a, const void *b)
 static uint64_t local_mask(uint64_t id)
 {
     uint64_t mask = 0;
-    for (int m = 0; m < IOL_NMODS; m++) {
+    for (int m = 0; m < IOL_MAX_MODULES; m++) {
         iol_module *mod = &iol_mods[m];
         if (mod->d && !mod->d->own_memory && mod->state == 1 && mod->count &&
             iol_rec_find(mod, id, NULL))
