@@ -7,6 +7,7 @@
 
 #include "../core/rt.h"
 #include "../core/stats.h"
+#include "heatmap.h"
 
 #define NBINS IOL_HEATMAP_BINS
 #define MAX_HEATMAPS 8

@@ -8,6 +8,7 @@
 
 #include "../core/rt.h"
 #include "../core/stats.h"
+#include "heatmap.h"
 #include "dxt.h"
 
 typedef struct mpiio_rec {

@@ -8,6 +8,7 @@
 #include "../wrappers/real.h"
 #include "../core/rt.h"
 #include "../core/stats.h"
+#include "heatmap.h"
 #include "dxt.h"
 
 typedef struct posix_rec {
@@ -67,7 +68,7 @@ typedef struct iol_posix_state {
                                 the module is active */
     size_t fdcap;
     iol_heatmap *heatmap;
-    iol_hm_cache hm;         /* the heatmap's current bin (stats.h) */
+    iol_hm_cache hm;         /* the heatmap's current bin (heatmap.h) */
     iol_dxt *dxt;            /* the DXT_POSIX store, NULL when not tracing */
     int64_t mem_mask;        /* iol_posix_align_mask(MEM_ALIGNMENT) */
     int64_t t0_ns;           /* iol_t0_ns(), cached at activation */

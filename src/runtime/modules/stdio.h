@@ -5,6 +5,7 @@
 #include "../wrappers/real.h"
 #include "../core/rt.h"
 #include "../core/stats.h"
+#include "heatmap.h"
 
 typedef struct stdio_rec {
     uint64_t id;
@@ -51,7 +52,7 @@ typedef struct iol_stdio_state {
                                     read without it (atomically) to learn whether
                                     the module is active */
     iol_heatmap *heatmap;
-    iol_hm_cache hm;             /* the heatmap's current bin (stats.h) */
+    iol_hm_cache hm;             /* the heatmap's current bin (heatmap.h) */
     int64_t t0_ns;               /* iol_t0_ns(), cached at activation */
 } iol_stdio_state;
 extern iol_stdio_state iol_stdio_st __attribute__((visibility("hidden")));

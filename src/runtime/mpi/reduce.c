@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../mpi/mpi_int.h"
+#include "mpi_int.h"
 #include "core_int.h"
 
 /* ------------------------------------------------------------ detection */
