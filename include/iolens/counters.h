@@ -1,7 +1,8 @@
 /* Counter enums, names and combine rules for every module, expanded from the
  * per-module tables in src/format/counters/ (one .def per module) (the single source of truth).
  *
- * For a module with table file <t>.def this header defines
+ * For every module of counters/modules.def with table file <t>.def (the build
+ * writes the list, iolens/counter_enums.h, from modules.def) this header defines
  *   enum iolens_<t>_int  { <NAME>, ..., IOL_<T>_NUM_INT }
  *   enum iolens_<t>_flt  { <F_NAME>, ..., IOL_<T>_NUM_FLT }
  * and the library exports, per module id, the counter names and combine rules
@@ -34,84 +35,18 @@ enum iolens_combine {
 #define FLT IOL_ENUM_NONE
 #define COMP IOL_ENUM_NONE
 
-enum iolens_posix_int { 
-#include "posix.def"
-    POSIX_NUM_INDICES };
-enum iolens_mpiio_int {
-#include "mpiio.def"
-    MPIIO_NUM_INDICES };
-enum iolens_stdio_int {
-#include "stdio.def"
-    STDIO_NUM_INDICES };
-enum iolens_h5f_int {
-#include "h5f.def"
-    H5F_NUM_INDICES };
-enum iolens_h5d_int {
-#include "h5d.def"
-    H5D_NUM_INDICES };
-enum iolens_pnetcdf_file_int {
-#include "pnetcdf_file.def"
-    PNETCDF_FILE_NUM_INDICES };
-enum iolens_pnetcdf_var_int {
-#include "pnetcdf_var.def"
-    PNETCDF_VAR_NUM_INDICES };
-enum iolens_bgq_int {
-#include "bgq.def"
-    BGQ_NUM_INDICES };
-enum iolens_mdhim_int {
-#include "mdhim.def"
-    MDHIM_NUM_INDICES };
-enum iolens_null_int {
-#include "null.def"
-    NULL_NUM_INDICES };
-enum iolens_dfs_int {
-#include "dfs.def"
-    DFS_NUM_INDICES };
-enum iolens_daos_int {
-#include "daos.def"
-    DAOS_NUM_INDICES };
+#define IOL_COUNTER_ENUMS_INT
+#include "iolens/counter_enums.h"
+#undef IOL_COUNTER_ENUMS_INT
 
 #undef INT
 #undef FLT
 #define INT IOL_ENUM_NONE
 #define FLT IOL_ENUM_INT
 
-enum iolens_posix_flt {
-#include "posix.def"
-    POSIX_F_NUM_INDICES };
-enum iolens_mpiio_flt {
-#include "mpiio.def"
-    MPIIO_F_NUM_INDICES };
-enum iolens_stdio_flt {
-#include "stdio.def"
-    STDIO_F_NUM_INDICES };
-enum iolens_h5f_flt {
-#include "h5f.def"
-    H5F_F_NUM_INDICES };
-enum iolens_h5d_flt {
-#include "h5d.def"
-    H5D_F_NUM_INDICES };
-enum iolens_pnetcdf_file_flt {
-#include "pnetcdf_file.def"
-    PNETCDF_FILE_F_NUM_INDICES };
-enum iolens_pnetcdf_var_flt {
-#include "pnetcdf_var.def"
-    PNETCDF_VAR_F_NUM_INDICES };
-enum iolens_bgq_flt {
-#include "bgq.def"
-    BGQ_F_NUM_INDICES };
-enum iolens_mdhim_flt {
-#include "mdhim.def"
-    MDHIM_F_NUM_INDICES };
-enum iolens_null_flt {
-#include "null.def"
-    NULL_F_NUM_INDICES };
-enum iolens_dfs_flt {
-#include "dfs.def"
-    DFS_F_NUM_INDICES };
-enum iolens_daos_flt {
-#include "daos.def"
-    DAOS_F_NUM_INDICES };
+#define IOL_COUNTER_ENUMS_FLT
+#include "iolens/counter_enums.h"
+#undef IOL_COUNTER_ENUMS_FLT
 
 #undef FLT
 #undef COMP
@@ -128,13 +63,22 @@ enum iolens_lustre_comp {
 #undef IOL_ENUM_NONE
 
 /* Module ids (log-format spec section 6), expanded from modules.def. */
-#define MODULE(id, sym, name, ver, kind, tbl) IOL_MOD_##sym = id,
+#define MODULE(id, sym, name, ver, kind, role, tbl) IOL_MOD_##sym = id,
 enum iolens_module_id {
 #include "modules.def"
     IOL_MOD_COUNT_KNOWN
 };
 #undef MODULE
 
+/* Record version our writer emits, per module (modules.def): IOL_MOD_POSIX_VERSION. */
+#define MODULE(id, sym, name, ver, kind, role, tbl) IOL_MOD_##sym##_VERSION = ver,
+enum iolens_module_version {
+#include "modules.def"
+};
+#undef MODULE
+
+/* The one module-count constant: room for every module id a log header can name
+ * (log-format spec section 3).  Tables indexed by module id use it. */
 #define IOL_MAX_MODULES 64
 
 #endif

@@ -87,6 +87,11 @@ enum iolens_module_kind {
     IOLENS_KIND_COUNTERS, IOLENS_KIND_LUSTRE, IOLENS_KIND_DXT,
     IOLENS_KIND_HEATMAP, IOLENS_KIND_MDHIM, IOLENS_KIND_OPAQUE
 };
+/* What a module tells about a job (modules.def explains each). */
+enum iolens_module_role {
+    IOLENS_ROLE_NONE, IOLENS_ROLE_IO, IOLENS_ROLE_TRACE,
+    IOLENS_ROLE_HEATMAP, IOLENS_ROLE_LAYOUT, IOLENS_ROLE_PLATFORM
+};
 
 typedef struct iolens_module_info {
     int id;
@@ -98,6 +103,8 @@ typedef struct iolens_module_info {
     const char *const *int_names, *const *flt_names;
     const char *const *int_desc, *const *flt_desc;
     const unsigned char *int_combine, *flt_combine;  /* enum iolens_combine */
+    int role;                   /* enum iolens_module_role */
+    const char *symbol;         /* as in C names: "MPIIO", "BGQ" (counter prefix + "_") */
 } iolens_module_info;
 
 /* Static description of module `id` (0..63); NULL for an unassigned id. */

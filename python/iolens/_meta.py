@@ -21,17 +21,31 @@ class ModuleInfo:
     record order (for LUSTRE: the per-component counters); ``descriptions`` and
     ``combine`` map each counter name to its description and to the rule that
     combines two processes' values ("sum", "max", "min_nonzero", "first", ...).
-    ``kind`` is one of "counters", "lustre", "dxt", "heatmap", "mdhim", "opaque".
+    ``kind`` is the record layout: "counters", "lustre", "dxt", "heatmap", "mdhim",
+    "opaque".  ``role`` is what the module tells about a job: "io" (an I/O
+    interface), "trace", "heatmap", "layout", "platform" or "none" (NULL);
+    ``symbol`` is its name in C identifiers ("MPIIO" for "MPI-IO").
     """
 
     id: int
     name: str
     version: int
     kind: str
+    role: str
+    symbol: str
     counters: Tuple[str, ...]
     fcounters: Tuple[str, ...]
     descriptions: Dict[str, str]
     combine: Dict[str, str]
+
+    @property
+    def prefix(self) -> str:
+        """What every counter name of the module starts with: "MPIIO_"."""
+        return self.symbol + "_"
+
+    def has_counter(self, suffix: str) -> bool:
+        """Whether the table has the counter prefix + suffix ("F_READ_TIME")."""
+        return self.prefix + suffix in self.descriptions
 
 
 def _load() -> Dict[int, ModuleInfo]:
@@ -40,6 +54,7 @@ def _load() -> Dict[int, ModuleInfo]:
         names = tuple(m["int_names"]) + tuple(m["flt_names"])
         table[m["id"]] = ModuleInfo(
             id=m["id"], name=m["name"], version=m["version"], kind=m["kind"],
+            role=m["role"], symbol=m["symbol"],
             counters=tuple(m["int_names"]), fcounters=tuple(m["flt_names"]),
             descriptions=dict(zip(names, m["int_desc"] + m["flt_desc"])),
             combine=dict(zip(names, m["int_combine"] + m["flt_combine"])))
@@ -53,6 +68,15 @@ _BY_NAME = {m.name: m for m in _BY_ID.values()}
 def modules() -> Dict[str, ModuleInfo]:
     """All modules known to the C core, by printed name ("POSIX", "MPI-IO", ...), in id order."""
     return dict(_BY_NAME)
+
+
+def modules_with(role: str, *counters: str) -> Tuple[str, ...]:
+    """Printed names, in id order, of the modules of a role ("io", "trace", ...)
+    whose counter tables have every one of `counters` (suffixes after the prefix).
+    The report derives its module lists from this, so a new module joins them
+    through its modules.def line and counter table alone."""
+    return tuple(m.name for m in _BY_ID.values()
+                 if m.role == role and all(m.has_counter(c) for c in counters))
 
 
 def module_info(module: Union[str, int]) -> ModuleInfo:

@@ -18,6 +18,12 @@ static const char *const kind_names[] = {
     [IOLENS_KIND_MDHIM] = "mdhim",       [IOLENS_KIND_OPAQUE] = "opaque",
 };
 
+static const char *const role_names[] = {
+    [IOLENS_ROLE_NONE] = "none",       [IOLENS_ROLE_IO] = "io",
+    [IOLENS_ROLE_TRACE] = "trace",     [IOLENS_ROLE_HEATMAP] = "heatmap",
+    [IOLENS_ROLE_LAYOUT] = "layout",   [IOLENS_ROLE_PLATFORM] = "platform",
+};
+
 /* LUSTRE per-component counters, expanded from the module's table. */
 #define INT(n, c, d)
 #define FLT(n, c, d)
@@ -62,11 +68,14 @@ static PyObject *module_dict(const iolens_module_info *m)
     int lustre = m->kind == IOLENS_KIND_LUSTRE;
     size_t nc = sizeof lustre_comp_names / sizeof lustre_comp_names[0];
     const char *kind = (m->kind >= 0 && m->kind <= IOLENS_KIND_OPAQUE) ? kind_names[m->kind] : "?";
+    const char *role = (m->role >= 0 && m->role <= IOLENS_ROLE_PLATFORM) ? role_names[m->role] : "?";
     PyObject *d = PyDict_New();
     if (!d || iol_py_set_item(d, "id", PyLong_FromLong(m->id))
         || iol_py_set_item(d, "name", PyUnicode_FromString(m->name))
         || iol_py_set_item(d, "version", PyLong_FromUnsignedLong(m->version))
         || iol_py_set_item(d, "kind", PyUnicode_FromString(kind))
+        || iol_py_set_item(d, "role", PyUnicode_FromString(role))
+        || iol_py_set_item(d, "symbol", PyUnicode_FromString(m->symbol))
         || iol_py_set_item(d, "int_names", lustre ? str_list(lustre_comp_names, nc) : str_list(m->int_names, m->n_int))
         || iol_py_set_item(d, "flt_names", str_list(m->flt_names, m->n_flt))
         || iol_py_set_item(d, "int_desc", lustre ? str_list(lustre_comp_desc, nc) : str_list(m->int_desc, m->n_int))

@@ -129,31 +129,46 @@ static void upgrade_pnetcdf_v1(const int64_t *oi, const double *of, int64_t *ni,
 
 /* ---------------------------------------------------------------- layout table */
 
+/* The current layout of a module is tied to its counter table: the version is the
+ * one modules.def says we write, the counts are the table's (counters.h), and the
+ * record size -- a fact of the format, written out -- must equal what they add up
+ * to (16-byte base record, padding, file_rec_id, counters, trailing bytes), or
+ * this file does not compile.  Older layouts carry their own stored counts. */
+#define CHECKED_SIZE(size, bytes) (sizeof(char[(size) == (bytes) ? 1 : -1]) * (size))
+#define CURRENT(sym, size, skip, file_rec, aux)                                        \
+    {IOL_MOD_##sym, IOL_MOD_##sym##_VERSION,                                           \
+     CHECKED_SIZE(size, 16 + (skip) + 8 * (file_rec)                                   \
+                  + 8 * (sym##_NUM_INDICES + sym##_F_NUM_INDICES) + (aux)),            \
+     skip, file_rec, sym##_NUM_INDICES, sym##_F_NUM_INDICES, aux, NULL}
+
 static const struct rec_layout layouts[] = {
-    {IOL_MOD_NULL, 1, 48, 0, 0, 2, 2, 0, NULL},
+    CURRENT(NULL, 48, 0, 0, 0),
     {IOL_MOD_POSIX, 1, 680, 0, 0, 68, 15, 0, upgrade_posix_v1},
     {IOL_MOD_POSIX, 2, 648, 0, 0, 64, 15, 0, upgrade_posix_v2},
     {IOL_MOD_POSIX, 3, 664, 0, 0, 64, 17, 0, upgrade_posix_v3},
-    {IOL_MOD_POSIX, 4, 704, 0, 0, 69, 17, 0, NULL},
+    CURRENT(POSIX, 704, 0, 0, 0),
     {IOL_MOD_MPIIO, 1, 544, 0, 0, 51, 15, 0, upgrade_mpiio_v2},
     {IOL_MOD_MPIIO, 2, 544, 0, 0, 51, 15, 0, upgrade_mpiio_v2},
-    {IOL_MOD_MPIIO, 3, 560, 0, 0, 51, 17, 0, NULL},
+    CURRENT(MPIIO, 560, 0, 0, 0),
     {IOL_MOD_H5F, 1, 40, 0, 0, 1, 2, 0, upgrade_h5f_v1},
     {IOL_MOD_H5F, 2, 56, 0, 0, 1, 4, 0, upgrade_h5f_v2},
-    {IOL_MOD_H5F, 3, 80, 0, 0, 3, 5, 0, NULL},
+    CURRENT(H5F, 80, 0, 0, 0),
     {IOL_MOD_H5D, 1, 904, 0, 0, 94, 17, 0, NULL},
-    {IOL_MOD_H5D, 2, 912, 0, 1, 94, 17, 0, NULL},
+    CURRENT(H5D, 912, 0, 1, 0),
     {IOL_MOD_PNETCDF_FILE, 1, 48, 0, 0, 2, 2, 0, upgrade_pnetcdf_v1},
     {IOL_MOD_PNETCDF_FILE, 2, 64, 0, 0, 2, 4, 0, upgrade_pnetcdf_v2},
-    {IOL_MOD_PNETCDF_FILE, 3, 152, 0, 0, 9, 8, 0, NULL},
-    {IOL_MOD_PNETCDF_VAR, 1, 1120, 0, 1, 120, 17, 0, NULL},
+    CURRENT(PNETCDF_FILE, 152, 0, 0, 0),
+    CURRENT(PNETCDF_VAR, 1120, 0, 1, 0),
     {IOL_MOD_BGQ, 1, 120, 8, 0, 11, 1, 0, NULL},
-    {IOL_MOD_BGQ, 2, 112, 0, 0, 11, 1, 0, NULL},
+    CURRENT(BGQ, 112, 0, 0, 0),
     {IOL_MOD_STDIO, 1, 240, 0, 0, 13, 15, 0, upgrade_stdio_v1},
-    {IOL_MOD_STDIO, 2, 248, 0, 0, 14, 15, 0, NULL},
-    {IOL_MOD_MDHIM, 1, 96, 0, 0, 5, 4, 0, NULL},
-    {IOL_MOD_DFS, 1, 584, 0, 0, 52, 15, 32, NULL},
-    {IOL_MOD_DAOS, 1, 696, 0, 0, 64, 15, 48, NULL},
+    CURRENT(STDIO, 248, 0, 0, 0),
+    /* MDHIM's fixed part includes the first MDHIM_SERVERS histogram value. */
+    {IOL_MOD_MDHIM, IOL_MOD_MDHIM_VERSION,
+     CHECKED_SIZE(96, 16 + 8 * (MDHIM_NUM_INDICES + MDHIM_F_NUM_INDICES) + 8), 0, 0,
+     MDHIM_NUM_INDICES, MDHIM_F_NUM_INDICES, 0, NULL},
+    CURRENT(DFS, 584, 0, 0, 32),
+    CURRENT(DAOS, 696, 0, 0, 48),
 };
 
 static const struct rec_layout *find_layout(int module, uint32_t version)

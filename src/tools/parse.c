@@ -152,9 +152,7 @@ static int print_summaries(parse_run *p, const iolens_module_info *mi,
 {
     int rc = 0;
     if (p->o.total) {
-        const char *desc = iol_text_module_desc(mi->id, p->h->mod_ver[mi->id]);
-        if (desc)
-            iol_text_puts(&p->out, desc);
+        iol_text_module_desc(&p->out, mi->id, p->h->mod_ver[mi->id]);
         iol_text_putc(&p->out, '\n');
         rc = iol_print_total(&p->out, mi, r);
     }
@@ -238,9 +236,7 @@ static int print_module(parse_run *p, int i)
     if (!p->h->mod[i].len)
         return 0;
     if (p->o.base) {
-        const char *desc = iol_text_module_desc(i, p->h->mod_ver[i]);
-        if (desc)
-            iol_text_puts(&p->out, desc);
+        iol_text_module_desc(&p->out, i, p->h->mod_ver[i]);
         iol_text_puts(&p->out, "\n#<module>\t<rank>\t<record id>\t<counter>\t<value>\t"
                                "<file name>\t<mount pt>\t<fs type>\n");
     }

@@ -50,8 +50,9 @@ typedef struct iol_parse_opts {
     int no_uuids;            /* --no-uuid: DFS/DAOS columns of a darshan-parser without libuuid */
 } iol_parse_opts;
 
-/* Description text of (module, stored record version), Appendix A; NULL if none. */
-const char *iol_text_module_desc(int module, uint32_t version);
+/* Prints the description text of (module, stored record version), Appendix A;
+ * returns 1 if there is one, 0 (nothing printed) if not. */
+int iol_text_module_desc(iol_text *out, int module, uint32_t version);
 
 /* ---------------------------------------------------------------- counter lines */
 /* Per-log context for counter lines: the mount table with cached lengths. */

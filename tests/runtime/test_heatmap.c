@@ -17,6 +17,7 @@
 
 #include "rt.h"
 #include "stats.h"
+#include "modules/heatmap.h"
 
 #define NB IOL_HEATMAP_BINS
 

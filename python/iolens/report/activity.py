@@ -4,11 +4,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .interfaces import PREFIX
+from .interfaces import PREFIX, TIMELINE_MODULES, TRACE_MODULES
 from .perf import col
-
-TIMELINE_MODULES = ("POSIX", "MPI-IO", "STDIO", "H5D", "PNETCDF_VAR", "DFS")
-
 
 def timeline(data) -> pd.DataFrame:
     """First and last access per (module, rank); rank -1 = shared records."""
@@ -38,7 +35,7 @@ def dxt_heatmap(data):
     """Bytes per rank per time bin from DXT segments: {api: (width, read,
     write, ranks)}; each segment's bytes go to the bin of its start time."""
     out = {}
-    for module, api in (("DXT_POSIX", "POSIX"), ("DXT_MPIIO", "MPIIO")):
+    for module, api in ((m, m.split("_", 1)[1]) for m in TRACE_MODULES):
         seg = data.dxt(module)
         if seg is None or not len(seg):
             continue

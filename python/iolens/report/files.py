@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .interfaces import PREFIX
+from .interfaces import DATA_MODULES, FILE_SYSTEM_MODULES, PREFIX
 from .perf import col
 
 TOP_N = 10
@@ -36,7 +36,7 @@ def by_mount(data) -> pd.DataFrame:
 def _by_mount(data) -> pd.DataFrame:
     """Bytes read/written and file counts per mount point, per module."""
     parts = []
-    for module, frame in data.frames(("POSIX", "STDIO", "DFS")):
+    for module, frame in data.frames(FILE_SYSTEM_MODULES):
         if "name" not in frame.columns:
             continue
         files = _per_id(frame, PREFIX[module])
@@ -74,7 +74,7 @@ def file_table(data) -> pd.DataFrame:
 def _file_table(data) -> pd.DataFrame:
     """One row per (module, file): bytes and I/O time summed over records."""
     parts = []
-    for module, frame in data.frames(("POSIX", "STDIO", "MPI-IO", "H5D", "PNETCDF_VAR", "DFS", "DAOS")):
+    for module, frame in data.frames(DATA_MODULES):
         part = _per_id(frame, PREFIX[module])
         part.insert(0, "module", module)
         parts.append(part)
@@ -108,16 +108,13 @@ def sequential(data) -> pd.DataFrame:
     return pd.DataFrame.from_dict(rows, orient="index")
 
 
-SHARED_MODULES = ("POSIX", "MPI-IO", "STDIO", "H5D", "PNETCDF_VAR", "DFS", "DAOS")
-
-
 def shared_files(data) -> pd.DataFrame:
     """Files used by more than one process: fastest and slowest process and
     the variance of I/O time and bytes across processes.  Files the runtime
     reduced to one record (rank -1) carry these as counters; files kept as
     one record per process get them computed here."""
     parts = []
-    for module, frame in data.frames(SHARED_MODULES):
+    for module, frame in data.frames(DATA_MODULES):
         prefix = PREFIX[module]
         parts.append(_reduced(frame, prefix, module))
         parts.append(_per_process(frame, prefix, module))

@@ -8,11 +8,31 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-PREFIX = {
-    "POSIX": "POSIX_", "MPI-IO": "MPIIO_", "STDIO": "STDIO_",
-    "H5F": "H5F_", "H5D": "H5D_", "PNETCDF_FILE": "PNETCDF_FILE_",
-    "PNETCDF_VAR": "PNETCDF_VAR_", "DFS": "DFS_", "DAOS": "DAOS_",
-}
+from .._meta import modules, modules_with
+
+# The report's module lists, derived from the module table (the role column of
+# modules.def, and which counters each table has), so that a new module joins
+# every list that fits it through its modules.def line and counter table alone.
+
+# I/O interfaces with a fixed counter record, and the prefix of their counters.
+PREFIX = {m.name: m.prefix for m in modules().values()
+          if m.role == "io" and m.kind == "counters"}
+IO_MODULES = tuple(PREFIX)
+# Interfaces whose records move data: they carry the bytes and the fastest/slowest
+# rank counters of shared files (not the file-level H5F / PNETCDF_FILE).
+DATA_MODULES = modules_with("io", "BYTES_READ", "FASTEST_RANK")
+# Those that record their four most common access sizes.
+ACCESS_SIZE_MODULES = modules_with("io", "ACCESS1_ACCESS")
+# Those with open-to-close timestamps (the access timeline).
+TIMELINE_MODULES = modules_with("io", "BYTES_READ", "FASTEST_RANK", "F_OPEN_START_TIMESTAMP",
+                                "F_CLOSE_END_TIMESTAMP")
+TRACE_MODULES = modules_with("trace")
+HEATMAP_MODULES = modules_with("heatmap")
+LAYOUT_MODULES = modules_with("layout")
+# Interfaces that name files on a mounted file system, at the bottom of the I/O
+# stack (per-mount bytes would count MPI-IO or HDF5 traffic twice): a property of
+# the interfaces, not of their counter tables.
+FILE_SYSTEM_MODULES = ("POSIX", "STDIO", "DFS")
 
 # Modules whose per-file metrics and totals `iolens parse` prints (9.5-9.7).
 PARSER_PERF_MODULES = ("POSIX", "MPI-IO", "STDIO", "DFS", "DAOS")

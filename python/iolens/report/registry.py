@@ -10,11 +10,12 @@ from dataclasses import dataclass
 from typing import Callable
 
 from . import figures, tables
+from .interfaces import (ACCESS_SIZE_MODULES, FILE_SYSTEM_MODULES, HEATMAP_MODULES, IO_MODULES,
+                         LAYOUT_MODULES, TRACE_MODULES)
 
 FIGURE, TABLE = "figure", "table"
 
-ALL_IO = ("POSIX", "MPI-IO", "STDIO", "H5D", "H5F", "PNETCDF_FILE", "PNETCDF_VAR",
-          "DFS", "DAOS")
+ALL_IO = IO_MODULES
 
 
 @dataclass(frozen=True)
@@ -86,21 +87,21 @@ ITEMS = (
          figures.timeline, FIGURE, ALL_IO),
     Item("Time", "fig-heatmap", "Heat map",
          "Bytes moved by each process in each time bin, as recorded by the runtime heat map module.",
-         figures.heatmap, FIGURE, ("HEATMAP",)),
+         figures.heatmap, FIGURE, HEATMAP_MODULES),
     Item("Time", "fig-dxt-heatmap", "DXT heat map",
          "Bytes moved by each process in each time bin, binned from the DXT trace segments.",
-         figures.dxt_heatmap, FIGURE, ("DXT_POSIX", "DXT_MPIIO")),
+         figures.dxt_heatmap, FIGURE, TRACE_MODULES),
     Item("Time", "fig-dxt-threads", "Per-thread activity",
          "Bytes moved by each thread of each process in each time bin, from DXT segments "
          "that carry thread ids.",
-         figures.dxt_threads, FIGURE, ("DXT_POSIX", "DXT_MPIIO")),
+         figures.dxt_threads, FIGURE, TRACE_MODULES),
     Item("Time", "dxt-threads-table", "Threads per process",
          "For each process and thread seen in the DXT trace: operations, bytes, when it was "
          "active and how long its traced operations took.",
-         tables.dxt_threads, TABLE, ("DXT_POSIX", "DXT_MPIIO")),
+         tables.dxt_threads, TABLE, TRACE_MODULES),
     Item("Module notes", "lustre-table", "Lustre striping",
          "Stripe size and count of the first layout component of each Lustre file.",
-         tables.lustre, TABLE, ("LUSTRE",)),
+         tables.lustre, TABLE, LAYOUT_MODULES),
 )
 
 

@@ -8,13 +8,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .interfaces import PREFIX, perf_module, present
+from .interfaces import DATA_MODULES, PREFIX, perf_module, present
 from .perf import col, perf
 
 TOP_N = 10
 SIZE_BINS = ("0_100", "100_1K", "1K_10K", "10K_100K", "100K_1M", "1M_4M",
              "4M_10M", "10M_100M", "100M_1G", "1G_PLUS")
-DATA_MODULES = ("POSIX", "STDIO", "MPI-IO", "H5D", "PNETCDF_VAR", "DFS", "DAOS")
 
 
 def overview(data) -> list:

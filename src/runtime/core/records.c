@@ -10,7 +10,7 @@
 #include "core_int.h"
 #include "safety.h"
 
-iol_module iol_mods[IOL_NMODS];
+iol_module iol_mods[IOL_MAX_MODULES];
 static uint8_t *pool;
 static size_t pool_size, pool_used;
 static uint64_t partial;

@@ -133,6 +133,7 @@ typedef struct iol_module_desc {
     int id;                  /* Darshan module id (modules.def) */
     const char *name;
     uint32_t version;        /* record version written */
+    /* (the three set by IOL_MODULE_IDENTITY below, from modules.def) */
     size_t rec_size;         /* bytes of one log record */
     size_t aux_size;         /* bytes of runtime-only state per record (not logged) */
     int64_t default_records; /* reservation when MAX_RECORDS is not set */
@@ -158,6 +159,24 @@ typedef struct iol_module_desc {
     uint32_t (*out_version)(iol_module *m);
 } iol_module_desc;
 
+/* A descriptor's id, printed name and record version, all from the one module list
+ * (src/format/counters/modules.def), so a descriptor cannot restate them wrongly:
+ *     const iol_module_desc iol_stdio_module = { IOL_MODULE_IDENTITY(STDIO), ... }; */
+#define MODULE(id_, sym, name_, ver, kind, role, tbl) \
+    static const char iol_modname_##sym[] __attribute__((unused)) = name_;
+#include "modules.def"
+#undef MODULE
+#define IOL_MODULE_IDENTITY(sym) \
+    .id = IOL_MOD_##sym, .name = iol_modname_##sym, .version = IOL_MOD_##sym##_VERSION
+
+/* Ties a counter module's record struct to its table: the id/rank base, then the
+ * table's integer and float counters, nothing else (what the log reader expects). */
+#define IOL_ASSERT_RECORD_LAYOUT(type, sym)                                          \
+    _Static_assert(offsetof(type, c) == 16 && offsetof(type, f) ==                   \
+                   16 + 8 * sym##_NUM_INDICES && sizeof(type) ==                     \
+                   16 + 8 * (sym##_NUM_INDICES + sym##_F_NUM_INDICES),               \
+                   #type " does not match the " #sym " counter table")
+
 struct iol_module {
     const iol_module_desc *d;
     iol_lock_t lock;
@@ -173,7 +192,7 @@ struct iol_module {
 extern const iol_module_desc *const iol_module_descs[];
 extern const size_t iol_module_ndescs;
 
-extern iol_module iol_mods[64] __attribute__((visibility("hidden")));
+extern iol_module iol_mods[IOL_MAX_MODULES] __attribute__((visibility("hidden")));
 static inline iol_module *iol_mod(int id) { return &iol_mods[id]; }
 /* The region payload of an active module at shutdown (payload.c): its records,
  * or what its output callback builds, with times rounded for compression.
@@ -266,35 +285,6 @@ void iol_partial_set(int modid);
 
 /* Mounts: block size for FILE_ALIGNMENT (-1 if no mount matches). */
 int64_t iol_mount_block_size(const char *path);
-
-/* ------------------------------------------------------------ heatmap */
-/* Register the heatmap of an API ("POSIX", "STDIO", ...); returns its handle or
- * NULL.  Each heatmap is updated by exactly one module, under that module's lock,
- * so updates take no lock of their own; output runs after every module is frozen. */
-#define IOL_HEATMAP_BINS 200
-typedef struct iol_heatmap {
-    int64_t *write_bins, *read_bins;   /* in the HEATMAP record */
-    double inv_width, limit;           /* 1 / bin width; bin width * IOL_HEATMAP_BINS */
-    void *rec;
-} iol_heatmap;
-iol_heatmap *iol_heatmap_register(const char *api);
-void iol_heatmap_spread(iol_heatmap *h, double t1, double t2, int64_t bytes, int is_write);
-/* Add an op's bytes: the usual op falls in one bin (inline); the rest spreads. */
-static inline void iol_heatmap_update(iol_heatmap *h, double t1, double t2, int64_t bytes, int is_write)
-{
-    if (!h || bytes <= 0)
-        return;
-    if (__builtin_expect(t2 < h->limit, 1)) {
-        long b1 = (long)(t1 * h->inv_width), b2 = (long)(t2 * h->inv_width);
-        /* Unsigned compare: a clock stepped back gives a negative bin, which
-         * must take the slow path (it clamps) and never index bins[-1]. */
-        if (__builtin_expect(b1 == b2 && (unsigned long)b2 < IOL_HEATMAP_BINS && t1 <= t2, 1)) {
-            (is_write ? h->write_bins : h->read_bins)[b2] += bytes;
-            return;
-        }
-    }
-    iol_heatmap_spread(h, t1, t2, bytes, is_write);
-}
 
 /* ------------------------------------------------------------ errors */
 enum iol_failure {

@@ -98,34 +98,6 @@ static inline void iol_stamp(double *start, double *end, double t1, double t2)
     *end = t2;
 }
 
-/* A module's shortcut into its heatmap (rt.h): while an op lies in [lo, hi) it
- * falls in the one bin that iol_heatmap_update would choose, so its bytes are
- * added there directly (3 compares and an add instead of two multiplies, two
- * conversions and the bounds checks).  Filled after every miss by
- * iol_heatmap_cache (heatmap.c) and valid until that heatmap's next update
- * (bins only move in updates, under the same module lock).  Start empty. */
-typedef struct iol_hm_cache {
-    double lo, hi;
-    int64_t *write_bin, *read_bin;
-} iol_hm_cache;
-void iol_heatmap_cache(iol_heatmap *h, double t, iol_hm_cache *c);
-static inline void iol_hm_cache_clear(iol_hm_cache *c)
-{
-    c->lo = __builtin_inf();
-    c->hi = -__builtin_inf();
-}
-static inline __attribute__((always_inline)) void iol_hm_add(iol_hm_cache *c, iol_heatmap *h,
-                                                              double t1, double t2, int64_t bytes,
-                                                              const int is_write)
-{
-    if (__builtin_expect(t1 >= c->lo && t1 <= t2 && t2 < c->hi, 1)) {
-        *(is_write ? c->write_bin : c->read_bin) += bytes;   /* bytes >= 0 */
-        return;
-    }
-    iol_heatmap_update(h, t1, t2, bytes, is_write);
-    iol_heatmap_cache(h, t2, c);
-}
-
 /* Index 0..9 of the access-size histogram (spec 2.0.5), without a loop: each
  * power-of-two range [2^(L-1), 2^L) holds at most one bin edge, so the bin is the
  * range's first bin plus one if v is above that edge.  v >= 0. */

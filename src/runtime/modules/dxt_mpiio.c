@@ -5,9 +5,7 @@
 #include "dxt.h"
 
 const iol_module_desc iol_dxt_mpiio_module = {
-    .id = IOL_MOD_DXT_MPIIO,
-    .name = "DXT_MPIIO",
-    .version = 2,
+    IOL_MODULE_IDENTITY(DXT_MPIIO),
     .own_memory = 1,
     .activate = iol_dxt_activate,
     .finish = iol_dxt_finish,

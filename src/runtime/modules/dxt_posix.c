@@ -5,9 +5,7 @@
 #include "dxt.h"
 
 const iol_module_desc iol_dxt_posix_module = {
-    .id = IOL_MOD_DXT_POSIX,
-    .name = "DXT_POSIX",
-    .version = 1,
+    IOL_MODULE_IDENTITY(DXT_POSIX),
     .own_memory = 1,
     .activate = iol_dxt_activate,
     .finish = iol_dxt_finish,

@@ -7,6 +7,7 @@
 
 #include "../core/rt.h"
 #include "../core/stats.h"
+#include "heatmap.h"
 
 #define NBINS IOL_HEATMAP_BINS
 #define MAX_HEATMAPS 8
@@ -192,9 +193,7 @@ static size_t output(iol_module *m, void **payload)
 }
 
 const iol_module_desc iol_heatmap_module = {
-    .id = IOL_MOD_HEATMAP,
-    .name = "HEATMAP",
-    .version = 1,
+    IOL_MODULE_IDENTITY(HEATMAP),
     .rec_size = sizeof(heatmap_rec),
     .default_records = MAX_HEATMAPS,
     .fixed_records = 1,

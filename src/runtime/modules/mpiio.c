@@ -228,9 +228,7 @@ void iol_mpiio_close_end(size_t idx, double t1, double t2)
 }
 
 const iol_module_desc iol_mpiio_module = {
-    .id = IOL_MOD_MPIIO,
-    .name = "MPI-IO",
-    .version = 3,
+    IOL_MODULE_IDENTITY(MPIIO),
     .rec_size = sizeof(mpiio_rec),
     .aux_size = sizeof(mpiio_aux),
     .default_records = 1024,

@@ -8,6 +8,7 @@
 
 #include "../core/rt.h"
 #include "../core/stats.h"
+#include "heatmap.h"
 #include "dxt.h"
 
 typedef struct mpiio_rec {
@@ -16,6 +17,7 @@ typedef struct mpiio_rec {
     int64_t c[MPIIO_NUM_INDICES];
     double f[MPIIO_F_NUM_INDICES];
 } mpiio_rec;
+IOL_ASSERT_RECORD_LAYOUT(mpiio_rec, MPIIO);
 
 typedef struct mpiio_aux {
     int last_io;             /* 0 none, 1 read, 2 write */

@@ -360,9 +360,7 @@ int iol_posix_aio_take(int fd, const void *cb, double *t1)
 }
 
 const iol_module_desc iol_posix_module = {
-    .id = IOL_MOD_POSIX,
-    .name = "POSIX",
-    .version = 4,
+    IOL_MODULE_IDENTITY(POSIX),
     .rec_size = sizeof(posix_rec),
     .aux_size = sizeof(posix_aux),
     .default_records = 1024,

@@ -8,6 +8,7 @@
 #include "../wrappers/real.h"
 #include "../core/rt.h"
 #include "../core/stats.h"
+#include "heatmap.h"
 #include "dxt.h"
 
 typedef struct posix_rec {
@@ -16,6 +17,7 @@ typedef struct posix_rec {
     int64_t c[POSIX_NUM_INDICES];
     double f[POSIX_F_NUM_INDICES];
 } posix_rec;
+IOL_ASSERT_RECORD_LAYOUT(posix_rec, POSIX);
 
 /* Per-record state of the offset model (runtime spec 2.0.7); shared by every fd
  * of the path, as upstream's is.  `rec` is the record this state belongs to:
@@ -66,7 +68,7 @@ typedef struct iol_posix_state {
                                 the module is active */
     size_t fdcap;
     iol_heatmap *heatmap;
-    iol_hm_cache hm;         /* the heatmap's current bin (stats.h) */
+    iol_hm_cache hm;         /* the heatmap's current bin (heatmap.h) */
     iol_dxt *dxt;            /* the DXT_POSIX store, NULL when not tracing */
     int64_t mem_mask;        /* iol_posix_align_mask(MEM_ALIGNMENT) */
     int64_t t0_ns;           /* iol_t0_ns(), cached at activation */

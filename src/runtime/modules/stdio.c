@@ -220,9 +220,7 @@ static size_t output(iol_module *m, void **payload)
 }
 
 const iol_module_desc iol_stdio_module = {
-    .id = IOL_MOD_STDIO,
-    .name = "STDIO",
-    .version = 2,
+    IOL_MODULE_IDENTITY(STDIO),
     .rec_size = sizeof(stdio_rec),
     .aux_size = sizeof(stdio_aux),
     .default_records = 1024,

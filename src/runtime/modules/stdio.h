@@ -5,6 +5,7 @@
 #include "../wrappers/real.h"
 #include "../core/rt.h"
 #include "../core/stats.h"
+#include "heatmap.h"
 
 typedef struct stdio_rec {
     uint64_t id;
@@ -12,6 +13,7 @@ typedef struct stdio_rec {
     int64_t c[STDIO_NUM_INDICES];
     double f[STDIO_F_NUM_INDICES];
 } stdio_rec;
+IOL_ASSERT_RECORD_LAYOUT(stdio_rec, STDIO);
 
 /* Runtime-only state per record; `rec` as in posix.h (records do not move while
  * the module is active). */
@@ -50,7 +52,7 @@ typedef struct iol_stdio_state {
                                     read without it (atomically) to learn whether
                                     the module is active */
     iol_heatmap *heatmap;
-    iol_hm_cache hm;             /* the heatmap's current bin (stats.h) */
+    iol_hm_cache hm;             /* the heatmap's current bin (heatmap.h) */
     int64_t t0_ns;               /* iol_t0_ns(), cached at activation */
 } iol_stdio_state;
 extern iol_stdio_state iol_stdio_st __attribute__((visibility("hidden")));

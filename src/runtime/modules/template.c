@@ -21,6 +21,7 @@ typedef struct null_rec {
     int64_t c[NULL_NUM_INDICES];
     double f[NULL_F_NUM_INDICES];
 } null_rec;
+IOL_ASSERT_RECORD_LAYOUT(null_rec, NULL);
 
 /* What a wrapper of foo() would call after a successful real call. */
 void iol_template_foo(const char *path, int64_t dat, double t1, double t2)
@@ -40,9 +41,7 @@ void iol_template_foo(const char *path, int64_t dat, double t1, double t2)
 }
 
 const iol_module_desc iol_template_module = {
-    .id = IOL_MOD_NULL,
-    .name = "NULL",
-    .version = 1,
+    IOL_MODULE_IDENTITY(NULL),
     .rec_size = sizeof(null_rec),
     .default_records = 1024,
     .path_names = 1,

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../mpi/mpi_int.h"
+#include "mpi_int.h"
 #include "core_int.h"
 
 /* ------------------------------------------------------------ detection */
@@ -24,7 +24,7 @@ static int cmp_u64(const void *a, const void *b)
 static uint64_t local_mask(uint64_t id)
 {
     uint64_t mask = 0;
-    for (int m = 0; m < IOL_NMODS; m++) {
+    for (int m = 0; m < IOL_MAX_MODULES; m++) {
         iol_module *mod = &iol_mods[m];
         if (mod->d && !mod->d->own_memory && mod->state == 1 && mod->count &&
             iol_rec_find(mod, id, NULL))

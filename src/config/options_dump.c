@@ -3,8 +3,8 @@
 
 #include <string.h>
 
-static const char *const MODNAMES[IOL_NMODS] = {
-#define MODULE(id, sym, name, ver, kind, tbl) [id] = name,
+static const char *const MODNAMES[IOL_MAX_MODULES] = {
+#define MODULE(id, sym, name, ver, kind, role, tbl) [id] = name,
 #include "modules.def"
 #undef MODULE
 };
@@ -20,7 +20,7 @@ static const char *or_none(const char *s) { return s[0] ? s : "NONE"; }
 static void dump_modules(const iol_config *c, void (*out)(const char *, void *), void *arg)
 {
     char line[IOL_PATH_LEN + 64];
-    for (int id = 1; id < IOL_NMODS && MODNAMES[id]; id++) {
+    for (int id = 1; id < IOL_MAX_MODULES && MODNAMES[id]; id++) {
         OUT("# %s MODULE CONFIG:", MODNAMES[id]);
         OUT("#      - %s", (c->mod_disabled >> id) & 1 ? "DISABLED" : "ENABLED");
         if (c->max_records[id])

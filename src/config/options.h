@@ -15,10 +15,14 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "iolens/counters.h"
+
 #define IOL_PATH_LEN 4096
 #define IOL_LIST_LEN 1024
 #define IOL_NAME_RULES 32
-#define IOL_NMODS 64
+/* IOL_NMODS is an alias of the one module-count constant (counters.h), kept so that
+ * files edited on other branches still compile; new code uses IOL_MAX_MODULES. */
+#define IOL_NMODS IOL_MAX_MODULES
 
 typedef struct iol_name_rule {
     uint64_t modmask;      /* modules the rule applies to */

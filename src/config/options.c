@@ -59,15 +59,15 @@ static const opt OPTS[] = {
 #undef F
 #define NOPTS (sizeof OPTS / sizeof OPTS[0])
 
-static const char *const MODNAMES[IOL_NMODS] = {
-#define MODULE(id, sym, name, ver, kind, tbl) [id] = name,
+static const char *const MODNAMES[IOL_MAX_MODULES] = {
+#define MODULE(id, sym, name, ver, kind, role, tbl) [id] = name,
 #include "modules.def"
 #undef MODULE
 };
 
 int iol_config_module_id(const char *name)
 {
-    for (int i = 0; i < IOL_NMODS; i++)
+    for (int i = 0; i < IOL_MAX_MODULES; i++)
         if (MODNAMES[i] && strcmp(MODNAMES[i], name) == 0)
             return i;
     return -1;
@@ -224,7 +224,7 @@ static void max_records(iol_config *c, const char *n, const char *mods, iol_warn
         return;
     }
     uint64_t mask = module_mask(mods, warn);
-    for (int i = 0; i < IOL_NMODS; i++)
+    for (int i = 0; i < IOL_MAX_MODULES; i++)
         if (mask & ((uint64_t)1 << i))
             c->max_records[i] = v;
 }
