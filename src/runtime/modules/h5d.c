@@ -2,6 +2,7 @@
  * named "<cleaned file path>:<location path><dataset name>" (h5d_wrap.c builds
  * the name), with the id of its file's H5F record.  Open dataset ids map to their
  * record for reads, writes, flushes and closes. */
+#include <stddef.h>
 #include <string.h>
 
 #include "hdf5.h"
@@ -15,7 +16,10 @@ typedef struct h5d_rec {
     double f[H5D_F_NUM_INDICES];
 } h5d_rec;
 
-_Static_assert(sizeof(h5d_rec) == 912, "H5D record of log format 3.41 (version 2)");
+/* Not IOL_ASSERT_RECORD_LAYOUT: the file's record id sits between base and counters. */
+_Static_assert(offsetof(h5d_rec, c) == 24 && sizeof(h5d_rec) ==
+               24 + 8 * (H5D_NUM_INDICES + H5D_F_NUM_INDICES),
+               "h5d_rec does not match the H5D counter table");
 
 /* The access tuple of spec 2.0.6: [bytes, LEN_D1..D5, STRIDE_D1..D5]. */
 #define TUPLE (1 + 2 * IOL_H5_MAX_NDIMS)
@@ -246,9 +250,7 @@ static void reset(iol_module *m)
 }
 
 const iol_module_desc iol_h5d_module = {
-    .id = IOL_MOD_H5D,
-    .name = "H5D",
-    .version = 2,
+    IOL_MODULE_IDENTITY(H5D),
     .rec_size = sizeof(h5d_rec),
     .aux_size = sizeof(h5d_aux),
     .default_records = 1024,

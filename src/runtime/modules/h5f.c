@@ -12,6 +12,7 @@ typedef struct h5f_rec {
     int64_t c[H5F_NUM_INDICES];
     double f[H5F_F_NUM_INDICES];
 } h5f_rec;
+IOL_ASSERT_RECORD_LAYOUT(h5f_rec, H5F);
 
 typedef struct h5f_aux {
     double last_meta_end;
@@ -102,9 +103,7 @@ static void reset(iol_module *m)
 }
 
 const iol_module_desc iol_h5f_module = {
-    .id = IOL_MOD_H5F,
-    .name = "H5F",
-    .version = 3,
+    IOL_MODULE_IDENTITY(H5F),
     .rec_size = sizeof(h5f_rec),
     .aux_size = sizeof(h5f_aux),
     .default_records = 1024,
