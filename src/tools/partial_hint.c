@@ -1,9 +1,11 @@
 /* The line `iolens parse` and `iolens dxt` add after darshan-parser's notice about
  * a partial module: which module, the likely reason and the setting that avoids it.
  * The log keeps only a bit per module, not the reason, so the reason is read off
- * the records that did get in: a process holding exactly the runtime's default
- * record limit (1024, docs/configuration.md) hit that limit; otherwise the shared
- * record memory (DARSHAN_MODMEM) or name memory ran out. */
+ * the records that did get in, per process (its own plus the shared ones):
+ *   - a DXT module: its trace memory ran out (the only limit it has);
+ *   - records filling a good part of the default record memory: memory ran out;
+ *   - otherwise the process stopped at a record limit: the default 1024, or the
+ *     MAX_RECORDS the user set, which then was the count it holds. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -64,11 +66,13 @@ void iol_partial_hint(FILE *out, const char *tool, const char *path, iolens_log 
         bytes = most * (16 + 8 * (r->n_int + r->n_flt));
         iolens_records_free(r);
     }
-    if (most == DEFAULT_RECORD_LIMIT) {
-        fprintf(out, "a process reached the record limit (%d records of this module by "
-                     "default); to keep more, put `MAX_RECORDS %d %s` in the file named "
-                     "by DARSHAN_CONFIG_PATH\n", DEFAULT_RECORD_LIMIT,
-                4 * DEFAULT_RECORD_LIMIT, mi->name);
+    if (most > 0 && (most == DEFAULT_RECORD_LIMIT ||
+                     bytes < ((size_t)DEFAULT_MODMEM_MIB << 20) / 4)) {
+        fprintf(out, "a process reached its record limit (%zu records of this module%s); "
+                     "to keep more, put `MAX_RECORDS %zu %s` in the file named by "
+                     "DARSHAN_CONFIG_PATH\n", most,
+                most == DEFAULT_RECORD_LIMIT ? ", the default" : ", as MAX_RECORDS set",
+                4 * most, mi->name);
         return;
     }
     /* Twice what the fullest process used, and at least twice the default. */
