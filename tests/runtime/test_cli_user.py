@@ -96,6 +96,24 @@ def test_partial_log_names_module_reason_and_setting(tool, runtime, tmp_path):
     assert "MAX_RECORDS 20 POSIX" in shown.stderr
 
 
+def test_partial_trace_names_module_and_setting(tool, runtime, tmp_path):
+    """A trace budget of 1 KiB (MAX_RECORDS 1 DXT_POSIX) and 200 writes: partial."""
+    cfg, logs = tmp_path / "cfg", tmp_path / "logs"
+    cfg.write_text("MAX_RECORDS 1 DXT_POSIX\n")
+    logs.mkdir()
+    loop = f"i=0; while [ $i -lt 200 ]; do echo x; i=$((i+1)); done > {tmp_path}/f"
+    r = sh([tool, "run", "--trace", "--logpath", logs, "--", "sh", "-c", loop],
+           env=clean_env(DARSHAN_CONFIG_PATH=str(cfg)))
+    assert r.returncode == 0, r.stderr
+    (log,) = logs.rglob("*.darshan")
+    r = sh([tool, "dxt", log])
+    assert r.returncode == 255 and "darshan-dxt-parser" in r.stderr
+    assert r.stderr.splitlines()[-1] == (
+        f"iolens dxt: {log}: the DXT_POSIX data is partial: a process filled its trace "
+        "memory (2048 KiB by default); to keep more, put `MAX_RECORDS 8192 DXT_POSIX` (KiB) "
+        "in the file named by DARSHAN_CONFIG_PATH")
+
+
 def test_run_checks_logpath_before_starting(tool, runtime, tmp_path):
     marker, missing = tmp_path / "started", tmp_path / "no" / "such" / "dir"
     r = sh([tool, "run", "--logpath", missing, "--", "touch", marker], env=clean_env())
@@ -125,6 +143,10 @@ def test_python_verb_found_beside_the_executable(tmp_path):
     for cmd in ([bindir / "iolens", "report", "--version"], [link, "report", "--version"]):
         r = sh(cmd, env=env)
         assert (r.returncode, r.stdout) == (0, f"iolens report {VERSION}\n"), r.stderr
+    for cmd in ([link, "report", "-h"], [link, "help", "report"]):
+        r = sh(cmd, env=env)
+        assert r.returncode == 0 and r.stdout.startswith("usage: iolens report"), r.stderr
+    assert sh([link, "report"], env=env).returncode == 2           # usage error
     r = sh([link, "report", tmp_path / "missing.darshan"], env=env)
     assert r.returncode == 1 and r.stderr.count(str(tmp_path / "missing.darshan")) == 1
 
