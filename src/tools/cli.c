@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -39,9 +38,8 @@ static void exec_in(const char *dir, const char *prog, char **argv)
     execv(path, argv);
 }
 
-int iol_cli_exec_external(int argc, char **argv)
+int iol_cli_exec_external(char **argv)
 {
-    (void)argc;
     char prog[256];
     if ((size_t)snprintf(prog, sizeof prog, "iolens-%s", argv[0]) >= sizeof prog ||
         strchr(argv[0], '/')) {
@@ -112,26 +110,4 @@ const char *iol_cli_closest(const char *word, const char *const *cands, size_t n
     /* Half the word's length (at least 2 edits): beyond that it is another word. */
     size_t limit = strlen(word) / 2 > 2 ? strlen(word) / 2 : 2;
     return best_d <= limit ? best : NULL;
-}
-
-int iol_cli_mkdirs(const char *path)
-{
-    char buf[PATH_MAX];
-    size_t n = strlen(path);
-    if (n == 0 || n >= sizeof buf) {
-        errno = n ? ENAMETOOLONG : ENOENT;
-        return -1;
-    }
-    memcpy(buf, path, n + 1);
-    for (char *p = buf + 1;; p++) {
-        if (*p != '/' && *p != '\0')
-            continue;
-        char save = *p;
-        *p = '\0';
-        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-            return -1;
-        *p = save;
-        if (!save)
-            return 0;
-    }
 }

@@ -22,13 +22,10 @@ int iol_cli_wants_version(int argc, char **argv, int stop_at_operand);
 /* Prints "iolens VERB VERSION" on stdout; returns IOL_EXIT_OK. */
 int iol_cli_print_version(const char *verb);
 
-/* mkdir -p PATH (mode 0777 less the umask); 0 or -1 with errno. */
-int iol_cli_mkdirs(const char *path);
-
-/* Runs `iolens-VERB` (argv[0] = VERB), looking first in the directory of the
+/* Runs `iolens-VERB` (argv[0] = VERB, NULL-terminated), looking first in the directory of the
  * running `iolens` (resolving symlinks, as git's exec path), then in PATH.
  * Returns only when it could not be run: ENOENT when no such program exists. */
-int iol_cli_exec_external(int argc, char **argv);
+int iol_cli_exec_external(char **argv);
 
 /* The candidate closest to WORD by edit distance, or NULL when none is close
  * enough to be a likely typo. */

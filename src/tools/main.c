@@ -40,15 +40,14 @@ static void usage(FILE *out)
                  "on an unreadable or partial log, as darshan-parser does (docs/cli.md).\n");
 }
 
-static int run_external(int argc, char **argv)
+static int run_external(char **argv)
 {
     const char *verb = argv[0];
-    int rc = iol_cli_exec_external(argc, argv);
+    iol_cli_exec_external(argv);      /* returns only when it could not run */
     if (errno != ENOENT) {
         fprintf(stderr, "iolens: cannot run iolens-%s: %s\n", verb, strerror(errno));
         return IOL_EXIT_FAILURE;
     }
-    (void)rc;
     const char *names[sizeof verbs / sizeof verbs[0] + 2];
     size_t n = 0;
     for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
@@ -74,7 +73,7 @@ static int help(int argc, char **argv)
     for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
         if (!strcmp(argv[1], verbs[i].name))
             return verbs[i].run(2, args);
-    return run_external(2, args);
+    return run_external(args);
 }
 
 int main(int argc, char **argv)
@@ -97,5 +96,5 @@ int main(int argc, char **argv)
                 return iol_cli_print_version(verbs[i].name);
             return verbs[i].run(argc - 1, argv + 1);
         }
-    return run_external(argc - 1, argv + 1);
+    return run_external(argv + 1);
 }

@@ -15,6 +15,16 @@
 
 #include "cli.h"
 #include "tools.h"
+#ifdef IOLENS_HAVE_RTCONFIG
+#include "options.h"      /* iol_mkdirs: the runtime's own mkdir -p */
+#else
+static int iol_mkdirs(const char *path, mode_t mode)
+{
+    (void)path, (void)mode;
+    errno = ENOSYS;       /* a build without the runtime cannot run programs anyway */
+    return -1;
+}
+#endif
 
 static void usage(FILE *out)
 {
@@ -126,7 +136,7 @@ static int check_logpath(const char *dir, int mkdir_ok)
         fprintf(stderr, "iolens run: --logpath %s: no such directory (create it, or add "
                         "--mkdir); the program was not started\n", dir);
         return -1;
-    } else if (iol_cli_mkdirs(dir) != 0) {
+    } else if (iol_mkdirs(dir, 0777) != 0) {
         fprintf(stderr, "iolens run: --logpath %s: cannot create: %s\n", dir, strerror(errno));
         return -1;
     }
