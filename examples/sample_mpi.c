@@ -21,6 +21,13 @@ static int shared_file_io(const char *path, int rank, char *buf)
         MPI_Offset off = ((MPI_Offset)s * nprocs + rank) * BLOCK;
         MPI_File_write_at_all(fh, off, buf, BLOCK, MPI_BYTE, MPI_STATUS_IGNORE);
     }
+    /* MPI-IO's consistency rule for reading what other processes wrote: sync,
+     * barrier, sync.  A collective write may leave a block to another process
+     * (an aggregator) that has not written it yet; without this the reads can
+     * run past the file's end and count fewer bytes from run to run. */
+    MPI_File_sync(fh);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_File_sync(fh);
     for (int s = 0; s < STEPS; s++) {
         MPI_Offset off = ((MPI_Offset)s * nprocs + rank) * BLOCK;
         MPI_File_read_at(fh, off, buf, BLOCK, MPI_BYTE, MPI_STATUS_IGNORE);

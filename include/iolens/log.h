@@ -116,7 +116,8 @@ int iolens_module_id(const char *name);
 typedef struct iolens_log iolens_log;
 
 /* Open and validate the header, job region and name region.  On failure *out is
- * NULL and errbuf (if given) holds a message naming the problem. */
+ * NULL and errbuf (if given) holds a message naming the problem but not the path:
+ * the caller names the path once ("iolens parse: PATH: cannot open: ..."). */
 int iolens_log_open(const char *path, iolens_log **out, char *errbuf, size_t errlen);
 /* The same on a buffer the caller keeps alive until close (fuzzing, Python bytes). */
 int iolens_log_open_mem(const void *buf, size_t len, iolens_log **out, char *errbuf, size_t errlen);

@@ -176,11 +176,16 @@ static int log_init(IolLogObject *self, PyObject *args, PyObject *kwds)
     Py_BEGIN_ALLOW_THREADS
     rc = iolens_log_open(PyBytes_AS_STRING(path), &log, errbuf, sizeof errbuf);
     Py_END_ALLOW_THREADS
-    Py_DECREF(path);
     if (rc != IOLENS_OK) {
-        iol_py_raise(rc, errbuf);
+        /* The library leaves the path out of its messages; name it once here. */
+        char msg[sizeof errbuf + 4096];
+        snprintf(msg, sizeof msg, "%s: %s", PyBytes_AS_STRING(path),
+                 *errbuf ? errbuf : iolens_strerror(rc));
+        Py_DECREF(path);
+        iol_py_raise(rc, msg);
         return -1;
     }
+    Py_DECREF(path);
     if (self->log)
         iolens_log_close(self->log);
     self->log = log;

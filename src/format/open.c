@@ -63,7 +63,8 @@ int iolens_log_open_mem(const void *buf, size_t len, iolens_log **out, char *err
 }
 
 /* Read the whole file: logs are read many times region by region, and a private
- * copy cannot change (or vanish, as an mmap could) under the reader. */
+ * copy cannot change (or vanish, as an mmap could) under the reader.  Messages
+ * leave the path out: every caller names it once. */
 static int read_all(const char *path, void **data, size_t *size, char *errbuf, size_t errlen)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -73,7 +74,7 @@ static int read_all(const char *path, void **data, size_t *size, char *errbuf, s
         if (fd >= 0)
             close(fd);
         if (errbuf && errlen)
-            snprintf(errbuf, errlen, "cannot open %s: %s", path, strerror(e));
+            snprintf(errbuf, errlen, "cannot open: %s", strerror(e));
         return IOLENS_E_IO;
     }
     size_t cap = st.st_size > 0 ? (size_t)st.st_size : 0, n = 0;
@@ -90,7 +91,7 @@ static int read_all(const char *path, void **data, size_t *size, char *errbuf, s
         if (r < 0) {
             int e = errno;
             if (errbuf && errlen)
-                snprintf(errbuf, errlen, "cannot read %s: %s", path, strerror(e));
+                snprintf(errbuf, errlen, "cannot read: %s", strerror(e));
             free(p);
             close(fd);
             return IOLENS_E_IO;

@@ -2,7 +2,8 @@
  *   --log-path        where a log written now would go
  *   --mk-log-dirs [D] create D/<Y>/<M>/<D> for every day of this year and the next
  *                     (D defaults to the configured log path), as darshan-mk-log-dirs
- *   --dump            the effective configuration (DARSHAN_DUMP_CONFIG format)
+ *   --dump            the effective configuration (DARSHAN_DUMP_CONFIG format);
+ *                     also what plain `iolens config` prints
  *   --pre-ld-flags / --post-ld-flags   link line of the static MPI runtime
  *                     (docs/mpi.md): cc ... $(pre) app.o $(post) */
 #include <errno.h>
@@ -19,13 +20,15 @@
 #ifdef IOLENS_HAVE_RTCONFIG
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: iolens config --log-path | --mk-log-dirs [DIR] | --dump\n"
+    fprintf(out, "usage: iolens config [--log-path | --mk-log-dirs [DIR] | --dump]\n"
+                 "  (no option)       the same as --dump\n"
                  "  --log-path        print the directory (or file) a log written now goes to\n"
                  "  --mk-log-dirs [DIR]  create DIR/<year>/<month>/<day> for this year and the\n"
                  "                    next (DIR defaults to DARSHAN_LOGPATH / config LOGPATH)\n"
                  "  --dump            print the effective runtime configuration\n"
                  "  --pre-ld-flags    flags before the objects for a static MPI runtime link\n"
-                 "  --post-ld-flags   flags after them\n");
+                 "  --post-ld-flags   flags after them\n"
+                 "  --version         print the version and exit\n");
 }
 
 #include "options.h"
@@ -59,6 +62,18 @@ static int log_path(const iol_config *c)
         fprintf(stderr, "iolens config: warning: %s is not writable (%s); logs will go to the "
                         "fallback directory\n", dir, strerror(errno));
     return 0;
+}
+
+/* --dump with LOGPATH as a log written now would use it: when nothing configures
+ * it, the runtime's default directory (what --log-path prints), not NONE. */
+static void dump(iol_config *c)
+{
+    int configured;
+    char dir[IOL_PATH_LEN];
+    if (!c->logpath[0] && !c->logfile[0] &&
+        iol_log_dir(c, time(NULL), dir, sizeof dir, getenv, &configured) == 0)
+        snprintf(c->logpath, sizeof c->logpath, "%s", dir);
+    iol_config_dump(c, print_line, stdout);
 }
 
 static int mk_log_dirs(const char *root)
@@ -120,18 +135,18 @@ static int ld_flags(int pre)
 
 int iol_cmd_config(int argc, char **argv)
 {
-    if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
-        usage(argc < 2 ? stderr : stdout);
-        return argc < 2 ? 2 : 0;
+    if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+        usage(stdout);
+        return 0;
     }
     static iol_config c;
     iol_config_load(&c, getenv, warn);
     int rc = 2;
-    if (!strcmp(argv[1], "--log-path")) {
-        rc = log_path(&c);
-    } else if (!strcmp(argv[1], "--dump")) {
-        iol_config_dump(&c, print_line, stdout);
+    if (argc < 2 || !strcmp(argv[1], "--dump")) {
+        dump(&c);
         rc = 0;
+    } else if (!strcmp(argv[1], "--log-path")) {
+        rc = log_path(&c);
     } else if (!strcmp(argv[1], "--pre-ld-flags") || !strcmp(argv[1], "--post-ld-flags")) {
         rc = ld_flags(!strcmp(argv[1], "--pre-ld-flags"));
     } else if (!strcmp(argv[1], "--mk-log-dirs")) {

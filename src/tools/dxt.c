@@ -1,17 +1,19 @@
 /* `iolens dxt [--show-incomplete] LOG`: the DXT traces of a log, printed exactly
  * as darshan-dxt-parser prints them (log-format spec section 10), except where
  * upstream prints wrong values (docs/deviations.md, section DXT).
- * Exit status: 0; 1 for usage errors; 255 when the log cannot be read, a module
+ * Exit status (cli.h): 0; 2 for usage errors; 255 when the log cannot be read, a module
  * holds incomplete data (without --show-incomplete), or a record does not parse
  * (the status upstream returns in these cases). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "dxt_print.h"
+#include "cli.h"
 #include "parse.h"
+#include "partial_hint.h"
 #include "tools.h"
 
-#define DXT_EXIT_FAIL 255
+#define DXT_EXIT_FAIL IOL_EXIT_LOG
 
 struct dxt_run {
     iolens_log *log;
@@ -25,7 +27,8 @@ static int usage(FILE *out, int status)
 {
     fputs("usage: iolens dxt [--show-incomplete] LOG\n"
           "Print the DXT I/O traces of a Darshan log as darshan-dxt-parser does.\n"
-          "  --show-incomplete  print what is there even if a module's data is incomplete\n",
+          "  --show-incomplete  print what is there even if a module's data is incomplete\n"
+          "  --version          print the version and exit\n",
           out);
     return status;
 }
@@ -74,8 +77,9 @@ static long find_lustre(const struct dxt_run *r, uint64_t id)
 
 /* Partial-data handling (spec 9.3 with darshan-dxt-parser's texts).  Returns 0 to
  * go on, -1 to stop with failure. */
-static int check_partial(const struct dxt_run *r, const char *name)
+static int check_partial(const struct dxt_run *r, const iolens_module_info *mi)
 {
+    const char *name = mi->name;
     static const char advice[] =
         "\n# To avoid this error, consult the darshan-runtime\n"
         "# documentation and consider setting the\n"
@@ -88,12 +92,14 @@ static int check_partial(const struct dxt_run *r, const char *name)
                  "#            memory to store new record data.\n",
             r->show_incomplete ? "WARNING" : "ERROR", name);
     fputs(advice, out);
-    if (r->show_incomplete)
-        return 0;
-    fputs("\n# You can display the (incomplete) data that is\n"
-          "# present in this log using the --show-incomplete\n"
-          "# option to darshan-dxt-parser.\n", stderr);
-    return -1;
+    if (!r->show_incomplete)
+        fputs("\n# You can display the (incomplete) data that is\n"
+              "# present in this log using the --show-incomplete\n"
+              "# option to darshan-dxt-parser.\n", stderr);
+    /* Our own line goes to stderr: stdout stays darshan-dxt-parser's text. */
+    fflush(stdout);
+    iol_partial_hint(stderr, "dxt", r->path, r->log, mi);
+    return r->show_incomplete ? 0 : -1;
 }
 
 static int parse_failed(const struct dxt_run *r, const char *name)
@@ -148,7 +154,7 @@ static int run_module(struct dxt_run *r, int i)
         printf("\n# ***************************************************\n"
                "# %s module data\n"
                "# ***************************************************\n", mi->name);
-    if ((h->partial_flag >> i & 1) && check_partial(r, mi->name) != 0)
+    if ((h->partial_flag >> i & 1) && check_partial(r, mi) != 0)
         return -1;
     return dxt ? print_dxt_module(r, i, mi->name) : load_lustre(r);
 }
@@ -180,16 +186,18 @@ int iol_cmd_dxt(int argc, char **argv)
         if (!strcmp(argv[i], "--show-incomplete"))
             r.show_incomplete = 1;
         else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
-            return usage(stdout, 0);
+            return usage(stdout, IOL_EXIT_OK);
+        else if (!strcmp(argv[i], "--version"))
+            return iol_cli_print_version("dxt");
         else if (argv[i][0] == '-' && argv[i][1])
-            return usage(stderr, 1);
+            return usage(stderr, IOL_EXIT_USAGE);
         else if (r.path)
-            return usage(stderr, 1);
+            return usage(stderr, IOL_EXIT_USAGE);
         else
             r.path = argv[i];
     }
     if (!r.path)
-        return usage(stderr, 1);
+        return usage(stderr, IOL_EXIT_USAGE);
 
     char err[512];
     if (iolens_log_open(r.path, &r.log, err, sizeof err) != IOLENS_OK) {

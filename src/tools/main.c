@@ -1,11 +1,12 @@
 /* `iolens <verb>`: one command for users.  C verbs run here (they need no Python,
- * so they work on compute nodes); any other verb runs `iolens-<verb>` from PATH,
- * the way git finds external subcommands (the Python package installs
- * iolens-report, iolens-diagnose, ...). */
+ * so they work on compute nodes); any other verb runs `iolens-<verb>` from beside
+ * this executable, then from PATH, the way git finds external subcommands (the
+ * Python package installs iolens-report).  Exit statuses: cli.h, docs/cli.md. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include "cli.h"
 #include "tools.h"
 
 struct verb {
@@ -24,24 +25,55 @@ static const struct verb verbs[] = {
     {"merge",   iol_cmd_merge,   "merge the logs of one job into one log"},
 };
 
+/* Verbs another program implements (iolens-<verb>); named here for suggestions. */
+static const char *const external_verbs[] = {"report", "help"};
+
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: iolens <verb> [options]\n\nverbs:\n");
+    fprintf(out, "usage: iolens <verb> [options]\n"
+                 "       iolens --version | --help | help [VERB]\n\nverbs:\n");
     for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
         fprintf(out, "  %-9s %s\n", verbs[i].name, verbs[i].summary);
     fprintf(out, "  report    (Python) HTML/PDF job summary report\n"
-                 "\n`iolens <verb> --help` describes each verb.\n");
+                 "\nEvery verb takes -h/--help (what it does) and --version.\n"
+                 "Exit status: 0 success, 1 failure, 2 usage error; parse and dxt exit 255\n"
+                 "on an unreadable or partial log, as darshan-parser does (docs/cli.md).\n");
 }
 
-static int run_external(int argc, char **argv)
+static int run_external(char **argv)
 {
-    char prog[256];
-    snprintf(prog, sizeof prog, "iolens-%s", argv[1]);
-    argv[1] = prog;
-    execvp(prog, argv + 1);
-    fprintf(stderr, "iolens: unknown verb '%s' (%s not found: %s)\n", prog + 7, prog,
-            strerror(errno));
-    return 2;
+    const char *verb = argv[0];
+    iol_cli_exec_external(argv);      /* returns only when it could not run */
+    if (errno != ENOENT) {
+        fprintf(stderr, "iolens: cannot run iolens-%s: %s\n", verb, strerror(errno));
+        return IOL_EXIT_FAILURE;
+    }
+    const char *names[sizeof verbs / sizeof verbs[0] + 2];
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
+        names[n++] = verbs[i].name;
+    for (size_t i = 0; i < sizeof external_verbs / sizeof external_verbs[0]; i++)
+        names[n++] = external_verbs[i];
+    const char *near = iol_cli_closest(verb, names, n);
+    fprintf(stderr, "iolens: unknown verb '%s'", verb);
+    if (near)
+        fprintf(stderr, "; did you mean '%s'?", near);
+    fprintf(stderr, "\n(see `iolens --help` for the verbs)\n");
+    return IOL_EXIT_USAGE;
+}
+
+/* `iolens help [VERB]`: the overview, or VERB --help. */
+static int help(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stdout);
+        return IOL_EXIT_OK;
+    }
+    char *args[] = {argv[1], "--help", NULL};
+    for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
+        if (!strcmp(argv[1], verbs[i].name))
+            return verbs[i].run(2, args);
+    return run_external(args);
 }
 
 int main(int argc, char **argv)
@@ -54,8 +86,15 @@ int main(int argc, char **argv)
         printf("iolens %s\n", IOLENS_VERSION);
         return 0;
     }
+    if (!strcmp(argv[1], "help"))
+        return help(argc - 1, argv + 1);
     for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
-        if (!strcmp(argv[1], verbs[i].name))
+        if (!strcmp(argv[1], verbs[i].name)) {
+            /* --version the same way for every built-in verb; `run`'s command
+             * line after its own options belongs to the program. */
+            if (iol_cli_wants_version(argc - 1, argv + 1, verbs[i].run == iol_cmd_run))
+                return iol_cli_print_version(verbs[i].name);
             return verbs[i].run(argc - 1, argv + 1);
-    return run_external(argc, argv);
+        }
+    return run_external(argv + 1);
 }

@@ -5,11 +5,13 @@
  * (darshan-parser's status); 2 for a usage error. */
 #include <stdlib.h>
 #include <string.h>
+#include "cli.h"
 #include "parse.h"
+#include "partial_hint.h"
 #include "tools.h"
 
-#define EXIT_LOG_FAILURE 255
-#define EXIT_USAGE 2
+#define EXIT_LOG_FAILURE IOL_EXIT_LOG
+#define EXIT_USAGE IOL_EXIT_USAGE
 
 typedef struct parse_run {
     const char *path;
@@ -54,8 +56,7 @@ static int parse_args(parse_run *p, int argc, char **argv)
             fputs(usage_text, stdout);
             return 1;
         } else if (!strcmp(a, "--version")) {
-            printf("iolens parse %s (darshan-parser text, log format 3.41)\n",
-                   IOLENS_VERSION);
+            iol_cli_print_version("parse");
             return 1;
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "iolens parse: unknown option '%s'\n%s", a, usage_text);
@@ -114,8 +115,9 @@ static void warn(parse_run *p, const char *msg)
 }
 
 /* Partial data (9.3): the 3.5.0 release's wording.  Returns 1 to stop with 255. */
-static int partial_notice(parse_run *p, const char *name)
+static int partial_notice(parse_run *p, const iolens_module_info *mi)
 {
+    const char *name = mi->name;
     char msg[1024];
     snprintf(msg, sizeof msg,
              "\n# *%s*: The %s module contains incomplete data!\n"
@@ -128,13 +130,16 @@ static int partial_notice(parse_run *p, const char *name)
              p->o.show_incomplete ? "WARNING" : "ERROR", name);
     if (p->o.show_incomplete) {
         iol_text_puts(&p->out, msg);
-        return 0;
+    } else {
+        warn(p, msg);
+        fputs("\n# You can display the (incomplete) data that is\n"
+              "# present in this log using the --show-incomplete\n"
+              "# option to darshan-parser.\n", stderr);
     }
-    warn(p, msg);
-    fputs("\n# You can display the (incomplete) data that is\n"
-          "# present in this log using the --show-incomplete\n"
-          "# option to darshan-parser.\n", stderr);
-    return 1;
+    /* Our own line goes to stderr, so stdout stays darshan-parser's text. */
+    iol_text_flush(&p->out);
+    iol_partial_hint(stderr, "parse", p->path, p->log, mi);
+    return !p->o.show_incomplete;
 }
 
 /* A module region that does not decode: one line naming log, module and problem. */
@@ -231,7 +236,7 @@ static int print_module(parse_run *p, int i)
         "\n# *******************************************************\n"
         "# %s module data\n"
         "# *******************************************************\n", mi->name);
-    if (partial_bit(p->h, i) && partial_notice(p, mi->name))
+    if (partial_bit(p->h, i) && partial_notice(p, mi))
         return EXIT_LOG_FAILURE;
     if (!p->h->mod[i].len)
         return 0;

@@ -2,25 +2,43 @@
  * preloaded in non-MPI mode, wait for it, say where its logs went, and exit with
  * its status.  The runtime appends each final log path to the file named by
  * IOLENS_LOG_REPORT, which this verb creates and reads back. */
+#define _GNU_SOURCE   /* pipe2 */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "tools.h"
+#ifdef IOLENS_HAVE_RTCONFIG
+#include "options.h"      /* iol_mkdirs: the runtime's own mkdir -p */
+#else
+static int iol_mkdirs(const char *path, mode_t mode)
+{
+    (void)path, (void)mode;
+    errno = ENOSYS;       /* a build without the runtime cannot run programs anyway */
+    return -1;
+}
+#endif
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: iolens run [--logpath DIR] [--trace] [--] CMD [ARGS...]\n"
+    fprintf(out, "usage: iolens run [--logpath DIR [--mkdir]] [--trace] [--] CMD [ARGS...]\n"
                  "  Runs CMD with libiolens.so preloaded (DARSHAN_ENABLE_NONMPI=1) and prints\n"
-                 "  where the log(s) went.  Exits with CMD's exit status.\n"
-                 "  --logpath DIR  write logs under DIR (DIR/Y/M/D when that tree exists)\n"
+                 "  where the log(s) went.  Exits with CMD's exit status (127 when CMD\n"
+                 "  could not be started, 2 for a usage error).\n"
+                 "  --logpath DIR  write logs under DIR (DIR/Y/M/D when that tree exists);\n"
+                 "                 DIR must exist unless --mkdir is given\n"
+                 "  --mkdir        create DIR (and its parents) when it does not exist\n"
                  "  --trace        also record DXT traces (DXT_ENABLE_IO_TRACE=1, docs/dxt.md)\n"
                  "  The runtime is found via $IOLENS_RUNTIME, <prefix>/lib next to this\n"
-                 "  program, the build tree, then the install directory.\n");
+                 "  program, the build tree, then the install directory.\n"
+                 "  --version      print the version and exit\n");
 }
 
 static int exists(const char *p) { return access(p, R_OK) == 0; }
@@ -81,7 +99,7 @@ static int make_report(char *path, size_t len)
     return setenv("IOLENS_LOG_REPORT", path, 1);
 }
 
-static int print_logs(const char *report)
+static int print_logs(const char *report, const char *logpath)
 {
     FILE *f = fopen(report, "r");
     int n = 0;
@@ -94,9 +112,80 @@ static int print_logs(const char *report)
     if (f)
         fclose(f);
     if (!n)
-        fprintf(stderr, "iolens: no log was written (is DARSHAN_DISABLE set, or the program "
-                        "statically linked?)\n");
+        fprintf(stderr, "iolens: no log was written%s%s (is DARSHAN_DISABLE set, or the "
+                        "program statically linked?)\n", logpath ? " to " : "",
+                logpath ? logpath : "");
     return n;
+}
+
+/* --logpath DIR before anything starts: a missing directory is created when asked
+ * (--mkdir), else the program is not run, so the log never goes somewhere else
+ * without the user knowing. */
+static int check_logpath(const char *dir, int mkdir_ok)
+{
+    struct stat st;
+    if (stat(dir, &st) == 0) {
+        if (!S_ISDIR(st.st_mode)) {
+            fprintf(stderr, "iolens run: --logpath %s: not a directory\n", dir);
+            return -1;
+        }
+    } else if (errno != ENOENT) {
+        fprintf(stderr, "iolens run: --logpath %s: %s\n", dir, strerror(errno));
+        return -1;
+    } else if (!mkdir_ok) {
+        fprintf(stderr, "iolens run: --logpath %s: no such directory (create it, or add "
+                        "--mkdir); the program was not started\n", dir);
+        return -1;
+    } else if (iol_mkdirs(dir, 0777) != 0) {
+        fprintf(stderr, "iolens run: --logpath %s: cannot create: %s\n", dir, strerror(errno));
+        return -1;
+    }
+    if (access(dir, W_OK | X_OK) != 0) {
+        fprintf(stderr, "iolens run: --logpath %s: not writable (%s); the program was not "
+                        "started\n", dir, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* fork + exec; returns the pid, or -1 with *exec_errno set when CMD never started
+ * (learned through a close-on-exec pipe: it closes unread exactly when exec works). */
+static pid_t start(char **cmd, int *exec_errno)
+{
+    int fds[2];
+    *exec_errno = 0;
+    if (pipe2(fds, O_CLOEXEC) != 0) {
+        *exec_errno = errno;
+        return -1;
+    }
+    pid_t pid = fork();
+    if (pid < 0) {
+        *exec_errno = errno;
+        close(fds[0]);
+        close(fds[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        execvp(cmd[0], cmd);
+        int e = errno;
+        ssize_t w = write(fds[1], &e, sizeof e);
+        (void)w;
+        _exit(IOL_EXIT_NOT_STARTED);
+    }
+    close(fds[1]);
+    int e = 0;
+    ssize_t r;
+    while ((r = read(fds[0], &e, sizeof e)) < 0 && errno == EINTR)
+        ;
+    close(fds[0]);
+    if (r == (ssize_t)sizeof e) {
+        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+            ;
+        *exec_errno = e;
+        return -1;
+    }
+    return pid;
 }
 
 static int wait_child(pid_t pid)
@@ -118,7 +207,7 @@ int iol_cmd_run(int argc, char **argv)
 {
     int i = 1;
     const char *logpath = NULL;
-    int trace = 0;
+    int trace = 0, mkdir_ok = 0;
     for (; i < argc && argv[i][0] == '-'; i++) {
         if (!strcmp(argv[i], "--")) {
             i++;
@@ -127,6 +216,8 @@ int iol_cmd_run(int argc, char **argv)
             logpath = argv[++i];
         } else if (!strcmp(argv[i], "--trace")) {
             trace = 1;
+        } else if (!strcmp(argv[i], "--mkdir")) {
+            mkdir_ok = 1;
         } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             usage(stdout);
             return 0;
@@ -140,6 +231,12 @@ int iol_cmd_run(int argc, char **argv)
         usage(stderr);
         return 2;
     }
+    if (mkdir_ok && !logpath) {
+        fprintf(stderr, "iolens run: --mkdir needs --logpath DIR\n");
+        return 2;
+    }
+    if (logpath && check_logpath(logpath, mkdir_ok) != 0)
+        return 2;
     char lib[4096], report[4096];
     if (find_runtime(lib, sizeof lib) != 0) {
         fprintf(stderr, "iolens run: cannot find libiolens.so (set IOLENS_RUNTIME)\n");
@@ -152,18 +249,16 @@ int iol_cmd_run(int argc, char **argv)
         return 2;
     }
     fflush(NULL);
-    pid_t pid = fork();
+    int exec_errno;
+    pid_t pid = start(argv + i, &exec_errno);
     if (pid < 0) {
-        fprintf(stderr, "iolens run: fork: %s\n", strerror(errno));
-        return 2;
-    }
-    if (pid == 0) {
-        execvp(argv[i], argv + i);
-        fprintf(stderr, "iolens run: cannot run %s: %s\n", argv[i], strerror(errno));
-        _exit(127);
+        /* Never started: nothing ran, so there is no log to talk about. */
+        fprintf(stderr, "iolens run: cannot run %s: %s\n", argv[i], strerror(exec_errno));
+        unlink(report);
+        return IOL_EXIT_NOT_STARTED;
     }
     int rc = wait_child(pid);
-    print_logs(report);
+    print_logs(report, logpath);
     unlink(report);
     return rc;
 }

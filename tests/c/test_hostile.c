@@ -334,7 +334,8 @@ int main(void)
     expect_open(NULL, 0, IOLENS_E_TRUNCATED, "too short", "empty buffer");
     char err[256];
     iolens_log *log;
+    /* The message names the problem and leaves the path to the caller (log.h). */
     CHECK(iolens_log_open("/nonexistent/x.darshan", &log, err, sizeof err) == IOLENS_E_IO &&
-          strstr(err, "/nonexistent/x.darshan"), "missing file: %s", err);
+          !strcmp(err, "cannot open: No such file or directory"), "missing file: %s", err);
     return check_result("test_hostile");
 }

@@ -2,6 +2,7 @@
 sees or does: it is shown SIG_DFL, Python still installs KeyboardInterrupt, a
 handler the program installs replaces ours, SIG_DFL set by the program keeps the
 log, and an ignored signal stays ignored."""
+import signal
 import subprocess
 import textwrap
 
@@ -20,7 +21,18 @@ def run_py(runtime, tmp_path, code):
     return r, logdir, mmapdir
 
 
+def sighup_ignored_here() -> bool:
+    """Whether this process ignores SIGHUP (under nohup, or `trap '' HUP`): the
+    child inherits that disposition, and the runtime must leave it as it is."""
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("SigIgn:"):
+                return bool(int(line.split()[1], 16) >> (signal.SIGHUP - 1) & 1)
+    raise AssertionError("no SigIgn line in /proc/self/status")
+
+
 def test_python_sees_default_and_keeps_keyboardinterrupt(runtime, tool, tmp_path):
+    hup_default = not sighup_ignored_here()
     r, logdir, mmapdir = run_py(runtime, tmp_path, f"""
         import signal
         print(signal.getsignal(signal.SIGTERM) == signal.SIG_DFL,
@@ -36,10 +48,21 @@ def test_python_sees_default_and_keeps_keyboardinterrupt(runtime, tool, tmp_path
         print("not reached")
         """)
     assert r.returncode == -15
-    assert r.stdout.split("\n")[:2] == ["True True", "KeyboardInterrupt"]
+    assert r.stdout.split("\n")[:2] == [f"True {hup_default}", "KeyboardInterrupt"]
     assert safety_copies(mmapdir) == [] and len(logs(logdir)) == 1
     recs, _ = counters(tool, logs(logdir)[0])
     assert recs[("POSIX", f"{tmp_path}/f", 0)]["POSIX_BYTES_WRITTEN"] == 10
+
+
+def test_inherited_sighup_ignore_is_kept(runtime, tool, tmp_path):
+    """As under nohup: SIGHUP ignored before exec stays ignored, whatever the
+    disposition of the process running the tests."""
+    logdir, mmapdir = dirs(tmp_path)
+    code = "import signal; print(signal.getsignal(signal.SIGHUP) == signal.SIG_IGN)"
+    r = subprocess.run(["/bin/sh", "-c", "trap '' HUP; exec " + PY + " -c '" + code + "'"],
+                       env=env_for(runtime, logdir, mmapdir), capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode == 0 and r.stdout.strip() == "True", r.stderr
 
 
 def test_program_handler_replaces_ours(runtime, tool, tmp_path):

@@ -14,6 +14,8 @@ def parse_args(argv):
     parser = argparse.ArgumentParser(
         prog="iolens report",
         description="Write a self-contained HTML (and optionally PDF) summary of one log.")
+    parser.add_argument("--version", action="version", version=f"iolens report {_version()}",
+                        help="print the version and exit")
     parser.add_argument("log", help="log file (.darshan)")
     parser.add_argument("-o", "--output", help="HTML file to write "
                         "(default: <log name>.report.html in the current directory, "
@@ -22,6 +24,16 @@ def parse_args(argv):
     parser.add_argument("--file", metavar="PATH",
                         help="restrict the report to the records of one file")
     return parser.parse_args(argv)
+
+
+def _version() -> str:
+    # The distribution's version, the same string the C verbs print (both come
+    # from the one project version); read without importing the data layer.
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version("iolens")
+    except PackageNotFoundError:
+        return "unknown"
 
 
 def default_output(log: str) -> Path:
@@ -64,8 +76,12 @@ def main(argv=None) -> int:
     from ..errors import LogError
     try:
         return run(args)
-    except (OSError, LogError) as err:
+    except LogError as err:          # its message names the path once
         print(f"iolens report: {err}", file=sys.stderr)
+        return 1
+    except OSError as err:
+        where = err.filename if err.filename is not None else args.log
+        print(f"iolens report: {where}: {err.strerror or err}", file=sys.stderr)
         return 1
 
 
