@@ -22,6 +22,7 @@ static const struct verb verbs[] = {
     {"config",  iol_cmd_config,  "show configuration: --log-path, --mk-log-dirs, ..."},
     {"recover", iol_cmd_recover, "turn safety copies of killed processes into logs"},
     {"merge",   iol_cmd_merge,   "merge the logs of one job into one log"},
+    {"keygen",  iol_cmd_keygen,  "make a key for `iolens convert --anonymize`"},
 };
 
 static void usage(FILE *out)
@@ -30,6 +31,7 @@ static void usage(FILE *out)
     for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
         fprintf(out, "  %-9s %s\n", verbs[i].name, verbs[i].summary);
     fprintf(out, "  report    (Python) HTML/PDF job summary report\n"
+                 "  diff      (Python) what changed between two runs\n"
                  "\n`iolens <verb> --help` describes each verb.\n");
 }
 
