@@ -12,7 +12,7 @@ ROOT=$PWD
 SUDO=""
 [ "$(id -u)" = 0 ] || SUDO="sudo"
 APT_PACKAGES=(build-essential cmake ninja-build pkg-config zlib1g-dev libbz2-dev
-  libdeflate-dev
+  libdeflate-dev libssl-dev
   python3 python3-dev python3-venv python3-pip git xz-utils
   openmpi-bin libopenmpi-dev mpich libmpich-dev
   clang libclang-rt-14-dev valgrind chromium

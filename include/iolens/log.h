@@ -268,6 +268,10 @@ int iolens_writer_put_dxt(iolens_writer *w, const iolens_dxt *d);
 int iolens_writer_put_heatmap(iolens_writer *w, const iolens_heatmap *h);
 int iolens_writer_put_lustre(iolens_writer *w, const iolens_lustre *l);
 void iolens_writer_set_partial(iolens_writer *w, uint64_t partial_flag);
+/* Streams of the encoded module regions written after this call: on = one
+ * compressed stream per run of one rank's records (the layout an MPI job's ranks
+ * write), off (the default) = one stream per module ("condensed"). */
+void iolens_writer_set_per_process(iolens_writer *w, int on);
 /* Finish: write header, fsync, close.  Returns the first error of the writer's life. */
 int iolens_writer_close(iolens_writer *w);
 /* The same, first copying the writer's error detail ("" if none) to errbuf. */

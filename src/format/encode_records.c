@@ -9,7 +9,29 @@ typedef struct pbuf {
     uint8_t *p;
     size_t len, cap;
     int bad;
+    size_t *cuts, ncuts, cuts_cap;   /* payload offsets where another rank's records begin */
+    int64_t last_rank;
 } pbuf;
+
+/* Note that a record of `rank` starts at the current end of the payload, so that a
+ * per-process writer can compress each rank's run of records as its own stream. */
+static void mark(pbuf *b, int64_t rank)
+{
+    if (b->bad || (b->ncuts && rank == b->last_rank))
+        return;
+    if (b->ncuts == b->cuts_cap) {
+        size_t cap = b->cuts_cap ? 2 * b->cuts_cap : 64;
+        size_t *c = realloc(b->cuts, cap * sizeof *c);
+        if (!c) {
+            b->bad = 1;
+            return;
+        }
+        b->cuts = c;
+        b->cuts_cap = cap;
+    }
+    b->cuts[b->ncuts++] = b->len;
+    b->last_rank = rank;
+}
 
 static uint8_t *take(pbuf *b, size_t n)
 {
@@ -36,9 +58,10 @@ static uint8_t *take(pbuf *b, size_t n)
 static int finish(iolens_writer *w, int module, pbuf *b)
 {
     int rc = b->bad ? IOLENS_E_NOMEM
-                    : iolens_writer_put_region(w, module, iolens_module_info_get(module)->version,
-                                               b->p, b->len);
+                    : iol_writer_put_region_cuts(w, module, iolens_module_info_get(module)->version,
+                                                 b->p, b->len, b->cuts, b->ncuts);
     free(b->p);
+    free(b->cuts);
     return rc;
 }
 
@@ -105,6 +128,7 @@ int iolens_writer_put_records(iolens_writer *w, const iolens_records *r)
     size_t size = 16 + fr + 8 * (r->n_int + r->n_flt) + aux + mdhim;
     pbuf b = { 0 };
     for (size_t i = 0; i < r->count; i++) {
+        mark(&b, r->rank[i]);
         uint8_t *q = take(&b, size);
         if (!q)
             break;
@@ -147,8 +171,10 @@ int iolens_writer_put_dxt(iolens_writer *w, const iolens_dxt *d)
             (uint64_t)d->write_count[i] + (uint64_t)d->read_count[i] != ns ||
             d->seg_start[i + 1] > d->nseg) {
             free(b.p);
+            free(b.cuts);
             return IOLENS_E_INVALID_ARG;
         }
+        mark(&b, d->rank[i]);
         uint8_t *q = take(&b, 104 + 32 * ns);
         if (!q)
             break;
@@ -179,8 +205,10 @@ int iolens_writer_put_heatmap(iolens_writer *w, const iolens_heatmap *h)
         size_t nb = h->bin_start[i + 1] - h->bin_start[i], b0 = h->bin_start[i];
         if (h->bin_start[i + 1] < b0 || h->nbins[i] < 0 || (uint64_t)h->nbins[i] != nb) {
             free(b.p);
+            free(b.cuts);
             return IOLENS_E_INVALID_ARG;
         }
+        mark(&b, h->rank[i]);
         uint8_t *q = take(&b, 48 + 16 * nb);   /* pointer slots at 32..47 stay zero */
         if (!q)
             break;
@@ -207,8 +235,10 @@ int iolens_writer_put_lustre(iolens_writer *w, const iolens_lustre *l)
         size_t no = l->ost_start[i + 1] - l->ost_start[i], o0 = l->ost_start[i];
         if (l->comp_start[i + 1] < c0 || l->ost_start[i + 1] < o0) {
             free(b.p);
+            free(b.cuts);
             return IOLENS_E_INVALID_ARG;
         }
+        mark(&b, l->rank[i]);
         uint8_t *q = take(&b, 32 + 72 * nc + 8 * no);
         if (!q)
             break;

@@ -61,4 +61,11 @@ size_t iol_region_cap(uint64_t len);
  * DXT modules may be newer than what we write).  0 for unassigned ids. */
 uint32_t iol_module_max_version(int id);
 
+/* A module region from an encoded payload whose records of each rank start at
+ * cuts[k] (ascending): one stream per piece when the writer is per-process
+ * (iolens_writer_set_per_process), else one stream as iolens_writer_put_region. */
+int iol_writer_put_region_cuts(iolens_writer *w, int module, uint32_t version,
+                               const void *payload, size_t len, const size_t *cuts,
+                               size_t ncuts);
+
 #endif

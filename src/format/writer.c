@@ -18,6 +18,7 @@ struct iolens_writer {
     uint64_t pos;             /* end of what has been written */
     int status;               /* first error, sticky */
     int job_set, names_done, last_module;
+    int per_process;          /* module regions: one stream per run of one rank's records */
     uint8_t *names;
     size_t names_len, names_cap;
     iolens_header hdr;
@@ -74,6 +75,55 @@ static int append_region(iolens_writer *w, const void *payload, size_t len, iole
     r->len = zlen;
     w->pos += zlen;
     return IOLENS_OK;
+}
+
+/* Compress each piece [cuts[k], cuts[k+1]) as its own stream and append them as
+ * one region: the layout of a region that an MPI job's ranks wrote (each rank
+ * compresses its own records; log-format 3.2). */
+static int append_streams(iolens_writer *w, const uint8_t *payload, size_t len,
+                          const size_t *cuts, size_t ncuts, iolens_region *r, const char *what)
+{
+    uint64_t start = w->pos;
+    for (size_t k = 0; k < ncuts; k++) {
+        size_t a = cuts[k], b = k + 1 < ncuts ? cuts[k + 1] : len;
+        iolens_region piece;
+        if (b < a || b > len)
+            return wfail(w, IOLENS_E_INVALID_ARG, "bad stream boundary in the %s region", what);
+        int rc = append_region(w, payload + a, b - a, &piece, what);
+        if (rc)
+            return rc;
+    }
+    r->off = start;
+    r->len = w->pos - start;
+    return IOLENS_OK;
+}
+
+void iolens_writer_set_per_process(iolens_writer *w, int on)
+{
+    if (w)
+        w->per_process = on != 0;
+}
+
+int iol_writer_put_region_cuts(iolens_writer *w, int module, uint32_t version,
+                               const void *payload, size_t len, const size_t *cuts,
+                               size_t ncuts)
+{
+    if (!w || !w->per_process || ncuts < 2 || w->comp == IOLENS_COMP_NONE)
+        return iolens_writer_put_region(w, module, version, payload, len);
+    if (w->status)
+        return w->status;
+    /* Validate order and flush names exactly as a plain region would: an empty
+     * put_region call does that and leaves the module absent. */
+    if (module < 0 || module >= IOL_MAX_MODULES || !payload || version == 0)
+        return wfail(w, IOLENS_E_INVALID_ARG, "invalid module region (module %d)", module);
+    int rc = iolens_writer_put_region(w, module, version, NULL, 0);
+    if (rc)
+        return rc;
+    char what[32];
+    snprintf(what, sizeof what, "module %d", module);
+    rc = append_streams(w, payload, len, cuts, ncuts, &w->hdr.mod[module], what);
+    w->hdr.mod_ver[module] = version;
+    return rc;
 }
 
 int iolens_writer_open(const char *path, int comp_type, iolens_writer **out)

@@ -1,4 +1,11 @@
-/* `iolens convert [--bzip2|--zlib] IN OUT`: rewrite any 3.x log as a 3.41 log.
+/* `iolens convert [options] IN OUT`: rewrite any 3.x log as a 3.41 log.
+ *
+ * Options select records (--file, --include-glob, --exclude-glob: convert_select.c),
+ * pseudonymise them (--anonymize KEYFILE: anonymize.c), edit the job metadata
+ * (--reset-md, --annotate k=v) and choose the layout of the module regions: one
+ * compressed stream per process, as an MPI job writes them (default), or one per
+ * module (--condense), which compresses the similar records of all processes
+ * together (docs/convert.md).
  *
  * Every module is decoded (which upgrades old record versions to the current
  * layout and fixes the byte order) and re-encoded through the writer.  Opaque
@@ -8,31 +15,103 @@
  * mislabel the byte order.  Exit status 0, 1 on failure (OUT is then removed),
  * 2 for a usage error. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include "convert.h"
 #include "iolens/log.h"
 #include "tools.h"
 
 typedef struct conv {
     const char *in, *out;
-    int comp;
+    int comp, condense, reset_md;
+    const char **annotate;
+    size_t nannotate;
+    conv_select sel;
+    const char *keyfile;
+    anon an;
     iolens_log *log;
     iolens_writer *w;
     char err[512];
 } conv;
 
 static const char usage_text[] =
-    "usage: iolens convert [--zlib|--bzip2] IN OUT\n"
-    "Rewrite log IN (any Darshan 3.x version) as a version 3.41 log OUT.\n";
+    "usage: iolens convert [options] IN OUT\n"
+    "Rewrite log IN (any Darshan 3.x version) as a version 3.41 log OUT.\n"
+    "  --zlib | --bzip2 | --none  compression of OUT (default zlib)\n"
+    "  --condense            one compressed stream per module instead of one per process\n"
+    "  --file ID|PATH        keep only this record (every module, DXT included)\n"
+    "  --include-glob GLOB   keep records whose name matches GLOB (repeatable)\n"
+    "  --exclude-glob GLOB   drop records whose name matches GLOB (repeatable)\n"
+    "  --reset-md            clear the job metadata (key=value pairs)\n"
+    "  --annotate K=V        add K=V to the job metadata (repeatable; after --reset-md)\n"
+    "  --anonymize KEYFILE   keyed pseudonyms for names, uid, job id, command line,\n"
+    "                        hostnames and metadata (key from `iolens keygen`)\n"
+    "  --keep-mounts         with --anonymize: keep mount points of file names\n"
+    "  --keep-ext            with --anonymize: keep file extensions\n"
+    "  --keep-depth          with --anonymize: one pseudonym per directory level\n"
+    "Exit status: 0 success, 1 failure (OUT is removed), 2 usage error.\n";
+
+/* Options that take a value: the value is the next argument. */
+static const char *opt_value(int argc, char **argv, int *i)
+{
+    if (*i + 1 >= argc) {
+        fprintf(stderr, "iolens convert: %s needs a value\n%s", argv[*i], usage_text);
+        return NULL;
+    }
+    return argv[++*i];
+}
+
+static int add_str(const char ***list, size_t *n, const char *v)
+{
+    const char **l = realloc(*list, (*n + 1) * sizeof *l);
+    if (!l)
+        return -1;
+    l[(*n)++] = v;
+    *list = l;
+    return 0;
+}
 
 static int parse_args(conv *c, int argc, char **argv)
 {
-    c->in = c->out = NULL;
+    memset(c, 0, sizeof *c);
     c->comp = IOLENS_COMP_ZLIB;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--zlib"))
+        const char *a = argv[i], *v = NULL;
+        int takes = !strcmp(a, "--file") || !strcmp(a, "--include-glob") ||
+                    !strcmp(a, "--exclude-glob") || !strcmp(a, "--annotate") ||
+                    !strcmp(a, "--anonymize");
+        if (takes && !(v = opt_value(argc, argv, &i)))
+            return -1;
+        if (!strcmp(a, "--zlib"))
             c->comp = IOLENS_COMP_ZLIB;
-        else if (!strcmp(argv[i], "--bzip2"))
+        else if (!strcmp(a, "--bzip2"))
             c->comp = IOLENS_COMP_BZIP2;
+        else if (!strcmp(a, "--none"))
+            c->comp = IOLENS_COMP_NONE;
+        else if (!strcmp(a, "--condense"))
+            c->condense = 1;
+        else if (!strcmp(a, "--reset-md"))
+            c->reset_md = 1;
+        else if (!strcmp(a, "--keep-mounts"))
+            c->an.keep_mounts = 1;
+        else if (!strcmp(a, "--keep-ext"))
+            c->an.keep_ext = 1;
+        else if (!strcmp(a, "--keep-depth"))
+            c->an.keep_depth = 1;
+        else if (!strcmp(a, "--file"))
+            c->sel.file = v;
+        else if (!strcmp(a, "--anonymize"))
+            c->keyfile = v;
+        else if (takes) {
+            int bad = !strcmp(a, "--include-glob") ? add_str(&c->sel.include, &c->sel.ninclude, v)
+                    : !strcmp(a, "--exclude-glob") ? add_str(&c->sel.exclude, &c->sel.nexclude, v)
+                    : strchr(v, '=') && v[0] != '=' && !strchr(v, '\n')
+                          ? add_str(&c->annotate, &c->nannotate, v) : 1;
+            if (bad) {
+                fprintf(stderr, "iolens convert: bad %s value '%s'\n%s", a, v, usage_text);
+                return -1;
+            }
+        }
         else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             fputs(usage_text, stdout);
             return 1;
@@ -52,7 +131,19 @@ static int parse_args(conv *c, int argc, char **argv)
         fprintf(stderr, "iolens convert: need IN and OUT\n%s", usage_text);
         return -1;
     }
+    if (!c->keyfile && (c->an.keep_mounts || c->an.keep_ext || c->an.keep_depth)) {
+        fprintf(stderr, "iolens convert: --keep-* options need --anonymize\n%s", usage_text);
+        return -1;
+    }
     return 0;
+}
+
+static void conv_free(conv *c)
+{
+    conv_select_free(&c->sel);
+    anon_free(&c->an);
+    free(c->sel.include), free(c->sel.exclude), free(c->annotate);
+    memset(c->an.key, 0, sizeof c->an.key);
 }
 
 /* Record the first failure's detail: from the reader or the writer. */
@@ -72,6 +163,7 @@ static int fail_write(conv *c, int rc, const char *what)
     return rc;
 }
 
+/* Names of the kept records; pseudonyms (with their re-derived ids) when anonymising. */
 static int copy_names(conv *c)
 {
     size_t n = iolens_log_name_count(c->log);
@@ -81,6 +173,17 @@ static int copy_names(conv *c)
         int rc = iolens_log_name_at(c->log, i, &id, &name);
         if (rc)
             return fail_read(c, rc, "name table");
+        if (!conv_select_keeps(&c->sel, id))
+            continue;
+        if (c->keyfile) {
+            uint64_t nid = anon_id(&c->an, id);
+            for (size_t k = 0; k < c->an.nids; k++)
+                if (c->an.old_id[k] == id) {
+                    name = c->an.new_name[k];
+                    break;
+                }
+            id = nid;
+        }
         if ((rc = iolens_writer_add_name(c->w, id, name)))
             return fail_write(c, rc, "name table");
     }
@@ -90,6 +193,12 @@ static int copy_names(conv *c)
 static int copy_opaque(conv *c, const iolens_module_info *mi)
 {
     const iolens_header *h = iolens_log_header(c->log);
+    if (c->sel.active || c->keyfile) {
+        fprintf(stderr, "iolens convert: %s: warning: %s module left out (its records have "
+                "no decoder, so they cannot be %s)\n", c->in, mi->name,
+                c->keyfile ? "anonymised" : "selected");
+        return 0;
+    }
     if (h->big_endian) {
         fprintf(stderr, "iolens convert: %s: warning: %s module skipped (its records "
                 "have no decoder and are stored big-endian)\n", c->in, mi->name);
@@ -115,6 +224,9 @@ static int copy_module(conv *c, const iolens_module_info *mi)
     case IOLENS_KIND_LUSTRE: {
         iolens_lustre *l;
         if (!(rc = iolens_log_lustre(c->log, &l))) {
+            conv_filter_lustre(&c->sel, l);
+            if (c->keyfile)
+                anon_lustre(&c->an, l);
             wrc = iolens_writer_put_lustre(c->w, l);
             iolens_lustre_free(l);
         }
@@ -123,6 +235,9 @@ static int copy_module(conv *c, const iolens_module_info *mi)
     case IOLENS_KIND_HEATMAP: {
         iolens_heatmap *hm;
         if (!(rc = iolens_log_heatmap(c->log, &hm))) {
+            conv_filter_heatmap(&c->sel, hm);
+            if (c->keyfile)
+                anon_heatmap(&c->an, hm);
             wrc = iolens_writer_put_heatmap(c->w, hm);
             iolens_heatmap_free(hm);
         }
@@ -131,6 +246,9 @@ static int copy_module(conv *c, const iolens_module_info *mi)
     case IOLENS_KIND_DXT: {
         iolens_dxt *d;
         if (!(rc = iolens_log_dxt(c->log, mi->id, &d))) {
+            conv_filter_dxt(&c->sel, d);
+            if (c->keyfile)
+                anon_dxt(&c->an, d);
             wrc = iolens_writer_put_dxt(c->w, d);
             iolens_dxt_free(d);
         }
@@ -139,6 +257,9 @@ static int copy_module(conv *c, const iolens_module_info *mi)
     default: {
         iolens_records *r;
         if (!(rc = iolens_log_records(c->log, mi->id, &r))) {
+            conv_filter_records(&c->sel, r);
+            if (c->keyfile)
+                anon_records(&c->an, r);
             wrc = iolens_writer_put_records(c->w, r);
             iolens_records_free(r);
         }
@@ -172,11 +293,34 @@ static int copy_modules(conv *c)
     return 0;
 }
 
+/* The job record with the metadata edits and pseudonyms asked for. */
+static int write_job(conv *c)
+{
+    iolens_job job = *iolens_log_job(c->log);
+    int rc = 0;
+    if (c->keyfile)
+        rc = anon_job(&c->an, iolens_log_job(c->log), &job);
+    if (!rc && c->reset_md)
+        job.metadata[0] = '\0';
+    for (size_t i = 0; !rc && i < c->nannotate; i++)
+        rc = conv_annotate(&job, c->annotate[i]);
+    if (rc == IOLENS_E_INVALID_ARG)
+        snprintf(c->err, sizeof c->err, "%s: job metadata: annotations do not fit in "
+                 "its 1024 bytes", c->out);
+    else if (rc)
+        snprintf(c->err, sizeof c->err, "%s: job record: %s", c->out, iolens_strerror(rc));
+    if (!rc && (rc = iolens_writer_set_job(c->w, &job)))
+        fail_write(c, rc, "job record");
+    if (c->keyfile)
+        anon_job_free(&job);
+    return rc;
+}
+
 static int convert(conv *c)
 {
-    int rc = iolens_writer_set_job(c->w, iolens_log_job(c->log));
+    int rc = write_job(c);
     if (rc)
-        return fail_write(c, rc, "job record");
+        return rc;
     if ((rc = copy_names(c)) || (rc = copy_modules(c)))
         return rc;
     iolens_writer_set_partial(c->w, iolens_log_header(c->log)->partial_flag);
@@ -187,18 +331,38 @@ int iol_cmd_convert(int argc, char **argv)
 {
     conv c;
     int rc = parse_args(&c, argc, argv);
-    if (rc)
+    if (rc) {
+        conv_free(&c);
         return rc < 0 ? 2 : 0;
+    }
+    if (c.keyfile && anon_load_key(&c.an, c.keyfile, c.err, sizeof c.err)) {
+        fprintf(stderr, "iolens convert: %s\n", c.err);
+        conv_free(&c);
+        return 1;
+    }
     rc = iolens_log_open(c.in, &c.log, c.err, sizeof c.err);
     if (rc) {
         fprintf(stderr, "iolens convert: %s: %s\n", c.in, *c.err ? c.err : iolens_strerror(rc));
+        conv_free(&c);
+        return 1;
+    }
+    c.an.job = iolens_log_job(c.log);
+    if ((rc = conv_select_build(&c.sel, c.log)) ||
+        (c.keyfile && (rc = anon_build_names(&c.an, c.log)))) {
+        fprintf(stderr, "iolens convert: %s: %s\n", c.in,
+                rc == IOLENS_E_INVALID_ARG ? "--file names no record of this log"
+                                           : iolens_strerror(rc));
+        iolens_log_close(c.log);
+        conv_free(&c);
         return 1;
     }
     if ((rc = iolens_writer_open(c.out, c.comp, &c.w))) {
         fprintf(stderr, "iolens convert: %s: %s\n", c.out, iolens_strerror(rc));
         iolens_log_close(c.log);
+        conv_free(&c);
         return 1;
     }
+    iolens_writer_set_per_process(c.w, !c.condense);
     c.err[0] = '\0';
     rc = convert(&c);
     if (rc) {
@@ -210,6 +374,7 @@ int iol_cmd_convert(int argc, char **argv)
             snprintf(c.err, sizeof c.err, "%s: %s", c.out, *werr ? werr : iolens_strerror(rc));
     }
     iolens_log_close(c.log);
+    conv_free(&c);
     if (rc) {
         fprintf(stderr, "iolens convert: %s\n", c.err);
         return 1;

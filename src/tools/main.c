@@ -23,10 +23,11 @@ static const struct verb verbs[] = {
     {"config",  iol_cmd_config,  "show configuration: --log-path, --mk-log-dirs, ..."},
     {"recover", iol_cmd_recover, "turn safety copies of killed processes into logs"},
     {"merge",   iol_cmd_merge,   "merge the logs of one job into one log"},
+    {"keygen",  iol_cmd_keygen,  "make a key for `iolens convert --anonymize`"},
 };
 
 /* Verbs another program implements (iolens-<verb>); named here for suggestions. */
-static const char *const external_verbs[] = {"report", "help"};
+static const char *const external_verbs[] = {"report", "diff", "help"};
 
 static void usage(FILE *out)
 {
@@ -35,9 +36,15 @@ static void usage(FILE *out)
     for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
         fprintf(out, "  %-9s %s\n", verbs[i].name, verbs[i].summary);
     fprintf(out, "  report    (Python) HTML/PDF job summary report\n"
-                 "\nEvery verb takes -h/--help (what it does) and --version.\n"
-                 "Exit status: 0 success, 1 failure, 2 usage error; parse and dxt exit 255\n"
-                 "on an unreadable or partial log, as darshan-parser does (docs/cli.md).\n");
+                 "  diff      (Python) what changed between two runs
+"
+                 "
+Every verb takes -h/--help (what it does) and --version.
+"
+                 "Exit status: 0 success, 1 failure, 2 usage error; parse and dxt exit 255
+"
+                 "on an unreadable or partial log, as darshan-parser does (docs/cli.md).
+");
 }
 
 static int run_external(char **argv)

@@ -10,5 +10,6 @@ int iol_cmd_run(int argc, char **argv);      /* run.c     */
 int iol_cmd_config(int argc, char **argv);   /* config.c  */
 int iol_cmd_recover(int argc, char **argv);  /* recover.c */
 int iol_cmd_merge(int argc, char **argv);    /* merge.c   */
+int iol_cmd_keygen(int argc, char **argv);   /* keygen.c  */
 
 #endif

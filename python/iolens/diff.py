@@ -1,0 +1,243 @@
+"""Semantic comparison of two runs (`iolens diff A B`).
+
+Each log is summarised per interface (POSIX, MPI-IO, STDIO) into a few aspects
+of how the application does I/O: volume, operation counts, access sizes, access
+pattern, collective use, file layout (shared vs per-process files), imbalance
+between ranks and time.  Every aspect that differs becomes a change with an impact
+score, and changes are ranked by it (docs/convert.md, "iolens diff").
+
+Impact = weight of the aspect x size of the change, with sizes on one scale:
+  - a ratio r counts as min(|log2 r|, 10) / 10 (a 2x change 0.1, 1024x and more 1);
+  - a fraction (collective share, shared-file share, sequential share) counts as
+    its absolute difference (0..1);
+  - files that appeared or vanished count as their share of the bytes moved.
+Weights put the causes a user chooses (file layout, collective I/O: 3; access
+size, volume: 2) above their consequences (time 1.5; operation counts, pattern,
+imbalance, files that appeared or vanished: 1), so that e.g. a changed transfer size is reported before the
+operation counts that follow from it.
+"""
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import asdict, dataclass
+from typing import Dict, List, Optional
+
+from .log import Log
+
+# interface -> counter prefix and whether it is present as a counter module
+_IFACES = {"POSIX": "POSIX", "MPI-IO": "MPIIO", "STDIO": "STDIO"}
+
+WEIGHTS = {"layout": 3.0, "collective": 3.0, "access size": 2.0, "volume": 2.0,
+           "files": 1.0, "time": 1.5, "operations": 1.0, "pattern": 1.0, "imbalance": 1.0}
+
+_OPS = {"POSIX": ["READS", "WRITES", "OPENS", "SEEKS", "STATS", "FSYNCS"],
+        "MPIIO": ["INDEP_READS", "INDEP_WRITES", "COLL_READS", "COLL_WRITES", "INDEP_OPENS",
+                  "COLL_OPENS"],
+        "STDIO": ["READS", "WRITES", "OPENS", "SEEKS", "FLUSHES"]}
+
+
+@dataclass
+class Change:
+    aspect: str          # a key of WEIGHTS
+    interface: str       # POSIX, MPI-IO, STDIO, or "" for the job
+    metric: str
+    a: Optional[float]
+    b: Optional[float]
+    score: float
+    text: str
+
+
+def _col(df, name):
+    return df[name] if name in df.columns else None
+
+
+def _sum(df, name) -> float:
+    c = _col(df, name)
+    return float(c.sum()) if c is not None else 0.0
+
+
+def _ops_io(df, p) -> float:
+    if p == "MPIIO":
+        return sum(_sum(df, f"MPIIO_{k}") for k in ("INDEP_READS", "INDEP_WRITES", "COLL_READS",
+                                                     "COLL_WRITES", "NB_READS", "NB_WRITES",
+                                                     "SPLIT_READS", "SPLIT_WRITES"))
+    return _sum(df, f"{p}_READS") + _sum(df, f"{p}_WRITES")
+
+
+def summarize(log: Log) -> Dict[str, dict]:
+    """Per interface present: the metrics the comparison uses."""
+    out = {}
+    nprocs = max(int(log.job.get("nprocs", 1)), 1)
+    for iface, p in _IFACES.items():
+        if iface not in log.modules:
+            continue
+        df = log.records(iface)
+        if p == "STDIO":      # the standard streams are opened by every process: not I/O
+            df = df[~df["name"].isin(["<STDIN>", "<STDOUT>", "<STDERR>"])]
+        if not len(df):
+            continue
+        rd, wr = _sum(df, f"{p}_BYTES_READ"), _sum(df, f"{p}_BYTES_WRITTEN")
+        nio = _ops_io(df, p)
+        s = {"bytes_read": rd, "bytes_written": wr, "io_ops": nio,
+             "mean_access": (rd + wr) / nio if nio else 0.0,
+             "ops": {k: _sum(df, f"{p}_{k}") for k in _OPS[p]},
+             "time": sum(_sum(df, f"{p}_F_{k}_TIME") for k in ("READ", "WRITE", "META"))}
+        if p == "POSIX":
+            seq = _sum(df, "POSIX_SEQ_READS") + _sum(df, "POSIX_SEQ_WRITES")
+            s["sequential"] = seq / nio if nio else 0.0
+            s["common_access"] = _common_access(df)
+        if p == "MPIIO":
+            coll = sum(_sum(df, f"MPIIO_COLL_{k}") for k in ("READS", "WRITES"))
+            s["collective"] = coll / nio if nio else 0.0
+        # layout: bytes in files that several ranks use (shared records, rank -1)
+        per = df.assign(_b=df.get(f"{p}_BYTES_READ", 0) + df.get(f"{p}_BYTES_WRITTEN", 0))
+        shared_b = float(per.loc[per["rank"] == -1, "_b"].sum())
+        total_b = float(per["_b"].sum())
+        s["shared"] = shared_b / total_b if total_b else 0.0
+        # files that moved data (a run's probes and lock files are not its data)
+        s["files"] = _relative({str(n): float(b) for n, b in per.groupby("name")["_b"].sum().items()
+                                if b > 0})
+        # imbalance: bytes per rank (a shared record's bytes spread evenly), max / mean
+        ranks = [0.0] * nprocs
+        for r, b in zip(per["rank"], per["_b"]):
+            if 0 <= r < nprocs:
+                ranks[int(r)] += float(b)
+            else:
+                for k in range(nprocs):
+                    ranks[k] += float(b) / nprocs
+        mean = sum(ranks) / nprocs
+        s["imbalance"] = max(ranks) / mean if mean else 1.0
+        out[iface] = s
+    return out
+
+
+def _relative(files: Dict[str, float]) -> Dict[str, float]:
+    """Absolute names relative to the deepest directory holding all of them, so that
+    two runs of one workload in different directories name the same files alike."""
+    dirs = [os.path.dirname(n) for n in files if n.startswith("/")]
+    if not dirs:
+        return files
+    top = os.path.commonpath(dirs)
+    cut = len(top.rstrip("/")) + 1
+    return {(n[cut:] if n.startswith("/") else n): b for n, b in files.items()}
+
+
+def _common_access(df) -> float:
+    """The access size most used across records (POSIX_ACCESS1..4 weighted by count)."""
+    counts: Dict[int, float] = {}
+    for k in range(1, 5):
+        a, c = _col(df, f"POSIX_ACCESS{k}_ACCESS"), _col(df, f"POSIX_ACCESS{k}_COUNT")
+        if a is None or c is None:
+            continue
+        for size, n in zip(a, c):
+            if n > 0:
+                counts[int(size)] = counts.get(int(size), 0) + float(n)
+    return float(max(counts, key=counts.get)) if counts else 0.0
+
+
+def _ratio_size(a: float, b: float) -> float:
+    if a == b:
+        return 0.0
+    if a <= 0 or b <= 0:
+        return 1.0
+    return min(abs(math.log2(b / a)), 10.0) / 10.0
+
+
+def _human(v: float, unit: str = "") -> str:
+    if unit == "B":
+        for u in ("B", "KiB", "MiB", "GiB", "TiB"):
+            if abs(v) < 1024 or u == "TiB":
+                return f"{v:.0f} {u}" if u == "B" else f"{v:.1f} {u}"
+            v /= 1024
+    if unit == "s":
+        return f"{v:.3g} s"
+    if unit == "%":
+        return f"{100 * v:.0f} %"
+    return f"{v:.4g}"
+
+
+def _ratio_change(out, aspect, iface, metric, a, b, unit, what, floor=0.0):
+    size = _ratio_size(a, b)
+    if size <= floor:
+        return
+    factor = (b / a) if a > 0 and b > 0 else None
+    how = f"{factor:.3g}x" if factor else ("appeared" if a == 0 else "vanished")
+    out.append(Change(aspect, iface, metric, a, b, round(WEIGHTS[aspect] * size, 4),
+                      f"{iface} {what}: {_human(a, unit)} -> {_human(b, unit)} ({how})"))
+
+
+def _frac_change(out, aspect, iface, metric, a, b, what, floor=0.02):
+    d = abs(b - a)
+    if d <= floor:
+        return
+    out.append(Change(aspect, iface, metric, a, b, round(WEIGHTS[aspect] * d, 4),
+                      f"{iface} {what}: {_human(a, '%')} -> {_human(b, '%')}"))
+
+
+# A ratio below 10 % (|log2| < 0.14) is noise between two runs of one program.
+_NOISE = 0.014
+
+
+def compare(a: Dict[str, dict], b: Dict[str, dict]) -> List[Change]:
+    """Changes from summary a to summary b, highest impact first."""
+    out: List[Change] = []
+    for iface in sorted(set(a) | set(b)):
+        sa, sb = a.get(iface), b.get(iface)
+        if sa is None or sb is None:
+            moved = (sb or sa)["bytes_read"] + (sb or sa)["bytes_written"]
+            out.append(Change("volume", iface, "interface", None if sa is None else 1,
+                              None if sb is None else 1, WEIGHTS["volume"],
+                              f"{iface} {'used only in B' if sa is None else 'not used in B'} "
+                              f"({_human(moved, 'B')})"))
+            continue
+        _ratio_change(out, "volume", iface, "bytes_written", sa["bytes_written"],
+                      sb["bytes_written"], "B", "bytes written", _NOISE)
+        _ratio_change(out, "volume", iface, "bytes_read", sa["bytes_read"], sb["bytes_read"],
+                      "B", "bytes read", _NOISE)
+        _ratio_change(out, "access size", iface, "mean_access", sa["mean_access"],
+                      sb["mean_access"], "B", "mean access size", _NOISE)
+        if "common_access" in sa:
+            _ratio_change(out, "access size", iface, "common_access", sa["common_access"],
+                          sb["common_access"], "B", "most common access size", _NOISE)
+        for op in sa["ops"]:
+            _ratio_change(out, "operations", iface, op, sa["ops"][op], sb["ops"][op], "",
+                          op.lower().replace("_", " "), _NOISE)
+        _ratio_change(out, "time", iface, "time", sa["time"], sb["time"], "s",
+                      "time in I/O (summed over ranks)", 0.05)
+        if "collective" in sa:
+            _frac_change(out, "collective", iface, "collective", sa["collective"],
+                         sb["collective"], "share of collective operations")
+        if "sequential" in sa:
+            _frac_change(out, "pattern", iface, "sequential", sa["sequential"],
+                         sb["sequential"], "share of sequential accesses")
+        _frac_change(out, "layout", iface, "shared", sa["shared"], sb["shared"],
+                     "share of bytes in files shared by all ranks")
+        _ratio_change(out, "imbalance", iface, "imbalance", sa["imbalance"], sb["imbalance"],
+                      "", "bytes per rank, max/mean", 0.05)
+        _files_change(out, iface, sa["files"], sb["files"])
+    out.sort(key=lambda c: (-c.score, c.aspect, c.interface, c.metric))
+    return out
+
+
+def _files_change(out, iface, fa: Dict[str, float], fb: Dict[str, float]):
+    total = sum(fa.values()) + sum(fb.values())
+    gone = sorted(set(fa) - set(fb))
+    new = sorted(set(fb) - set(fa))
+    for names, label, src in ((new, "appeared", fb), (gone, "vanished", fa)):
+        if not names:
+            continue
+        share = sum(src[n] for n in names) / total if total else 0.0
+        shown = ", ".join(names[:3]) + (f", ... ({len(names)} files)" if len(names) > 3 else "")
+        out.append(Change("files", iface, f"files_{label}", len(fa), len(fb),
+                          round(WEIGHTS["files"] * max(share, 0.01), 4),
+                          f"{iface} files {label}: {shown}"))
+
+
+def diff_logs(path_a, path_b) -> List[Change]:
+    with Log(path_a) as la, Log(path_b) as lb:
+        return compare(summarize(la), summarize(lb))
+
+
+def as_json(path_a, path_b, changes: List[Change]) -> dict:
+    return {"a": str(path_a), "b": str(path_b), "changes": [asdict(c) for c in changes]}

@@ -1,0 +1,47 @@
+"""`iolens diff A B [--json] [--top N]`: what changed between two runs, ranked by
+impact (iolens.diff).  Exit status: 0 compared, 1 a log cannot be read, 2 usage."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from .diff import as_json, diff_logs
+from .errors import LogError
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(
+        prog="iolens diff",
+        description="Compare two runs: volume, operation counts, access sizes, access "
+                    "pattern, collective use, file layout, imbalance and time per interface, "
+                    "files that appeared or vanished; ranked by impact.")
+    ap.add_argument("a", help="log of the first run")
+    ap.add_argument("b", help="log of the second run")
+    ap.add_argument("--json", action="store_true", help="print the changes as JSON")
+    ap.add_argument("--top", type=int, default=0, help="show only the N highest-impact changes")
+    args = ap.parse_args(argv)
+    try:
+        changes = diff_logs(args.a, args.b)
+    except (LogError, OSError) as e:
+        print(f"iolens diff: {e}", file=sys.stderr)
+        return 1
+    if args.top > 0:
+        changes = changes[:args.top]
+    if args.json:
+        json.dump(as_json(args.a, args.b, changes), sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return 0
+    try:
+        if not changes:
+            print("no differences in how the two runs do I/O")
+        for i, c in enumerate(changes, 1):
+            print(f"{i:3d}. [{c.aspect}, impact {c.score:.2f}] {c.text}")
+        sys.stdout.flush()
+    except BrokenPipeError:          # `iolens diff A B | head`: the reader has enough
+        sys.stderr.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
