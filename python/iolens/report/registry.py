@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from . import figures, tables
+from . import figures, findings, tables
 
 FIGURE, TABLE = "figure", "table"
 
@@ -89,6 +89,10 @@ ITEMS = (
     Item("Module notes", "lustre-table", "Lustre striping",
          "Stripe size and count of the first layout component of each Lustre file.",
          tables.lustre, TABLE, ("LUSTRE",)),
+    Item("Diagnosis", "findings-table", "Findings",
+         "I/O problems found by iolens diagnose, costliest first, with the evidence, the "
+         "estimated time lost per process (an upper bound) and the fix.",
+         findings.findings, TABLE),
 )
 
 
