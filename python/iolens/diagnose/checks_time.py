@@ -134,7 +134,7 @@ def imbalance_ranks(ctx):
     t = io_time(frame, "POSIX")
     b_rank, t_rank = per_rank(frame, moved, ctx.nprocs), per_rank(frame, t, ctx.nprocs)
     lines, lost = [], 0.0
-    if b_rank.max() >= th["min_bytes"] and \
+    if b_rank.max() >= th["min_bytes"] and t_rank.max() >= th["min_seconds"] and \
             (b_rank.max() - b_rank.min()) > th["fraction"] * b_rank.max():
         lines.append(f"bytes per process range from {size(b_rank.min())} (rank "
                      f"{int(np.argmin(b_rank))}) to {size(b_rank.max())} (rank "
@@ -169,7 +169,8 @@ def rank0_io(ctx):
         moved_all += moved.sum()
         moved_0 += moved[ranks == 0].sum()
         t0 += io_time(frame, module)[ranks == 0].sum()
-    if moved_all < ctx.th["sizes"]["min_bytes"] or moved_0 < th["fraction"] * moved_all:
+    if moved_all < ctx.th["sizes"]["min_bytes"] or moved_0 < th["fraction"] * moved_all \
+            or t0 < th["min_seconds"]:
         return None
     return Hit("Rank 0 does (almost) all the I/O",
                [f"rank 0 moved {size(moved_0)} of {size(moved_all)} ({pct(moved_0, moved_all)}) "

@@ -140,13 +140,14 @@ RULES = (
          {"POSIX": _imb("POSIX"), "MPI-IO": _imb("MPIIO"), "STDIO": _imb("STDIO")}),
     Rule("imbalance-ranks", "Imbalanced I/O across processes", "warning", (USER, DEV),
          "over all files, bytes per process or POSIX I/O time per process vary by more "
-         "than 15 % (of the largest)",
+         "than 15 % (of the largest), and the slowest process spends at least 1 s in I/O",
          "A job waits for its slowest process at the next synchronisation point.",
          "Distribute the I/O evenly or dedicate I/O processes deliberately (and overlap "
          "their work with computation).", tm.imbalance_ranks, "",
          {"POSIX": POSIX_IO}),
     Rule("rank0-io", "Rank 0 does all the I/O", "warning", (DEV,),
-         "in a job of 4 or more processes, rank 0 moves at least 90 % of the POSIX/STDIO bytes",
+         "in a job of 4 or more processes, rank 0 moves at least 90 % of the POSIX/STDIO bytes "
+         "and spends at least 1 s on it",
          "Funnelling all data through one process serialises it on one node's network link "
          "while the others wait.",
          "Have every process (or one per node) write its part, e.g. with collective MPI-IO "
