@@ -178,3 +178,25 @@ def rank0_io(ctx):
                 f"processes waited"],
                t0, "rank 0's POSIX+STDIO I/O time: the others wait for it",
                {"rank0_bytes": moved_0, "bytes": moved_all, "rank0_seconds": t0}, ranks=[0])
+
+
+def mpiio_skew(ctx):
+    """Time inside MPI-IO far above the POSIX time under it: processes wait in
+    collective calls for late arrivals (load skew), not for the file system."""
+    th = ctx.th["skew"]
+    mpi, posix = ctx.frame("MPI-IO"), ctx.frame("POSIX")
+    if mpi is None or not len(mpi) or posix is None or not len(posix) or ctx.nprocs < 2:
+        return None
+    m_rank = per_rank(mpi, io_time(mpi, "MPI-IO"), ctx.nprocs)
+    p_rank = per_rank(posix, io_time(posix, "POSIX"), ctx.nprocs)
+    m, p = float(m_rank.max()), float(p_rank.max())
+    gap = m - p
+    if m < th["ratio"] * p or gap < max(th["min_seconds"], th["run_fraction"] * ctx.run_time):
+        return None
+    return Hit("MPI-IO time far exceeds the POSIX time beneath it",
+               [f"slowest process: {m:.2f} s in MPI-IO calls but at most {p:.2f} s in the POSIX "
+                f"calls they make ({m / max(p, 1e-9):.1f}x): the rest is waiting inside "
+                "collective calls for other processes"],
+               gap, "slowest process's MPI-IO seconds minus the largest POSIX seconds of any "
+               "process (per-process records summed per rank; shared records spread evenly)",
+               {"mpiio_seconds": m, "posix_seconds": p}, ranks=[int(np.argmax(m_rank))])
