@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from . import figures, tables
+from . import figures, findings, tables
 from .interfaces import (ACCESS_SIZE_MODULES, FILE_SYSTEM_MODULES, HEATMAP_MODULES, IO_MODULES,
                          LAYOUT_MODULES, TRACE_MODULES)
 
@@ -102,6 +102,10 @@ ITEMS = (
     Item("Module notes", "lustre-table", "Lustre striping",
          "Stripe size and count of the first layout component of each Lustre file.",
          tables.lustre, TABLE, LAYOUT_MODULES),
+    Item("Diagnosis", "findings-table", "Findings",
+         "I/O problems found by iolens diagnose, costliest first, with the evidence, the "
+         "estimated time lost per process (an upper bound) and the fix.",
+         findings.findings, TABLE),
 )
 
 

@@ -1,0 +1,216 @@
+"""Access-pattern checks: request sizes, alignment, redundant and random access."""
+from __future__ import annotations
+
+import numpy as np
+
+from .context import col
+from .measure import (file_lines, io_time, ops, pct, per_process, size, small_bins, top,
+                      total)
+from .model import Hit
+
+TIME_BASIS = ("time spent in the affected operations (their share of the operation count "
+              "times the read/write time), summed over processes and divided by the process "
+              "count: an upper bound of what fixing it saves")
+
+
+def _small(ctx, module: str, shared_only: bool):
+    frame = ctx.frame(module)
+    if frame is None or not len(frame):
+        return None
+    th, limit = ctx.th["small_io"], ctx.th["sizes"]["small_request"]
+    mask = frame["rank"].to_numpy() < 0 if shared_only else np.ones(len(frame), bool)
+    if shared_only and ctx.nprocs < 2:
+        return None
+    lines, numbers, time_lost, files = [], {}, 0.0, []
+    p = "MPIIO" if module == "MPI-IO" else module
+    for op, word in (("READ", "reads"), ("WRITE", "writes")):
+        small = total(frame, small_bins(module, op, limit)) * mask
+        count = total(frame, ops(module, op)) * mask
+        n_small, n_all = small.sum(), count.sum()
+        if n_small < th["min_count"] or n_small <= th["fraction"] * n_all:
+            continue
+        op_time = col(frame, f"{p}_F_{op}_TIME") * mask
+        share = np.divide(small, count, out=np.zeros_like(small), where=count > 0)
+        time_lost += per_process(float((op_time * share).sum()), ctx.nprocs)
+        numbers[f"small_{word}"] = n_small
+        numbers[f"{word}"] = n_all
+        where = "shared files" if shared_only else "all files"
+        lines.append(f"{int(n_small):,} of {int(n_all):,} {module} {word} on {where} "
+                     f"({pct(n_small, n_all)}) are smaller than {size(limit)}")
+        worst = top(frame, small, ctx, 3, small > 0)
+        lines += file_lines(worst, lambda v: f"{int(v):,} small {word}")
+        files += [w[0] for w in worst]
+    if not lines:
+        return None
+    dxt_time = _dxt_small_time(ctx, module, limit, shared_only)
+    basis = TIME_BASIS
+    if dxt_time is not None:
+        time_lost, basis = dxt_time, ("DXT: summed duration of the traced accesses below "
+                                      "the size limit, divided by the process count")
+    what = "shared-file " if shared_only else ""
+    return Hit(f"Many small {what}{module} accesses (below {size(limit)})", lines,
+               time_lost, basis, numbers, sorted(set(files)))
+
+
+def _dxt_small_time(ctx, module, limit, shared_only):
+    if shared_only or module not in ("POSIX", "MPI-IO"):
+        return None
+    seg = ctx.dxt(module)
+    if seg is None:
+        return None
+    small = seg["length"].to_numpy() < limit
+    dur = (seg["end"].to_numpy() - seg["start"].to_numpy())[small]
+    return per_process(float(np.clip(dur, 0, None).sum()), ctx.nprocs)
+
+
+def small_io(ctx):
+    """Small requests at the layer the application called (MPI-IO when used), else POSIX."""
+    hits = [_small(ctx, m, False) for m in ("MPI-IO", "POSIX") if ctx.has(m)]
+    return _merge([h for h in hits if h])
+
+
+def small_shared(ctx):
+    hits = [_small(ctx, m, True) for m in ("MPI-IO", "POSIX") if ctx.has(m)]
+    return _merge([h for h in hits if h])
+
+
+def _merge(hits):
+    if not hits:
+        return None
+    first = hits[0]
+    for h in hits[1:]:
+        first.evidence += h.evidence
+        first.numbers.update({f"posix_{k}": v for k, v in h.numbers.items()})
+        first.files = sorted(set(first.files + h.files))
+        first.time_lost = max(first.time_lost, h.time_lost)
+    return first
+
+
+def _alignment_unit(ctx, frame):
+    """Per record: the alignment the accesses should respect (Lustre stripe size when
+    the log has it for that file, else the file-system block size the runtime used)."""
+    unit = col(frame, "POSIX_FILE_ALIGNMENT")
+    source = np.array(["file-system block size"] * len(frame), dtype=object)
+    lus = ctx.lustre
+    if lus is not None and len(lus):
+        stripe = dict(zip(lus["id"].to_numpy().tolist(), lus["stripe_size"].to_numpy().tolist()))
+        ids = frame["id"].to_numpy().tolist()
+        for i, rid in enumerate(ids):
+            if stripe.get(rid, 0) > 0:
+                unit[i] = stripe[rid]
+                source[i] = "Lustre stripe size"
+    return unit, source
+
+
+def misaligned_file(ctx):
+    frame = ctx.frame("POSIX")
+    if frame is None or not len(frame):
+        return None
+    th = ctx.th["alignment"]
+    count = total(frame, ["POSIX_READS", "POSIX_WRITES"])
+    bad = col(frame, "POSIX_FILE_NOT_ALIGNED")
+    if bad.sum() < th["min_count"] or bad.sum() <= th["fraction"] * count.sum():
+        return None
+    unit, source = _alignment_unit(ctx, frame)
+    rw = col(frame, "POSIX_F_READ_TIME") + col(frame, "POSIX_F_WRITE_TIME")
+    share = np.divide(bad, count, out=np.zeros_like(bad), where=count > 0)
+    worst = top(frame, bad, ctx, 3, bad > 0)
+    i = int(np.argmax(bad))
+    block = col(frame, "POSIX_FILE_ALIGNMENT")[i]
+    lines = [f"{int(bad.sum()):,} of {int(count.sum()):,} POSIX accesses "
+             f"({pct(bad.sum(), count.sum())}) start at a file offset that is not a multiple "
+             f"of the alignment the runtime checked ({size(block)})"]
+    if source[i] == "Lustre stripe size":
+        lines.append(f"the worst file's Lustre stripe size is {size(unit[i])}; an access "
+                     "misaligned to the block is misaligned to the stripe too")
+    lines += file_lines(worst, lambda v: f"{int(v):,} misaligned accesses")
+    snippet = None
+    if source[i] == "Lustre stripe size":
+        snippet = (f"# align HDF5 objects / MPI-IO file domains to the {size(unit[i])} stripe\n"
+                   f"H5Pset_alignment(fapl, 0, {int(unit[i])});\n"
+                   f"MPI_Info_set(info, \"striping_unit\", \"{int(unit[i])}\");")
+    return Hit("Accesses are misaligned with the file system", lines,
+               per_process(float((rw * share).sum()), ctx.nprocs), TIME_BASIS,
+               {"misaligned": bad.sum(), "accesses": count.sum(), "alignment": unit[i]},
+               [w[0] for w in worst], snippet=snippet)
+
+
+def misaligned_memory(ctx):
+    frame = ctx.frame("POSIX")
+    if frame is None or not len(frame):
+        return None
+    th = ctx.th["alignment"]
+    count = total(frame, ["POSIX_READS", "POSIX_WRITES"])
+    bad = col(frame, "POSIX_MEM_NOT_ALIGNED")
+    if bad.sum() < th["min_count"] or bad.sum() <= th["fraction"] * count.sum():
+        return None
+    unit = col(frame, "POSIX_MEM_ALIGNMENT")
+    worst = top(frame, bad, ctx, 3, bad > 0)
+    lines = [f"{int(bad.sum()):,} of {int(count.sum()):,} POSIX accesses "
+             f"({pct(bad.sum(), count.sum())}) use a buffer not aligned to "
+             f"{size(unit.max())}"] + file_lines(worst, lambda v: f"{int(v):,} accesses")
+    return Hit("Memory buffers are misaligned", lines, 0.0,
+               "not estimated: the cost is an extra copy, hidden inside the read/write time",
+               {"misaligned": bad.sum(), "accesses": count.sum()}, [w[0] for w in worst])
+
+
+def _redundant(ctx, op: str):
+    frame = ctx.frame("POSIX")
+    if frame is None or not len(frame):
+        return None
+    th = ctx.th["redundant"]
+    word = "read" if op == "READ" else "written"
+    moved = col(frame, f"POSIX_BYTES_{'READ' if op == 'READ' else 'WRITTEN'}")
+    extent = col(frame, f"POSIX_MAX_BYTE_{'READ' if op == 'READ' else 'WRITTEN'}") + 1
+    # A shared record sums every process; many processes reading the same bytes is
+    # the read-by-all rule's case, so only per-process records are judged here.
+    own = (frame["rank"].to_numpy() >= 0) & (moved > 0)
+    excess = np.where(own & (moved > th["ratio"] * extent), moved - extent, 0.0)
+    if excess.sum() < th["min_excess_bytes"]:
+        return None
+    op_time = col(frame, f"POSIX_F_{op}_TIME")
+    share = np.divide(excess, moved, out=np.zeros_like(excess), where=moved > 0)
+    worst = top(frame, excess, ctx, 3, excess > 0)
+    lines = [f"{size(excess.sum())} {word} beyond each file's extent: processes "
+             f"{'read' if op == 'READ' else 'wrote'} the same bytes more than once "
+             f"({size(moved[excess > 0].sum())} {word} from files spanning "
+             f"{size(extent[excess > 0].sum())})"]
+    lines += file_lines(worst, lambda v: f"{size(v)} re-{word}")
+    return Hit(f"Redundant {'reads' if op == 'READ' else 'writes'}", lines,
+               per_process(float((op_time * share).sum()), ctx.nprocs),
+               "time of the repeated bytes: their share of the bytes times the "
+               f"{word} time, summed over processes and divided by the process count",
+               {"excess_bytes": excess.sum()}, [w[0] for w in worst])
+
+
+def redundant_reads(ctx):
+    return _redundant(ctx, "READ")
+
+
+def redundant_writes(ctx):
+    return _redundant(ctx, "WRITE")
+
+
+def random_access(ctx):
+    frame = ctx.frame("POSIX")
+    if frame is None or not len(frame):
+        return None
+    th = ctx.th["random"]
+    lines, numbers, lost, files = [], {}, 0.0, []
+    for op, word in (("READ", "reads"), ("WRITE", "writes")):
+        count = col(frame, f"POSIX_{op}S")
+        rand = np.clip(count - col(frame, f"POSIX_SEQ_{op}S"), 0, None)
+        if rand.sum() < th["min_count"] or rand.sum() <= th["fraction"] * count.sum():
+            continue
+        share = np.divide(rand, count, out=np.zeros_like(rand), where=count > 0)
+        lost += per_process(float((col(frame, f"POSIX_F_{op}_TIME") * share).sum()), ctx.nprocs)
+        numbers[f"random_{word}"] = rand.sum()
+        lines.append(f"{int(rand.sum()):,} of {int(count.sum()):,} POSIX {word} "
+                     f"({pct(rand.sum(), count.sum())}) jump backwards (not sequential)")
+        worst = top(frame, rand, ctx, 3, rand > 0)
+        lines += file_lines(worst, lambda v: f"{int(v):,} random {word}")
+        files += [w[0] for w in worst]
+    if not lines:
+        return None
+    return Hit("Random (non-sequential) access", lines, lost, TIME_BASIS, numbers,
+               sorted(set(files)))

@@ -1,0 +1,127 @@
+"""Rules that need DXT traces: stragglers, I/O phases, reads overlapping writes."""
+from __future__ import annotations
+
+import numpy as np
+
+from .model import Hit
+
+
+def _segments(ctx):
+    """DXT segments of POSIX (else MPI-IO), with the module name."""
+    for module in ("POSIX", "MPI-IO"):
+        seg = ctx.dxt(module)
+        if seg is not None:
+            return module, seg
+    return None, None
+
+
+def stragglers(ctx):
+    module, seg = _segments(ctx)
+    if seg is None or ctx.nprocs < 2:
+        return None
+    th = ctx.th["dxt"]
+    dur = np.clip(seg["end"].to_numpy() - seg["start"].to_numpy(), 0, None)
+    ranks = seg["rank"].to_numpy()
+    busy = np.zeros(ctx.nprocs)
+    ok = (ranks >= 0) & (ranks < ctx.nprocs)
+    np.add.at(busy, ranks[ok], dur[ok])
+    active = busy[busy > 0]
+    if len(active) < 2:
+        return None
+    med = float(np.median(active))
+    slow = np.flatnonzero((busy > th["straggler_ratio"] * med) &
+                          (busy - med >= th["straggler_min_seconds"]))
+    if not len(slow):
+        return None
+    order = slow[np.argsort(-busy[slow])]
+    lines = [f"{len(slow)} processes spend over {th['straggler_ratio']}x the median "
+             f"{module} I/O time ({med:.2f} s) in traced I/O"]
+    lines += [f"  rank {int(r)}: {busy[r]:.2f} s" for r in order[:5]]
+    return Hit("Straggling processes (DXT)", lines, float(busy.max() - med),
+               "DXT: slowest process's summed segment time minus the median process's",
+               {"median_seconds": med, "max_seconds": float(busy.max()),
+                "stragglers": len(slow)}, ranks=[int(r) for r in order[:16]])
+
+
+def _intervals(start, end):
+    """Union of [start, end) intervals, sorted."""
+    order = np.argsort(start, kind="stable")
+    s, e = start[order], end[order]
+    reach = np.maximum.accumulate(e)
+    new = np.ones(len(s), bool)
+    new[1:] = s[1:] > reach[:-1]
+    idx = np.flatnonzero(new)
+    ends = np.append(reach[idx[1:] - 1], reach[-1]) if len(idx) else np.zeros(0)
+    return s[idx], ends
+
+
+def phases(ctx):
+    module, seg = _segments(ctx)
+    if seg is None:
+        return None
+    th = ctx.th["dxt"]
+    start, end = seg["start"].to_numpy(), seg["end"].to_numpy()
+    span = float(end.max() - start.min())
+    if span <= 0:
+        return None
+    busy = float(np.clip(end - start, 0, None).sum())
+    if busy < th["phase_min_seconds"] and seg["length"].sum() < ctx.th["sizes"]["min_bytes"]:
+        return None          # too little I/O for its timing to matter
+    s, e = _intervals(start, end)
+    gaps = s[1:] - e[:-1]
+    cut = gaps > th["phase_gap_fraction"] * max(span, ctx.run_time)
+    n = int(cut.sum()) + 1
+    if n < th["phase_min"]:
+        return None
+    bounds = np.concatenate([[0], np.flatnonzero(cut) + 1, [len(s)]])
+    lines = [f"{n} separate I/O phases in the {module} trace, separated by idle gaps of "
+             f"{gaps[cut].min():.2f}-{gaps[cut].max():.2f} s"]
+    for a, b in list(zip(bounds[:-1], bounds[1:]))[:6]:
+        lines.append(f"  {s[a]:.2f}-{e[b - 1]:.2f} s")
+    return Hit("Distinct I/O phases (DXT)", lines, 0.0,
+               "no time lost: phases are where asynchronous I/O or burst buffers can hide I/O",
+               {"phases": n, "idle_seconds": float(gaps[cut].sum())})
+
+
+def rw_overlap(ctx):
+    module, seg = _segments(ctx)
+    if seg is None:
+        return None
+    th = ctx.th["dxt"]
+    ops = seg["op"].astype(str).to_numpy()
+    ids = seg["id"].to_numpy()
+    start, end = seg["start"].to_numpy(), seg["end"].to_numpy()
+    found = []
+    for rid in np.unique(ids):
+        m = ids == rid
+        r, w = m & (ops == "read"), m & (ops == "write")
+        if not r.any() or not w.any():
+            continue
+        rs, re_ = _intervals(start[r], end[r])
+        ws, we = _intervals(start[w], end[w])
+        overlap = _overlap(rs, re_, ws, we)
+        if overlap >= th["overlap_min_seconds"]:
+            found.append((overlap, rid))
+    if not found:
+        return None
+    found.sort(reverse=True)
+    lines = [f"{len(found)} files are read and written at the same time ({module} trace)"]
+    lines += [f"  {ctx.name(rid)}: {t:.2f} s of overlap" for t, rid in found[:5]]
+    return Hit("Reads overlap writes on the same file (DXT)", lines, 0.0,
+               "not estimated: the cost is lock contention on the file system's side",
+               {"files": len(found)}, [ctx.name(r) for _, r in found[:5]])
+
+
+def _overlap(a_s, a_e, b_s, b_e) -> float:
+    """Total length where two sorted unions of intervals overlap."""
+    i = j = 0
+    total = 0.0
+    while i < len(a_s) and j < len(b_s):
+        lo, hi = max(a_s[i], b_s[j]), min(a_e[i], b_e[j])
+        if hi > lo:
+            total += hi - lo
+        if a_e[i] < b_e[j]:
+            i += 1
+        else:
+            j += 1
+    return total

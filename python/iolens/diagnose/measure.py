@@ -1,0 +1,97 @@
+"""Column arithmetic the rules share: size-histogram sums, per-process times,
+top files, number formatting.  Everything works on whole columns."""
+from __future__ import annotations
+
+import numpy as np
+
+from .context import col
+
+# Upper bound (bytes) of each access-size histogram bin, by the bin's name suffix.
+_BIN_UPPER = {"0_100": 100, "100_1K": 1 << 10, "1K_10K": 10 << 10, "10K_100K": 100 << 10,
+              "100K_1M": 1 << 20, "1M_4M": 4 << 20, "4M_10M": 10 << 20,
+              "10M_100M": 100 << 20, "100M_1G": 1 << 30, "1G_PLUS": float("inf")}
+
+PREFIX = {"POSIX": "POSIX", "MPI-IO": "MPIIO", "STDIO": "STDIO", "H5D": "H5D",
+          "PNETCDF_VAR": "PNETCDF_VAR"}
+
+
+def size_bins(module: str, op: str) -> list:
+    """Histogram counter names of a module for op "READ"/"WRITE", in size order."""
+    p = PREFIX[module]
+    mid = "" if module == "POSIX" else "AGG_"
+    return [f"{p}_SIZE_{op}_{mid}{suffix}" for suffix in _BIN_UPPER]
+
+
+def small_bins(module: str, op: str, limit: int) -> list:
+    return [name for name, upper in zip(size_bins(module, op), _BIN_UPPER.values())
+            if upper <= limit]
+
+
+def ops(module: str, op: str) -> list:
+    """Counters counting data operations of one kind."""
+    p = PREFIX[module]
+    if module == "MPI-IO":
+        return [f"MPIIO_{k}_{op}S" for k in ("INDEP", "COLL", "SPLIT", "NB")]
+    return [f"{p}_{op}S"]
+
+
+def total(frame, names) -> np.ndarray:
+    out = np.zeros(len(frame)) if frame is not None else np.zeros(0)
+    for name in names:
+        out = out + col(frame, name)
+    return out
+
+
+def io_time(frame, module: str) -> np.ndarray:
+    p = PREFIX.get(module, module)
+    return col(frame, f"{p}_F_READ_TIME") + col(frame, f"{p}_F_WRITE_TIME") + \
+        col(frame, f"{p}_F_META_TIME")
+
+
+def per_process(seconds: float, nprocs: int) -> float:
+    """Summed seconds spread over the processes: the wall-clock share of one."""
+    return seconds / max(nprocs, 1)
+
+
+def per_rank(frame, values: np.ndarray, nprocs: int) -> np.ndarray:
+    """values summed per rank (index = rank); a shared record (rank -1) is spread
+    evenly over all ranks, because the log keeps only its total."""
+    ranks = frame["rank"].to_numpy()
+    out = np.zeros(nprocs)
+    own = (ranks >= 0) & (ranks < nprocs)
+    np.add.at(out, ranks[own], values[own])
+    out += values[ranks < 0].sum() / nprocs
+    return out
+
+
+def top(frame, values: np.ndarray, ctx, k: int = 3, mask=None) -> list:
+    """(name, rank, value) of the k largest values (among mask)."""
+    idx = np.arange(len(values))
+    if mask is not None:
+        idx = idx[mask]
+    if not len(idx):
+        return []
+    order = idx[np.argsort(-values[idx], kind="stable")[:k]]
+    ids, ranks = frame["id"].to_numpy(), frame["rank"].to_numpy()
+    return [(ctx.name(ids[i]), int(ranks[i]), float(values[i])) for i in order]
+
+
+def size(n: float) -> str:
+    n = float(n)
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if abs(n) < 1024 or unit == "TiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n:.1f} TiB"
+
+
+def pct(a: float, b: float) -> str:
+    return f"{100.0 * a / b:.1f} %" if b else "n/a"
+
+
+def who(rank: int) -> str:
+    return "all processes (shared record)" if rank < 0 else f"rank {rank}"
+
+
+def file_lines(entries, fmt) -> list:
+    return [f"  {name} ({who(rank)}): {fmt(value)}" for name, rank, value in entries]

@@ -1,0 +1,51 @@
+"""`--sarif`: SARIF 2.1.0, so CI systems show the findings and gate on them.
+Severity maps to SARIF levels: critical=error, warning=warning, info=note, ok=none."""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from .rules import RULES
+
+LEVEL = {"critical": "error", "warning": "warning", "info": "note", "ok": "none"}
+SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
+
+
+def _rule(rule) -> dict:
+    return {"id": rule.id, "name": rule.id.replace("-", " ").title().replace(" ", ""),
+            "shortDescription": {"text": rule.title},
+            "fullDescription": {"text": rule.condition},
+            "help": {"text": rule.recommendation + ("\n" + rule.snippet if rule.snippet else "")},
+            "defaultConfiguration": {"level": LEVEL[rule.severity]},
+            "properties": {"audience": list(rule.audience), "rationale": rule.rationale}}
+
+
+def _result(finding, index: dict, log_uri: str) -> dict:
+    text = finding.hit.message + "\n" + "\n".join(s.strip() for s in finding.hit.evidence)
+    return {"ruleId": finding.rule.id, "ruleIndex": index[finding.rule.id],
+            "level": LEVEL[finding.severity], "message": {"text": text},
+            "locations": [{"physicalLocation": {"artifactLocation": {"uri": log_uri}}}],
+            "properties": {"severity": finding.severity,
+                           "timeLostSeconds": float(finding.hit.time_lost),
+                           "timeBasis": finding.hit.time_basis,
+                           "files": list(finding.hit.files),
+                           "recommendation": finding.rule.recommendation}}
+
+
+def to_dict(diagnoses) -> dict:
+    from .. import __version__
+    index = {r.id: i for i, r in enumerate(RULES)}
+    results, artifacts = [], []
+    for diag in diagnoses:
+        uri = Path(os.path.abspath(diag.path)).as_uri()
+        artifacts.append({"location": {"uri": uri}})
+        results += [_result(f, index, uri) for f in diag.findings]
+    return {"$schema": SCHEMA_URI, "version": "2.1.0",
+            "runs": [{"tool": {"driver": {"name": "iolens-diagnose", "version": __version__,
+                                          "rules": [_rule(r) for r in RULES]}},
+                      "artifacts": artifacts, "results": results}]}
+
+
+def dumps(diagnoses) -> str:
+    return json.dumps(to_dict(diagnoses), indent=2) + "\n"

@@ -1,0 +1,22 @@
+"""The report's Diagnosis section: the findings of `iolens diagnose` as a table."""
+from __future__ import annotations
+
+from .tables import Cell, Table
+
+
+def findings(data):
+    """One row per finding, costliest first; a string when there is nothing to show."""
+    from ..diagnose import diagnose_log
+    if data.file is not None:
+        return "The diagnosis covers the whole job; it is left out of a one-file report."
+    diag = diagnose_log(data.log)
+    if not diag.findings:
+        return "No findings: none of the diagnosis rules fired on this log."
+    rows = []
+    for f in diag.findings:
+        cost = f"{f.hit.time_lost:.2f} s" if f.hit.time_lost > 0 else "-"
+        rows.append([Cell(f.severity, key=f"finding.{f.rule.id}", value=f.severity),
+                     f.rule.id, f.hit.message, "; ".join(s.strip() for s in f.hit.evidence),
+                     Cell(cost, value=f"{f.hit.time_lost:.6g}"), f.rule.recommendation])
+    return Table(["severity", "rule", "finding", "evidence", "est. time lost per process",
+                  "recommendation"], rows)
