@@ -5,7 +5,7 @@ or Dask workers), takes a path and returns plain Python data that pickles
 cheaply.  A log that cannot be read gives a quarantine row with the reason
 instead; nothing raised here ever stops an ingest.
 
-Numbers follow the parser's `--perf` definitions (iolens.report.perf), which
+Numbers follow the parser's `--perf` definitions (see columns.py), which
 are also what PyDarshan's job_stats/file_stats report: time by slowest = the
 slowest process's summed I/O time plus the time of shared records, performance
 by slowest = bytes / that time.
@@ -18,16 +18,16 @@ import time
 from datetime import datetime, timezone
 from typing import Dict, List, Optional
 
-import numpy as np
-import pandas as pd
-
+from .._meta import module_info
 from ..errors import LogError
 from ..log import open as open_log
-from ..report.perf import MIB, perf, record_times
 from .classes import StorageClasses
-from .interfaces import Interface, interfaces
+from .columns import file_numbers, job_numbers, module_arrays
+from .interfaces import interfaces
 
-TIME_SUFFIXES = ("F_READ_TIME", "F_WRITE_TIME", "F_META_TIME", "F_SLOWEST_RANK_TIME")
+NUMERIC = ("file_id", "bytes_read", "bytes_written", "reads", "writes", "total_bytes",
+           "time_by_slowest", "perf_by_slowest")
+FILE_COLUMNS = ("interface", "file", "storage_class", "partial") + NUMERIC
 
 
 def log_key(path: str) -> str:
@@ -48,49 +48,24 @@ def day(epoch: int) -> str:
         return "1970-01-01"
 
 
-def _columns(itf: Interface) -> List[str]:
-    wanted = ["BYTES_READ", "BYTES_WRITTEN", *TIME_SUFFIXES]
-    names = [itf.counter(s) for s in wanted]
-    return [n for n in names if n] + list(itf.reads) + list(itf.writes)
+class _Classifier:
+    """StorageClasses.classify with a per-directory cache (files of a job
+    share few directories).  Prefixes match whole components, so every file of
+    a directory has the directory's class, except a file that is itself a
+    prefix or mount point: those are classified directly."""
 
+    def __init__(self, classes: StorageClasses, mounts):
+        self.classes, self.mounts, self.cache = classes, mounts, {}
+        self.exact = {p for p, _ in classes.prefixes} | {m for m, _ in mounts}
 
-def _op_sum(frame: pd.DataFrame, counters) -> np.ndarray:
-    out = np.zeros(len(frame), dtype=np.int64)
-    for c in counters:
-        out = out + frame[c].to_numpy()
-    return out
-
-
-def file_rows(frame: pd.DataFrame, itf: Interface, nprocs: int) -> pd.DataFrame:
-    """Per distinct record id: the file_stats numbers of that file alone
-    (the job-level `perf` restricted to the file's records)."""
-    p = itf.prefix
-    times = record_times(frame, p)
-    rank = frame["rank"].to_numpy()
-    ids = frame["id"].to_numpy()
-    rd = frame[p + "BYTES_READ"].to_numpy()
-    wr = frame[p + "BYTES_WRITTEN"].to_numpy()
-    work = pd.DataFrame({
-        "id": ids, "bytes_read": rd, "bytes_written": wr,
-        "reads": _op_sum(frame, itf.reads), "writes": _op_sum(frame, itf.writes),
-        "shared_time": np.where(times.shared, times.io, 0.0)})
-    g = work.groupby("id", sort=False)
-    out = g[["bytes_read", "bytes_written", "reads", "writes"]].sum()
-    out["shared_time"] = g["shared_time"].sum()
-    # The slowest process of this file: per (id, rank) I/O time, maximum per id;
-    # ranks outside [0, nprocs) are ignored as the parser ignores them.
-    mine = ~times.shared & (rank < nprocs)
-    per_rank = pd.DataFrame({"id": ids[mine], "rank": rank[mine], "t": times.io[mine]})
-    slow = per_rank.groupby(["id", "rank"], sort=False)["t"].sum().groupby(level=0).max()
-    out["slow_time"] = slow.reindex(out.index).fillna(0.0).clip(lower=0.0)
-    out["time_by_slowest"] = out["slow_time"] + out["shared_time"]
-    out["total_bytes"] = out["bytes_read"] + out["bytes_written"]
-    t = out["time_by_slowest"].to_numpy()
-    with np.errstate(divide="ignore", invalid="ignore"):
-        mibs = np.where(t != 0, (out["total_bytes"].to_numpy() / MIB) / t, 0.0)
-    out["perf_by_slowest"] = mibs * 1024 ** 2
-    out.index.name = "file_id"
-    return out.drop(columns=["shared_time", "slow_time"]).reset_index()
+    def __call__(self, name: str) -> str:
+        if name in self.exact or not name.startswith("/"):
+            return self.classes.classify(name, self.mounts)
+        d = os.path.dirname(name)
+        got = self.cache.get(d)
+        if got is None:
+            got = self.cache[d] = self.classes.classify(d + "/", self.mounts)
+        return got
 
 
 def _findings(path: str) -> Optional[List[dict]]:
@@ -167,14 +142,15 @@ def _extract(path: str, classes: StorageClasses, with_findings: bool) -> dict:
                "partial": bool(log.partial_flag),
                "metadata": json.dumps(job["metadata"], sort_keys=True),
                "mounts": json.dumps([list(m) for m in mounts])}
-        files: List[pd.DataFrame] = []
+        files: Dict[str, list] = {c: [] for c in FILE_COLUMNS}
+        classify = _Classifier(classes, mounts)
         class_bytes: Dict[str, int] = {}
         total_bytes, io_time = 0, 0.0
         for itf in interfaces():
             k = itf.key
             present = itf.module in log.modules
-            frame = log.records(itf.module, columns=_columns(itf)) if present else None
-            n = 0 if frame is None else len(frame)
+            arrays = module_arrays(log, module_info(itf.module)) if present else None
+            n = 0 if arrays is None else len(arrays.ids)
             row[f"{k}_records"] = n
             row[f"{k}_partial"] = bool(present and log.modules[itf.module]["partial"])
             if n == 0:
@@ -182,40 +158,34 @@ def _extract(path: str, classes: StorageClasses, with_findings: bool) -> dict:
                     row[f"{k}_{c}"] = 0
                 row[f"{k}_time"] = row[f"{k}_perf"] = 0.0
                 continue
-            pf = perf(frame, itf.prefix, nprocs)
-            fr = file_rows(frame, itf, nprocs)
-            row[f"{k}_bytes_read"] = pf.bytes_read
-            row[f"{k}_bytes_written"] = pf.bytes_written
-            row[f"{k}_files"] = len(fr)
-            row[f"{k}_time"] = pf.agg_time_by_slowest
-            row[f"{k}_perf"] = pf.agg_perf_by_slowest * 1024 ** 2
-            fr.insert(0, "interface", itf.module)
-            fr["file"] = [log.name(i) or "" for i in fr["file_id"]]
-            fr["storage_class"] = [classes.classify(f, mounts) for f in fr["file"]]
-            fr["partial"] = row[f"{k}_partial"]
-            files.append(fr)
+            jn = job_numbers(arrays, itf.prefix, nprocs)
+            fr = file_numbers(arrays, itf.prefix, nprocs, itf.reads, itf.writes)
+            for c in ("bytes_read", "bytes_written", "time", "perf"):
+                row[f"{k}_{c}"] = jn[c]
+            row[f"{k}_files"] = len(fr["file_id"])
+            names = [log.name(i) or "" for i in fr["file_id"].tolist()]
+            cls = [classify(f) for f in names]
+            nf = len(names)
+            files["interface"] += [itf.module] * nf
+            files["file"] += names
+            files["storage_class"] += cls
+            files["partial"] += [row[f"{k}_partial"]] * nf
+            for c in NUMERIC:
+                files[c] += fr[c].tolist()
             if itf.base:
-                total_bytes += pf.total_bytes
-                io_time += pf.agg_time_by_slowest
-                for c, b in fr.groupby("storage_class")["total_bytes"].sum().items():
-                    class_bytes[c] = class_bytes.get(c, 0) + int(b)
+                total_bytes += jn["bytes_read"] + jn["bytes_written"]
+                io_time += jn["time"]
+                for c, b in zip(cls, fr["total_bytes"].tolist()):
+                    class_bytes[c] = class_bytes.get(c, 0) + b
         row["total_bytes"] = total_bytes
         row["io_time"] = io_time
         row["class_bytes"] = sorted(class_bytes.items())
-    out = {"job": row, "files": _files_dict(files, key, row["log_file"], date)}
+    nf = len(files["file"])
+    if nf:
+        files.update(log_key=[key] * nf, log_file=[row["log_file"]] * nf, date=date)
+    out = {"job": row, "files": files if nf else {}}
     if with_findings:
         found = _findings(path)
         if found is not None:
             out["findings"] = [{"log_key": key, "date": date, **f} for f in found]
-    return out
-
-
-def _files_dict(frames: List[pd.DataFrame], key: str, log_file: str, date: str) -> dict:
-    if not frames:
-        return {}
-    df = pd.concat(frames, ignore_index=True)
-    df.insert(0, "log_key", key)
-    df.insert(1, "log_file", log_file)
-    out = {c: df[c].tolist() for c in df.columns}
-    out["date"] = date   # one partition per log: a scalar, unlike the columns
     return out
