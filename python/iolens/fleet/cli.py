@@ -1,0 +1,140 @@
+"""`iolens fleet {ingest,query,job-stats,file-stats,report}` (entry point iolens-fleet)."""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+
+from .classes import ConfigError, StorageClasses
+from .store import StoreError, is_store
+from .stats import FILE_ORDER, JOB_ORDER
+
+
+def _ingest_args(p):
+    p.add_argument("logdirs", nargs="+", metavar="LOGDIR", help="log directories or files")
+    p.add_argument("--store", required=True, help="store directory (created if needed)")
+    p.add_argument("--config", help="facility config (TOML) mapping mount points to storage classes")
+    p.add_argument("-j", "--jobs", type=int, default=0,
+                   help="local worker processes (default: one per core)")
+    p.add_argument("--dask", metavar="ADDRESS",
+                   help="run on an existing Dask distributed scheduler instead")
+    p.add_argument("--batch", type=int, default=2000, help="logs per committed batch")
+    p.add_argument("--no-findings", action="store_true",
+                   help="skip the diagnosis findings even when iolens.diagnose is installed")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress output")
+
+
+def _stats_args(p, orders, what):
+    p.add_argument("log_paths", nargs="*", help="a fleet store, or log files")
+    p.add_argument("--log_paths_file", help="file listing log paths, one per line")
+    p.add_argument("--module", "-m", default="POSIX",
+                   choices=["POSIX", "MPI-IO", "STDIO", "DFS", "DAOS"][: 5 if what == "job" else 4])
+    p.add_argument("--order_by", "-o", default="total_bytes", choices=orders)
+    p.add_argument("--limit", "-l", type=int, default=-1)
+    p.add_argument("--csv", "-c", action="store_true", help="CSV output")
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(prog="iolens fleet",
+                                     description="Facility-wide analytics over many logs.")
+    sub = parser.add_subparsers(dest="cmd", required=True)
+    _ingest_args(sub.add_parser("ingest", help="read logs into a Parquet store"))
+    q = sub.add_parser("query", help="run SQL (or a named query) over a store with DuckDB")
+    q.add_argument("store")
+    q.add_argument("sql", nargs="?", help="SQL text or the name of a named query")
+    q.add_argument("--list", action="store_true", help="list the named queries")
+    q.add_argument("--limit", type=int, default=20, help="rows of the top-N named queries")
+    q.add_argument("--csv", action="store_true", help="CSV output")
+    _stats_args(sub.add_parser("job-stats", help="PyDarshan job_stats columns"), JOB_ORDER, "job")
+    _stats_args(sub.add_parser("file-stats", help="PyDarshan file_stats columns"), FILE_ORDER, "file")
+    r = sub.add_parser("report", help="self-contained HTML dashboard of a store")
+    r.add_argument("store")
+    r.add_argument("-o", "--output", default="fleet.html")
+    return parser.parse_args(argv)
+
+
+def cmd_ingest(a) -> int:
+    from .ingest import ingest
+    classes = StorageClasses.load(a.config)
+    ingest(a.logdirs, a.store, classes=classes, workers=a.jobs, dask=a.dask, batch=a.batch,
+           with_findings=not a.no_findings, quiet=a.quiet)
+    return 0
+
+
+def _print(df, csv: bool) -> None:
+    if csv:
+        sys.stdout.write(df.to_csv(index=False))
+    else:
+        import pandas as pd
+        with pd.option_context("display.max_rows", None, "display.max_columns", None,
+                               "display.width", 200):
+            print(df.to_string(index=False))
+
+
+def cmd_query(a) -> int:
+    from . import named
+    from .query import connect
+    if a.list or not a.sql:
+        for name, (_, text) in named.NAMED.items():
+            print(f"{name:18} {text}")
+        return 0
+    text = named.sql(a.sql, a.limit) if a.sql in named.NAMED else a.sql
+    with connect(a.store) as con:
+        _print(con.execute(text).df(), a.csv)
+    return 0
+
+
+def _stats(a, which) -> int:
+    from .ingest import ingest
+    from .query import connect
+    from . import stats
+    paths = list(a.log_paths)
+    if a.log_paths_file:
+        with open(a.log_paths_file) as fh:
+            paths += [line.strip() for line in fh if line.strip()]
+    if not paths:
+        raise ValueError("no store or log paths given")
+    with tempfile.TemporaryDirectory(prefix="iolens-fleet-") as tmp:
+        if len(paths) == 1 and is_store(paths[0]):
+            store = paths[0]
+        else:   # plain logs: a throw-away store
+            store = os.path.join(tmp, "store")
+            ingest(paths, store, with_findings=False, quiet=True)
+        with connect(store) as con:
+            df = stats.job_stats(con, a.module) if which == "job" else stats.file_stats(con, a.module)
+    if df.empty:
+        return 0
+    _print(stats.order(df, a.order_by, a.limit), a.csv)
+    return 0
+
+
+def cmd_report(a) -> int:
+    from .dashboard import write
+    out = write(a.store, a.output)
+    print(f"fleet report written to {os.path.abspath(out)}")
+    return 0
+
+
+def main(argv=None) -> int:
+    a = parse_args(sys.argv[1:] if argv is None else argv)
+    try:
+        if a.cmd == "ingest":
+            return cmd_ingest(a)
+        if a.cmd == "query":
+            return cmd_query(a)
+        if a.cmd in ("job-stats", "file-stats"):
+            return _stats(a, a.cmd.split("-")[0])
+        return cmd_report(a)
+    except (StoreError, ConfigError, FileNotFoundError, KeyError, ValueError) as e:
+        print(f"iolens fleet {a.cmd}: {e}", file=sys.stderr)
+        return 1
+    except Exception as e:  # duckdb errors: bad SQL is a user error, not a crash
+        if type(e).__module__.startswith("duckdb") or type(e).__module__.startswith("_duckdb"):
+            print(f"iolens fleet {a.cmd}: {e}", file=sys.stderr)
+            return 1
+        raise
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,191 @@
+"""One log -> one jobs row, its files rows and (optionally) its findings.
+
+This is the unit of work of an ingest: it runs in worker processes (local pool
+or Dask workers), takes a path and returns plain Python data that pickles
+cheaply.  A log that cannot be read gives a quarantine row with the reason
+instead; nothing raised here ever stops an ingest.
+
+Numbers follow the parser's `--perf` definitions (see columns.py), which
+are also what PyDarshan's job_stats/file_stats report: time by slowest = the
+slowest process's summed I/O time plus the time of shared records, performance
+by slowest = bytes / that time.
+"""
+from __future__ import annotations
+
+import json
+import os
+import time
+from datetime import datetime, timezone
+from typing import Dict, List, Optional
+
+from .._meta import module_info
+from ..errors import LogError
+from ..log import open as open_log
+from .classes import StorageClasses
+from .columns import file_numbers, job_numbers, module_arrays
+from .interfaces import interfaces
+
+NUMERIC = ("file_id", "bytes_read", "bytes_written", "reads", "writes", "total_bytes",
+           "time_by_slowest", "perf_by_slowest")
+FILE_COLUMNS = ("interface", "file", "storage_class", "partial") + NUMERIC
+
+
+def log_key(path: str) -> str:
+    """The identity of a log in the store: its resolved absolute path."""
+    return os.path.realpath(path)
+
+
+def app_name(exe: str) -> str:
+    """Application of a job: the base name of the command's first word."""
+    first = exe.split(" ", 1)[0] if exe else ""
+    return os.path.basename(first) or "unknown"
+
+
+def day(epoch: int) -> str:
+    try:
+        return datetime.fromtimestamp(int(epoch), tz=timezone.utc).strftime("%Y-%m-%d")
+    except (OverflowError, OSError, ValueError):
+        return "1970-01-01"
+
+
+class _Classifier:
+    """StorageClasses.classify with a per-directory cache (files of a job
+    share few directories).  Prefixes match whole components, so every file of
+    a directory has the directory's class, except a file that is itself a
+    prefix or mount point: those are classified directly."""
+
+    def __init__(self, classes: StorageClasses, mounts):
+        self.classes, self.mounts, self.cache = classes, mounts, {}
+        self.exact = {p for p, _ in classes.prefixes} | {m for m, _ in mounts}
+
+    def __call__(self, name: str) -> str:
+        if name in self.exact or not name.startswith("/"):
+            return self.classes.classify(name, self.mounts)
+        d = os.path.dirname(name)
+        got = self.cache.get(d)
+        if got is None:
+            got = self.cache[d] = self.classes.classify(d + "/", self.mounts)
+        return got
+
+
+def _findings(path: str) -> Optional[List[dict]]:
+    """Findings of the diagnosis engine, when it is installed (None otherwise).
+    Each finding is stored as rule, severity and its fields as JSON."""
+    try:
+        from .. import diagnose  # noqa: F401  (optional, built separately)
+    except ImportError:
+        return None
+    run = getattr(diagnose, "diagnose", None)
+    if run is None:
+        return None
+    out = []
+    try:
+        for f in run(path) or ():
+            d = _as_dict(f)
+            out.append({"rule": str(d.get("rule", d.get("id", d.get("code", "")))),
+                        "severity": str(d.get("severity", d.get("level", ""))),
+                        "detail": json.dumps(d, default=str, sort_keys=True)})
+    except Exception as e:  # noqa: BLE001 - a diagnosis failure must not lose the job
+        out.append({"rule": "diagnose-error", "severity": "error",
+                    "detail": json.dumps({"error": f"{type(e).__name__}: {e}"})})
+    return out
+
+
+def _as_dict(f) -> dict:
+    if isinstance(f, dict):
+        return f
+    for attr in ("to_dict", "_asdict"):
+        if hasattr(f, attr):
+            return dict(getattr(f, attr)())
+    try:
+        import dataclasses
+        if dataclasses.is_dataclass(f):
+            return dataclasses.asdict(f)
+    except TypeError:
+        pass
+    return dict(vars(f)) if hasattr(f, "__dict__") else {"text": str(f)}
+
+
+def quarantine_row(path: str, error: BaseException) -> dict:
+    try:
+        st = os.stat(path)
+        size, mtime = st.st_size, st.st_mtime
+    except OSError:
+        size, mtime = -1, 0.0
+    return {"log_key": log_key(path), "log_file": os.path.basename(path),
+            "reason": f"{type(error).__name__}: {error}", "size": size, "mtime": mtime,
+            "ingested_at": time.time(), "date": day(mtime)}
+
+
+def extract(path: str, classes: StorageClasses, with_findings: bool = True) -> dict:
+    """{"job": row, "files": rows, "findings": rows} or {"quarantine": row}."""
+    try:
+        return _extract(path, classes, with_findings)
+    except (LogError, OSError, ValueError, KeyError, MemoryError, OverflowError) as e:
+        return {"quarantine": quarantine_row(path, e)}
+
+
+def _extract(path: str, classes: StorageClasses, with_findings: bool) -> dict:
+    st = os.stat(path)
+    key = log_key(path)
+    with open_log(path) as log:
+        job = log.job
+        nprocs = int(job["nprocs"])
+        mounts = log.mounts
+        date = day(job["start_time_sec"])
+        row = {"log_key": key, "log_file": os.path.basename(path), "log_size": st.st_size,
+               "log_mtime": st.st_mtime, "date": date, "job_id": int(job["jobid"]),
+               "uid": int(job["uid"]), "exe": log.exe, "app": app_name(log.exe),
+               "nprocs": nprocs, "start_time": int(job["start_time_sec"]),
+               "end_time": int(job["end_time_sec"]), "run_time": float(job["run_time"]),
+               "log_version": log.version, "partial_flag": int(log.partial_flag),
+               "partial": bool(log.partial_flag),
+               "metadata": json.dumps(job["metadata"], sort_keys=True),
+               "mounts": json.dumps([list(m) for m in mounts])}
+        files: Dict[str, list] = {c: [] for c in FILE_COLUMNS}
+        classify = _Classifier(classes, mounts)
+        class_bytes: Dict[str, int] = {}
+        total_bytes, io_time = 0, 0.0
+        for itf in interfaces():
+            k = itf.key
+            present = itf.module in log.modules
+            arrays = module_arrays(log, module_info(itf.module)) if present else None
+            n = 0 if arrays is None else len(arrays.ids)
+            row[f"{k}_records"] = n
+            row[f"{k}_partial"] = bool(present and log.modules[itf.module]["partial"])
+            if n == 0:
+                for c in ("bytes_read", "bytes_written", "files"):
+                    row[f"{k}_{c}"] = 0
+                row[f"{k}_time"] = row[f"{k}_perf"] = 0.0
+                continue
+            jn = job_numbers(arrays, itf.prefix, nprocs)
+            fr = file_numbers(arrays, itf.prefix, nprocs, itf.reads, itf.writes)
+            for c in ("bytes_read", "bytes_written", "time", "perf"):
+                row[f"{k}_{c}"] = jn[c]
+            row[f"{k}_files"] = len(fr["file_id"])
+            names = [log.name(i) or "" for i in fr["file_id"].tolist()]
+            cls = [classify(f) for f in names]
+            nf = len(names)
+            files["interface"] += [itf.module] * nf
+            files["file"] += names
+            files["storage_class"] += cls
+            files["partial"] += [row[f"{k}_partial"]] * nf
+            for c in NUMERIC:
+                files[c] += fr[c].tolist()
+            if itf.base:
+                total_bytes += jn["bytes_read"] + jn["bytes_written"]
+                io_time += jn["time"]
+                for c, b in zip(cls, fr["total_bytes"].tolist()):
+                    class_bytes[c] = class_bytes.get(c, 0) + b
+        row["total_bytes"] = total_bytes
+        row["io_time"] = io_time
+        row["class_bytes"] = sorted(class_bytes.items())
+    nf = len(files["file"])
+    if nf:
+        files.update(log_key=[key] * nf, log_file=[row["log_file"]] * nf, date=date)
+    out = {"job": row, "files": files if nf else {}}
+    if with_findings:
+        found = _findings(path)
+        if found is not None:
+            out["findings"] = [{"log_key": key, "date": date, **f} for f in found]
+    return out

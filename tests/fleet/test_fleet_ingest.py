@@ -1,0 +1,127 @@
+"""Ingest: the whole corpus plus generated logs, incremental re-runs,
+quarantine of damaged logs, and the jobs/files tables against our reader."""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+import iolens
+from iolens.fleet.ingest import ingest
+from iolens.fleet.query import connect
+from iolens.fleet.store import read_manifest
+from fleet_helpers import damaged_logs, fleet, need_corpus
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory, generated, config):
+    logs = need_corpus()
+    root = str(tmp_path_factory.mktemp("store") / "s")
+    bad = damaged_logs(tmp_path_factory.mktemp("bad"), generated[1][0])
+    run = fleet("ingest", os.path.dirname(logs[0]).rsplit("/logs/", 1)[0] + "/logs",
+                generated[0], os.path.dirname(next(iter(bad))), "--store", root,
+                "--config", config, "-j", "2", "--batch", "25")
+    assert "logs/s" in run.stderr      # progress and rate are shown
+    return root, logs, generated[1], bad
+
+
+def test_every_log_once(store):
+    root, corpus, gen, bad = store
+    with connect(root) as con:
+        keys = [r[0] for r in con.execute("SELECT log_key FROM jobs").fetchall()]
+        qkeys = [r[0] for r in con.execute("SELECT log_key FROM quarantine").fetchall()]
+    assert len(keys) == len(set(keys))
+    assert set(keys) == {os.path.realpath(p) for p in corpus + gen}
+    assert set(qkeys) == {os.path.realpath(p) for p in bad}
+    assert len(read_manifest(root)["batches"]) >= 2
+
+
+def test_quarantine_reasons(store):
+    root, _, _, bad = store
+    with connect(root) as con:
+        rows = dict(con.execute("SELECT log_file, reason FROM quarantine").fetchall())
+    assert set(rows) == set(bad.values())
+    for name, reason in rows.items():
+        # The reason names the library's error class and its message.
+        assert reason.split(":")[0].endswith("Error"), (name, reason)
+        assert len(reason.split(":", 1)[1].strip()) > 5, (name, reason)
+    assert "Truncated" in rows["truncated.darshan"] or "truncat" in rows["truncated.darshan"].lower()
+
+
+def test_incremental_skips_known_logs(store, generated, tmp_path):
+    root = store[0]
+    before = read_manifest(root)["batches"]
+    res = ingest([generated[0]], root, workers=1, quiet=True)
+    assert (res.ingested, res.quarantined, res.batches) == (0, 0, 0)
+    assert res.skipped == len(generated[1])
+    assert read_manifest(root)["batches"] == before
+    # A new log is picked up on the next run, alone.
+    from iolens.fleet.synth import write_job
+    new = tmp_path / "new.darshan"
+    write_job(str(new), np.random.default_rng(3), shape="fpp", nprocs=4,
+              start_time=1_750_000_000, uid=5, app="newapp", jobid=42)
+    res = ingest([generated[0], str(tmp_path)], root, workers=1, quiet=True)
+    assert (res.ingested, res.batches) == (1, 1)
+    with connect(root) as con:
+        assert con.execute("SELECT count(*) FROM jobs WHERE app = 'newapp'").fetchone()[0] == 1
+
+
+def _expected_job(path):
+    """The jobs-table numbers computed from our reader's frames (report.perf,
+    a separate implementation from the ingest's numpy one)."""
+    from iolens.report.perf import perf
+    from iolens.fleet.interfaces import interfaces
+    out = {}
+    with iolens.open(path) as log:
+        out["uid"], out["nprocs"] = log.job["uid"], log.job["nprocs"]
+        out["partial"] = log.partial_flag != 0
+        for itf in interfaces():
+            frame = log.records(itf.module)
+            if not len(frame):
+                out[itf.key] = None
+                continue
+            p = perf(frame, itf.prefix, log.job["nprocs"])
+            out[itf.key] = (p.bytes_read, p.bytes_written, frame["id"].nunique(),
+                            p.agg_time_by_slowest)
+    return out
+
+
+def test_jobs_table_matches_reader(store):
+    root, corpus, gen, _ = store
+    with connect(root) as con:
+        jobs = con.execute("SELECT * FROM jobs").df().set_index("log_key")
+    from iolens.fleet.interfaces import interfaces
+    for path in corpus + gen[:20]:
+        row = jobs.loc[os.path.realpath(path)]
+        exp = _expected_job(path)
+        assert (row["uid"], row["nprocs"], bool(row["partial"])) == \
+            (exp["uid"], exp["nprocs"], exp["partial"]), path
+        for itf in interfaces():
+            k = itf.key
+            if exp[k] is None:
+                assert row[f"{k}_records"] == 0, (path, k)
+                continue
+            got = (row[f"{k}_bytes_read"], row[f"{k}_bytes_written"], row[f"{k}_files"])
+            assert got == exp[k][:3], (path, k)
+            assert row[f"{k}_time"] == pytest.approx(exp[k][3], rel=1e-12, abs=1e-12), (path, k)
+
+
+def test_storage_classes_from_config(store):
+    root = store[0]
+    with connect(root) as con:
+        got = dict(con.execute(
+            "SELECT file, storage_class FROM files WHERE log_file LIKE 'job%' ").fetchall())
+    assert got, "generated logs have files"
+    for name, cls in got.items():
+        want = ("scratch" if name.startswith("/lus/scratch/") else
+                "home" if name.startswith("/home/") else
+                "node-local" if name.startswith("/tmp/") else "other")
+        assert cls == want, name
+
+
+def test_bad_sql_is_a_clear_error(store):
+    run = fleet("query", store[0], "SELECT nope FROM jobs", check=False)
+    assert run.returncode == 1 and "nope" in run.stderr and "Traceback" not in run.stderr
+    run = fleet("query", "/nonexistent/store", "SELECT 1", check=False)
+    assert run.returncode == 1 and "not a fleet store" in run.stderr
