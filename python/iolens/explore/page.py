@@ -24,7 +24,7 @@ def render_page(summary: dict, segments: Optional[dict]) -> str:
     data = {"summary": summary, "segments": segments}
     title = html.escape(f"iolens explore: {summary['job'].get('exe') or summary['job']['log']}")
     return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f"<title>{title}</title><style>{_static('explorer.css')}</style></head>"
+            f"<title>{title}</title><link rel=\"icon\" href=\"data:,\"><style>{_static('explorer.css')}</style></head>"
             f"<body>{_static('explorer.html')}"
             f"<script type=\"application/json\" id=\"iolens-data\">{_script_json(data)}</script>"
             f"<script>{_static('explorer.js')}</script></body></html>\n")
