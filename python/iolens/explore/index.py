@@ -124,34 +124,43 @@ def _module_arrays(log, mod_code: int) -> Optional[dict]:
     return out
 
 
+def _cat(arrays: List[np.ndarray]) -> np.ndarray:
+    """Concatenate without a copy when there is one part (10^8 rows: 800 MB saved)."""
+    return arrays[0] if len(arrays) == 1 else np.concatenate(arrays)
+
+
 def _lane_keys(parts: List[dict]):
-    """Per-segment (rank, thread) lane codes and the lane table."""
-    ranks = np.concatenate([p["rank_of_rec"][p["rec"]] for p in parts])
-    threads = np.concatenate([p["thread"] if p["thread"] is not None
-                              else np.zeros(len(p["rec"]), np.uint64) for p in parts])
-    if not threads.any():
-        lane_ranks, lane = np.unique(ranks, return_inverse=True)
-        lane_threads = np.zeros(len(lane_ranks), np.uint64)
-    else:
-        pairs = np.stack([ranks.astype(np.uint64), threads], axis=1)
-        keys, lane = np.unique(pairs, axis=0, return_inverse=True)
-        lane_ranks, lane_threads = keys[:, 0].astype(np.int64), keys[:, 1]
-    del ranks, threads
+    """Per-segment (rank, thread) lane codes and the lane table.  Without thread
+    ids lanes come from the (few) records, not the (many) segments."""
     hosts = {}
     for p in parts:
         for r, h in zip(p["rank_of_rec"], p["host_of_rec"]):
             hosts.setdefault(int(r), h)
-    threaded = len(np.unique(lane_ranks)) != len(lane_ranks)
-    lanes = [{"rank": int(r), "thread": (int(t) if threaded else None),
-              "host": hosts.get(int(r), "")} for r, t in zip(lane_ranks, lane_threads)]
-    return lane.astype(np.int32).ravel(), lanes
+    threaded = any(p["thread"] is not None and p["thread"].any() for p in parts)
+    if not threaded:
+        lane_ranks = np.unique(np.concatenate([p["rank_of_rec"] for p in parts]))
+        lane = _cat([np.searchsorted(lane_ranks, p["rank_of_rec"]).astype(np.int32)[p["rec"]]
+                     for p in parts])
+        lane_threads = [None] * len(lane_ranks)
+    else:
+        ranks = _cat([p["rank_of_rec"][p["rec"]] for p in parts])
+        threads = _cat([p["thread"] if p["thread"] is not None
+                        else np.zeros(len(p["rec"]), np.uint64) for p in parts])
+        pairs = np.stack([ranks.astype(np.uint64), threads], axis=1)
+        del ranks, threads
+        keys, lane = np.unique(pairs, axis=0, return_inverse=True)
+        lane = lane.astype(np.int32).ravel()
+        lane_ranks, lane_threads = keys[:, 0].astype(np.int64), [int(t) for t in keys[:, 1]]
+    lanes = [{"rank": int(r), "thread": t, "host": hosts.get(int(r), "")}
+             for r, t in zip(lane_ranks, lane_threads)]
+    return lane, lanes
 
 
 def _file_codes(parts: List[dict]):
     names = sorted({n for p in parts for n in p["name_of_rec"]})
     code = {n: i for i, n in enumerate(names)}
-    per_seg = np.concatenate([np.asarray([code[n] for n in p["name_of_rec"]],
-                                         np.int32)[p["rec"]] for p in parts])
+    per_seg = _cat([np.asarray([code[n] for n in p["name_of_rec"]], np.int32)[p["rec"]]
+                    for p in parts])
     return per_seg, names
 
 
@@ -182,13 +191,12 @@ def _build_into(log, root: Path) -> None:
                        np.zeros((2, 0, 1)))
         (root / "meta.json").write_text(json.dumps(meta))
         return
-    mod = np.concatenate([np.full(len(p["rec"]), m, np.int8) for m, p in parts])
+    mod = _cat([np.full(len(p["rec"]), m, np.int8) for m, p in parts])
     parts = [p for _, p in parts]
     lane, meta["lanes"] = _lane_keys(parts)
     file_code, meta["files"] = _file_codes(parts)
-    ends = [float(p["end"].max()) for p in parts]
-    meta["span"] = max(max(ends), 1e-9)
-    start = np.concatenate([p["start"] for p in parts])
+    meta["span"] = max([_finite_max(p["end"]) for p in parts] + [1e-9])
+    start = _cat([p["start"] for p in parts])
     order = np.argsort(start, kind="stable")
     n = len(order)
     meta["nseg"] = n
@@ -201,13 +209,22 @@ def _build_into(log, root: Path) -> None:
     _save(root, "mod", mod[order])
     del mod
     for name in ("end", "op", "offset", "length"):
-        col = np.concatenate([p[name] for p in parts])
+        col = _cat([p[name] for p in parts])
         _save(root, name, col[order])
         del col
     del parts, order
     idx_cols = {name: np.load(root / f"{name}.npy", mmap_mode="r") for name in COLUMNS}
     _summarise(idx_cols, meta, root)
     (root / "meta.json").write_text(json.dumps(meta))
+
+
+def _finite_max(a: np.ndarray) -> float:
+    """Largest finite value (hostile logs may hold NaN or infinite times)."""
+    top = float(np.nanmax(a)) if len(a) else 0.0
+    if not np.isfinite(top):
+        fin = a[np.isfinite(a)]
+        top = float(fin.max()) if len(fin) else 0.0
+    return top
 
 
 def _module_present(log, m: int) -> bool:
