@@ -70,16 +70,20 @@ def test_query_returns_exactly_the_segments_in_view(log, tmp_path):
 def test_wide_views_are_binned_with_consistent_totals(tmp_path, monkeypatch):
     log = corpus_log("partial_data_dxt")
     idx, data = opened(log, tmp_path)
-    r = q.query(idx, q.View(px=500))
-    assert r["kind"] == "bins" and r["source"] == "scan" and r["n"] == idx.nseg
-    assert len(r["count"]) == len(r["lanes"]) and len(r["count"][0]) == 500
-    monkeypatch.setattr(q, "SCAN_CAP", 1000)        # force the pyramid path
-    p = q.query(idx, q.View(px=500))
-    assert p["source"] == "pyramid" and p["n"] == idx.nseg
+    p = q.query(idx, q.View(px=500))                # wide: from the pyramid
+    assert p["kind"] == "bins" and p["source"] == "pyramid" and p["n"] == idx.nseg
     assert sum(map(sum, p["count"])) == idx.nseg
+    assert len(p["count"]) == len(p["lanes"]) and len(p["count"][0]) == 500
     w = q.query(idx, q.View(px=500, ops={1}))
     assert w["n"] == int((np.asarray(idx.cols["op"]) == 1).sum())
-    monkeypatch.setattr(q, "CHUNK", 5000)            # file filter: chunked scan
+    narrow = q.View(t1=idx.bin_width * 100, px=500, max_spans=100)   # finer than the pyramid
+    r = q.query(idx, narrow)
+    start, end = np.asarray(idx.cols["start"]), np.asarray(idx.cols["end"])
+    assert r["source"] == "scan" and r["n"] == int(((end >= 0) & (start <= narrow.t1)).sum())
+    f = q.query(idx, q.View(px=500, files={0}))   # file filter: scan
+    assert f["source"] == "scan" and f["n"] == int((np.asarray(idx.cols["file"]) == 0).sum())
+    monkeypatch.setattr(q, "SCAN_CAP", 1000)
+    monkeypatch.setattr(q, "CHUNK", 5000)            # ... in chunks beyond SCAN_CAP
     f = q.query(idx, q.View(px=500, files={0}))
     assert f["source"] == "scan" and f["n"] == int((np.asarray(idx.cols["file"]) == 0).sum())
 

@@ -35,8 +35,8 @@ COLUMNS = {"start": np.float64, "end": np.float64, "lane": np.int32, "op": np.in
            "mod": np.int8, "file": np.int32, "offset": np.int64, "length": np.int64}
 MODULES = ("DXT_POSIX", "DXT_MPIIO")     # mod code = position
 OPS = ("read", "write")                  # op code = position (DXT's seg_write flag)
-PYRAMID_CELLS = 2_000_000                # lanes * bins per operation, bounds pyramid memory
-MAX_BINS = 4096
+PYRAMID_CELLS = 1 << 20                  # lanes * bins per operation, bounds pyramid memory
+MAX_BINS = 16384
 CHUNK = 8_000_000                        # rows per pass over a column: bounds build memory
 
 

@@ -1,11 +1,13 @@
 """What the timeline shows for one view: the segments themselves when few enough
 are in view, otherwise counts binned per lane and pixel column.
 
-Contract: the work and memory of one query are bounded by SCAN_CAP rows (the
-rows whose start lies in the window, widened by the longest segment), except
-with a file filter over a window wider than that, which scans the window in
-chunks (bounded memory, time proportional to the window).  Without a file
-filter such wide windows are answered from the pyramid alone."""
+Contract: views at least half as wide (in pyramid bins) as the timeline is in
+pixels, holding more than max_spans rows, are answered from the pyramid alone
+(no segment is read).  Otherwise the work and memory of one query are bounded by
+SCAN_CAP rows (the rows whose start lies in the window, widened by the longest
+segment), except with a file filter over a window holding more rows than that,
+which scans the window in chunks (bounded memory, time proportional to the
+window)."""
 from __future__ import annotations
 
 import math
@@ -16,7 +18,7 @@ import numpy as np
 
 from .index import CHUNK, TraceIndex
 
-SCAN_CAP = 4_000_000
+SCAN_CAP = 1_000_000
 MAX_SPANS = 20_000
 
 
@@ -52,14 +54,18 @@ def query(idx: TraceIndex, view: View) -> dict:
     start = idx.cols["start"]
     i0 = int(np.searchsorted(start, view.t0 - idx.meta["max_dur"], "left"))
     i1 = int(np.searchsorted(start, view.t1, "right"))
+    # The pyramid answers wide views at (nearly) pixel resolution without reading
+    # a single segment; segments are read when zoomed in past its bins.
+    pyramid_fine_enough = (view.t1 - view.t0) / idx.bin_width >= view.px / 2
+    if view.files is None and i1 - i0 > view.max_spans and pyramid_fine_enough:
+        return _pyramid_reply(idx, view)
     if i1 - i0 <= SCAN_CAP:
         rows = _select(idx, view, i0, i1)
         if len(rows["start"]) <= view.max_spans:
             return _spans_reply(idx, view, rows)
         return _bins_reply(idx, view, _histogram(idx, view, rows), len(rows["start"]), "scan")
     if view.files is None:
-        counts = _pyramid_counts(idx, view)
-        return _bins_reply(idx, view, counts, int(counts[view.lanes].sum()), "pyramid")
+        return _pyramid_reply(idx, view)
     counts, n = np.zeros((idx.nlanes, view.px), np.int64), 0
     for lo in range(i0, i1, CHUNK):
         rows = _select(idx, view, lo, min(i1, lo + CHUNK))
@@ -93,6 +99,11 @@ def _histogram(idx: TraceIndex, view: View, rows: dict) -> np.ndarray:
         m = c0 + k <= c1 if k else np.ones(len(c0), bool)
         out += np.bincount(lane[m] + c0[m] + k, minlength=out.size)
     return out.reshape(idx.nlanes, view.px)
+
+
+def _pyramid_reply(idx: TraceIndex, view: View) -> dict:
+    counts = _pyramid_counts(idx, view)
+    return _bins_reply(idx, view, counts, int(counts[view.lanes].sum()), "pyramid")
 
 
 def _pyramid_counts(idx: TraceIndex, view: View) -> np.ndarray:
