@@ -1,0 +1,1 @@
+"""Interactive trace explorer: `iolens explore` (see docs/explore.md)."""

@@ -1,0 +1,75 @@
+"""`iolens explore LOG [-o page.html] [--port N] [--no-browser] [--cache DIR]`."""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+import webbrowser
+from pathlib import Path
+
+from .page import EMBED_LIMIT, embedded_segments, render_page
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(
+        prog="iolens explore",
+        description="Explore a log's DXT traces (or, without DXT, its heat map and "
+                    "counters) in the browser: served on 127.0.0.1, or written to one "
+                    "self-contained HTML file with -o.")
+    p.add_argument("log", help="log file (.darshan)")
+    p.add_argument("-o", "--output", help="write a self-contained HTML page instead of "
+                   f"serving (logs with at most {EMBED_LIMIT} DXT segments)")
+    p.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: any free)")
+    p.add_argument("--no-browser", action="store_true", help="do not open a browser")
+    p.add_argument("--cache", type=Path, help="index directory (default: $IOLENS_CACHE_DIR "
+                   "or ~/.cache/iolens/explore)")
+    p.add_argument("--serve-seconds", type=float, default=None, help=argparse.SUPPRESS)
+    return p.parse_args(argv)
+
+
+def run(args) -> int:
+    import iolens
+    from .index import index_for
+    from .views import summary
+    with iolens.open(args.log) as log:
+        idx = index_for(log, args.cache)
+        data = summary(log, idx)
+    if args.output:
+        if idx.nseg > EMBED_LIMIT:
+            print(f"iolens explore: {args.log} has {idx.nseg} DXT segments, more than the "
+                  f"{EMBED_LIMIT} a self-contained page can hold; run `iolens explore "
+                  f"{args.log}` without -o to serve it instead", file=sys.stderr)
+            return 1
+        Path(args.output).write_text(render_page(data, embedded_segments(idx)), encoding="utf-8")
+        print(f"explorer page written to {Path(args.output).resolve()}")
+        return 0
+    from .server import Explorer, serve
+    server = serve(Explorer(idx, data), args.port)
+    url = f"http://127.0.0.1:{server.server_address[1]}/"
+    print(f"iolens explore: serving {args.log} at {url} (Ctrl-C stops)", flush=True)
+    if not args.no_browser:
+        webbrowser.open(url)
+    try:
+        if args.serve_seconds is not None:
+            time.sleep(args.serve_seconds)
+        else:
+            while True:
+                time.sleep(3600)
+    except KeyboardInterrupt:
+        pass
+    server.shutdown()
+    return 0
+
+
+def main(argv=None) -> int:
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    from ..errors import LogError
+    try:
+        return run(args)
+    except (OSError, LogError) as err:
+        print(f"iolens explore: {err}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

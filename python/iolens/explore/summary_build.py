@@ -1,0 +1,101 @@
+"""Accumulates, chunk by chunk, everything the explorer shows besides the
+segments themselves: the binned pyramid and the totals behind the summary views.
+
+Memory is fixed by the number of lanes, files and bins, never by the number of
+segments (the caller feeds chunks of the sorted columns)."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .index import bins_for
+
+SIZE_BUCKETS = 48          # log2 buckets of transfer sizes: [2^k, 2^(k+1)), bucket 0 holds 0-1 byte
+OFFSET_SAMPLE = 20_000     # at most this many (time, offset) points for the spatial view
+
+
+class Summariser:
+    def __init__(self, meta: dict, nlanes: int, nfiles: int):
+        self.meta = meta
+        self.nl, self.nf = nlanes, nfiles
+        self.nb = bins_for(nlanes)
+        self.span = float(meta["span"])
+        self.cells = 2 * max(nlanes, 1) * self.nb
+        self.count = np.zeros(self.cells, np.int64)
+        self.nbytes = np.zeros(self.cells)
+        self.busy = np.zeros(self.cells)
+        self.lane_bytes = np.zeros((2, nlanes))
+        self.lane_busy = np.zeros(nlanes)
+        self.lane_count = np.zeros(nlanes, np.int64)
+        self.lane_first = np.full(nlanes, np.inf)
+        self.lane_last = np.full(nlanes, -np.inf)
+        self.file_bytes = np.zeros((2, nfiles))
+        self.file_count = np.zeros(nfiles, np.int64)
+        self.sizes = np.zeros((2, 2, SIZE_BUCKETS), np.int64)     # [mod, op, bucket]
+        self.max_dur = 0.0
+        self.stride = max(1, math.ceil(meta["nseg"] / OFFSET_SAMPLE))
+        self.samples = []
+
+    def add(self, c: dict, lo: int) -> None:
+        start, end = c["start"], c["end"]
+        dur = np.clip(end - start, 0.0, None)
+        dur = np.where(np.isfinite(dur), dur, 0.0)
+        op = c["op"].astype(np.int64) & 1
+        lane = c["lane"].astype(np.int64)
+        length = np.clip(c["length"], 0, None).astype(np.float64)
+        b = np.clip(np.nan_to_num(start / self.span * self.nb), 0, self.nb - 1).astype(np.int64)
+        flat = (op * self.nl + lane) * self.nb + b
+        self.count += np.bincount(flat, minlength=self.cells)
+        self.nbytes += np.bincount(flat, weights=length, minlength=self.cells)
+        self.busy += np.bincount(flat, weights=dur, minlength=self.cells)
+        for o in (0, 1):
+            m = op == o
+            self.lane_bytes[o] += np.bincount(lane[m], weights=length[m], minlength=self.nl)
+            self.file_bytes[o] += np.bincount(c["file"][m], weights=length[m], minlength=self.nf)
+        self.lane_busy += np.bincount(lane, weights=dur, minlength=self.nl)
+        self.lane_count += np.bincount(lane, minlength=self.nl)
+        self.file_count += np.bincount(c["file"], minlength=self.nf)
+        seen, first_row = np.unique(lane, return_index=True)   # start is sorted
+        self.lane_first[seen] = np.minimum(self.lane_first[seen], start[first_row])
+        np.maximum.at(self.lane_last, lane, end)
+        bucket = np.zeros(len(length), np.int64)
+        pos = length >= 1
+        bucket[pos] = np.minimum(np.log2(length[pos]).astype(np.int64), SIZE_BUCKETS - 1)
+        key = ((c["mod"].astype(np.int64) & 1) * 2 + op) * SIZE_BUCKETS + bucket
+        self.sizes += np.bincount(key, minlength=self.sizes.size).reshape(self.sizes.shape)
+        if len(dur):
+            self.max_dur = max(self.max_dur, float(dur.max()))
+        first = (-lo) % self.stride
+        pick = np.arange(first, len(start), self.stride)
+        self.samples.append(np.stack([start[pick], c["offset"][pick].astype(np.float64),
+                                      lane[pick].astype(np.float64), op[pick].astype(np.float64),
+                                      c["file"][pick].astype(np.float64)], axis=1))
+
+    def pyramid(self):
+        shape = (2, self.nl, self.nb)
+        return (self.count.reshape(shape).astype(np.uint32), self.nbytes.reshape(shape),
+                self.busy.reshape(shape))
+
+    def views(self) -> dict:
+        samples = np.concatenate(self.samples) if self.samples else np.zeros((0, 5))
+        fin = np.isfinite(self.lane_first)
+        return {
+            "bins": self.nb,
+            "max_dur": self.max_dur,
+            "lane_totals": {
+                "read_bytes": self.lane_bytes[0].tolist(),
+                "write_bytes": self.lane_bytes[1].tolist(),
+                "busy": self.lane_busy.tolist(), "count": self.lane_count.tolist(),
+                "first": np.where(fin, self.lane_first, 0).tolist(),
+                "last": np.where(fin, self.lane_last, 0).tolist()},
+            "file_totals": {"read_bytes": self.file_bytes[0].tolist(),
+                            "write_bytes": self.file_bytes[1].tolist(),
+                            "count": self.file_count.tolist()},
+            "sizes": self.sizes.tolist(),
+            "offset_sample": {"t": samples[:, 0].tolist(), "offset": samples[:, 1].tolist(),
+                              "lane": samples[:, 2].astype(int).tolist(),
+                              "op": samples[:, 3].astype(int).tolist(),
+                              "file": samples[:, 4].astype(int).tolist(),
+                              "stride": self.stride},
+        }

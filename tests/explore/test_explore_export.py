@@ -1,0 +1,141 @@
+"""`iolens export`: the Perfetto protobuf and Chrome JSON traces are read back
+(the protobuf with our own wire decoder): slices nest, no two slices of a track
+overlap, POSIX slices nest only under MPI-IO ones, and the operations and bytes
+per process equal `iolens dxt`'s.  Run on every corpus log with DXT and on a
+log of our own traced with `iolens run --trace`."""
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+
+import pytest
+
+from explore_helpers import corpus_dxt_logs, decode, dxt_totals, traced_log
+from iolens.export.cli import main as export_main
+
+
+def perfetto_readback(path):
+    """(totals, facts) from a .pftrace: totals as dxt_totals() gives them."""
+    trace = decode(path.read_bytes())
+    assert set(trace) == {1}, "a Trace holds only packets (field 1)"
+    proc_pid, track_parent, counters, names = {}, {}, set(), {}
+    stacks = defaultdict(list)
+    last_ts = defaultdict(int)
+    totals = defaultdict(lambda: [0, 0])
+    counter_values = defaultdict(list)
+    meta = {}
+    for raw in trace[1]:
+        pkt = decode(raw)
+        assert pkt[10] == [1], "every packet is on our one sequence"
+        if 60 in pkt:
+            td = decode(pkt[60][0])
+            uuid = td[1][0]
+            if 3 in td:
+                proc_pid[uuid] = decode(td[3][0])[1][0]
+            if 5 in td:
+                track_parent[uuid] = td[5][0]
+            if 8 in td:
+                counters.add(uuid)
+            if 2 in td:
+                names[uuid] = td[2][0].decode()
+            continue
+        ev = decode(pkt[11][0])
+        ts, kind, track = pkt[8][0], ev[9][0], ev[11][0]
+        if kind == 4:
+            assert track in counters
+            counter_values[names[track]].append(ev[44][0])
+            continue
+        if kind == 3:
+            for a in ev[4]:
+                ann = decode(a)
+                meta[ann[10][0].decode()] = ann[6][0].decode() if 6 in ann else ann[4][0]
+            continue
+        assert track in track_parent, "slice on a declared track"
+        assert ts >= last_ts[track], "events of a track in time order"
+        last_ts[track] = ts
+        st = stacks[track]
+        if kind == 1:
+            name = ev[23][0].decode()
+            if st:
+                assert st[-1][1].startswith("MPI-IO") and name.startswith("POSIX"), \
+                    f"{name} nested in {st[-1][1]}"
+            ann = {decode(a)[10][0].decode(): decode(a) for a in ev[4]}
+            size = ann["size"][4][0]
+            st.append((ts, name))
+            module, op = name.split()
+            rank = proc_pid[track_parent[track]] - 1
+            totals[(module, rank, op)][0] += 1
+            totals[(module, rank, op)][1] += size
+        else:
+            assert kind == 2 and st, "an end closes an open slice"
+            assert st.pop()[0] <= ts
+    assert all(not s for s in stacks.values()), "every slice ends"
+    return {k: tuple(v) for k, v in totals.items()}, {"meta": meta, "counters": counter_values}
+
+
+def json_readback(path):
+    doc = json.loads(path.read_text())
+    by_track = defaultdict(list)
+    totals = defaultdict(lambda: [0, 0])
+    for ev in doc["traceEvents"]:
+        if ev["ph"] == "X":
+            start = round(ev["ts"] * 1000)
+            by_track[(ev["pid"], ev["tid"])].append((start, start + round(ev["dur"] * 1000),
+                                                     ev["name"]))
+            module, op = ev["name"].split()
+            totals[(module, ev["pid"] - 1, op)][0] += 1
+            totals[(module, ev["pid"] - 1, op)][1] += ev["args"]["size"]
+    for slices in by_track.values():
+        slices.sort(key=lambda s: (s[0], -s[1], not s[2].startswith("MPI-IO")))
+        stack = []
+        for s, e, name in slices:
+            while stack and stack[-1][1] <= s:
+                stack.pop()
+            if stack:   # overlapping slices on one track must nest, POSIX under MPI-IO
+                assert e <= stack[-1][1] + 1, (s, e, stack[-1])   # 1 ns: microsecond rounding
+                assert stack[-1][2].startswith("MPI-IO") and name.startswith("POSIX")
+            stack.append((s, e, name))
+    return {k: tuple(v) for k, v in totals.items()}, doc
+
+
+def check_log(log, tmp_path):
+    want = dxt_totals(log)
+    assert want, "the log has traced operations"
+    cache = tmp_path / "cache"
+    pf, js = tmp_path / "t.pftrace", tmp_path / "t.json"
+    assert export_main([str(log), "--perfetto", "-o", str(pf), "--cache", str(cache)]) == 0
+    assert export_main([str(log), "--format", "json", "-o", str(js), "--cache", str(cache)]) == 0
+    got, facts = perfetto_readback(pf)
+    assert got == want
+    assert "nprocs" in facts["meta"] and "exe" in facts["meta"]
+    bw = facts["counters"]["bandwidth"]
+    inflight = facts["counters"]["bytes in flight"]
+    assert inflight and min(inflight) >= 0 and bw
+    total_bytes = sum(v[1] for v in want.values())
+    step = None
+    got_js, doc = json_readback(js)
+    assert got_js == want
+    assert doc["metadata"]["nprocs"] == facts["meta"]["nprocs"]
+    counters = [e for e in doc["traceEvents"] if e["ph"] == "C" and e["name"] == "bandwidth"]
+    if len(counters) > 1:
+        step = (counters[1]["ts"] - counters[0]["ts"]) / 1e6
+        assert sum(e["args"]["bytes/s"] for e in counters) * step == \
+            pytest.approx(total_bytes, rel=1e-6)
+
+
+@pytest.mark.parametrize("log", corpus_dxt_logs())
+def test_export_corpus_log(log, tmp_path):
+    check_log(log, tmp_path)
+
+
+def test_export_own_traced_log(tmp_path):
+    check_log(traced_log(tmp_path), tmp_path)
+
+
+def test_export_refuses_log_without_dxt(tmp_path, capsys):
+    from explore_helpers import corpus_log
+    log = corpus_log("imbalanced-io")
+    assert export_main([str(log), "-o", str(tmp_path / "x.pftrace"),
+                        "--cache", str(tmp_path / "c")]) == 1
+    assert "no DXT trace" in capsys.readouterr().err
+    assert not (tmp_path / "x.pftrace").exists()
