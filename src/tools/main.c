@@ -27,7 +27,8 @@ static const struct verb verbs[] = {
 };
 
 /* Verbs another program implements (iolens-<verb>); named here for suggestions. */
-static const char *const external_verbs[] = {"report", "diff", "help"};
+static const char *const external_verbs[] = {"report", "diff", "diagnose", "explore",
+                                              "export", "fleet", "help"};
 
 static void usage(FILE *out)
 {
@@ -36,15 +37,14 @@ static void usage(FILE *out)
     for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
         fprintf(out, "  %-9s %s\n", verbs[i].name, verbs[i].summary);
     fprintf(out, "  report    (Python) HTML/PDF job summary report\n"
-                 "  diff      (Python) what changed between two runs
-"
-                 "
-Every verb takes -h/--help (what it does) and --version.
-"
-                 "Exit status: 0 success, 1 failure, 2 usage error; parse and dxt exit 255
-"
-                 "on an unreadable or partial log, as darshan-parser does (docs/cli.md).
-");
+                 "  diff      (Python) what changed between two runs\n"
+                 "  diagnose  (Python) find I/O problems and say how to fix them\n"
+                 "  explore   (Python) interactive trace explorer\n"
+                 "  export    (Python) Perfetto / Chrome trace export\n"
+                 "  fleet     (Python) many logs in one queryable store\n"
+                 "\nEvery verb takes -h/--help (what it does) and --version.\n"
+                 "Exit status: 0 success, 1 failure, 2 usage error; parse and dxt exit 255\n"
+                 "on an unreadable or partial log, as darshan-parser does (docs/cli.md).\n");
 }
 
 static int run_external(char **argv)
