@@ -20,6 +20,7 @@ void iol_names_release(void);
  * thread (a signal handler): then nothing is stored. */
 int iol_name_store(uint64_t id, const char *name, int modid);
 size_t iol_names_count(void);
+iol_lock_t *iol_names_lock(void);  /* for locks_all.c */
 void iol_name_at(size_t i, uint64_t *id, const char **name);
 
 /* mounts.c */

@@ -27,13 +27,17 @@
 
 #include "core_int.h"
 #include "exitwrite.h"
+#include "locks_all.h"
 
 /* Longest wait for a writer that is still making progress. */
 #define IOL_EXIT_WRITE_MAX_MS 20000
+/* Longest wait for other threads to leave the runtime's locks before the fork. */
+#define IOL_EXIT_LOCKS_NS 200000000L
 /* Polling period of the wait. */
 #define IOL_EXIT_POLL_NS 200000
 
 int iol_log_writing;
+int iol_held_sig;
 
 static long now_ms(void)
 {
@@ -103,6 +107,7 @@ static void wait_writer(pid_t child)
 /* In the copy: write the log and leave. Never returns. */
 static void __attribute__((noreturn)) child_write(void)
 {
+    iol_locks_give_all();               /* ours: same thread identity here */
     struct rlimit none = { 0, 0 };
     setrlimit(RLIMIT_CORE, &none);      /* a crash here is expected, not a core dump */
     iol_busy++;
@@ -133,11 +138,16 @@ void iol_core_shutdown_async(void)
     sigaddset(&block, SIGQUIT);
     pthread_sigmask(SIG_BLOCK, &block, &old);
     __atomic_store_n(&iol_log_writing, 1, __ATOMIC_RELEASE);
-    pid_t child = _Fork();
-    if (child == 0)
-        child_write();
-    if (child > 0)
-        wait_writer(child);
+    /* A thread stuck in the runtime (e.g. itself waiting for this write in a
+     * signal handler) means no write: the safety copy stays. */
+    if (iol_locks_take_all(IOL_EXIT_LOCKS_NS) == 0) {
+        pid_t child = _Fork();
+        if (child == 0)
+            child_write();
+        iol_locks_give_all();
+        if (child > 0)
+            wait_writer(child);
+    }
     __atomic_store_n(&iol_log_writing, 0, __ATOMIC_RELEASE);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     errno = saved;

@@ -4,6 +4,11 @@
 
 /* 1 while some thread of this process is writing the log (any path). */
 extern int iol_log_writing;
+/* A termination signal that arrived on another thread during the write and
+ * was left to the writer (signals.c); 0 = none. */
+extern int iol_held_sig;
+/* signals.c: take the default action of `sig` now (restores SIG_DFL, raises). */
+void iol_signal_default_now(int sig);
 /* MPI mode (init.c): the log is written collectively, in MPI_Finalize only. */
 extern int iol_mpi_mode;
 

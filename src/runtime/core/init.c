@@ -128,6 +128,10 @@ void iol_core_shutdown(int write_log)
         iol_log_write();
     iol_report_failures();
     __atomic_store_n(&iol_log_writing, 0, __ATOMIC_RELEASE);
+    /* A signal another thread left to us: its original disposition now. */
+    int held = __atomic_exchange_n(&iol_held_sig, 0, __ATOMIC_ACQ_REL);
+    if (held)
+        iol_signal_default_now(held);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     iol_busy--;
 }

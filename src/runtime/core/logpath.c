@@ -20,7 +20,7 @@ int iol_default_log_dir(char *out, size_t len, char *(*get)(const char *))
     const char *state = get("XDG_STATE_HOME");
     const char *home = get("HOME");
     int n;
-    if (state && state[0] == '/' && is_dir(state))
+    if (state && state[0] == '/')
         n = snprintf(out, len, "%s/iolens/logs", state);
     else if (home && home[0] == '/' && is_dir(home))
         n = snprintf(out, len, "%s/.local/state/iolens/logs", home);

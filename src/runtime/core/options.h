@@ -80,8 +80,8 @@ int iol_config_app_excluded(const iol_config *c, const char *exe, iol_warn_fn wa
 /* ---- log location (logpath.c): shared by the runtime and `iolens config`. */
 /* The default log directory when nothing is configured:
  * ${XDG_STATE_HOME:-$HOME/.local/state}/iolens/logs.  Returns 0 or -1; -1 also
- * when XDG_STATE_HOME / HOME is not an existing directory (a missing home is
- * never created: HOME=/nonexistent must not make /nonexistent). */
+ * when it would come from a HOME that is not an existing directory (a missing
+ * home is never created: HOME=/nonexistent must not make /nonexistent). */
 int iol_default_log_dir(char *out, size_t len, char *(*getenv_fn)(const char *));
 /* The directory a log written now would go to (before fallbacks): the dated
  * <logpath>/Y/M/D when it exists, else <logpath>, else the default directory.

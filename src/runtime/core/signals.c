@@ -18,6 +18,7 @@
 #include "../wrappers/real.h"
 #include "core_int.h"
 #include "exitwrite.h"
+#include "locks_all.h"
 #include "safety.h"
 
 /* MPI mode (exitwrite.h): the log write is collective, so it cannot run from a
@@ -52,14 +53,31 @@ static void die_by(int sig)
     raise(sig);
 }
 
+void iol_signal_default_now(int sig)
+{
+    if (sig > 0 && sig < IOL_NSIG) {
+        set_default(sig);
+        raise(sig);
+    }
+}
+
 static void on_term(int sig)
 {
     int saved = errno;
     int s = __atomic_load_n(&iol_state, __ATOMIC_ACQUIRE);
-    if (s == IOL_ON && !iol_mpi_mode)
+    if (s == IOL_ON && !iol_mpi_mode) {
         iol_core_shutdown_async();       /* async-signal-safe; bounded */
-    else if (s == IOL_STOPPING)
-        iol_exit_hold();                 /* another thread is writing the log */
+    } else if (s == IOL_STOPPING && __atomic_load_n(&iol_log_writing, __ATOMIC_ACQUIRE)) {
+        /* Another thread is writing the log.  Inside the runtime this thread may
+         * hold a lock the writer needs: leave the signal to the writer, which
+         * raises it when done; elsewhere, wait here until the write is over. */
+        if (iol_locks_mine()) {
+            __atomic_store_n(&iol_held_sig, sig, __ATOMIC_RELEASE);
+            errno = saved;
+            return;
+        }
+        iol_exit_hold();
+    }
     die_by(sig);
     errno = saved;
 }
