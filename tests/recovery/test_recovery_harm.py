@@ -239,3 +239,35 @@ def test_read_only_tmpdir_falls_back_to_tmp(runtime, tool, probe, tmp_path):
                 f.unlink()
     finally:
         subprocess.run(["umount", "-l", str(ro)], timeout=30)
+
+
+def test_copy_of_a_written_log_is_skipped_and_twins_not_merged(runtime, tool, probe, tmp_path):
+    """A process that dies between writing its log and removing its safety copy
+    (simulated: unlink of the copy fails) leaves a marked copy: `iolens recover`
+    skips it, so there is one log, not two.  And `iolens merge` refuses two logs
+    of the same process (warns with --allow-duplicates)."""
+    shim = tmp_path / "keepcopy.so"
+    subprocess.run(["cc", "-shared", "-fPIC", "-o", str(shim),
+                    str(Path(__file__).parent / "progs" / "keepcopy_shim.c"), "-ldl"],
+                   check=True, timeout=120)
+    logdir, mmapdir = dirs(tmp_path)
+    env = env_for(runtime, logdir, mmapdir)
+    env["LD_PRELOAD"] = f"{shim}:{runtime}"
+    run_io(probe, tmp_path, env)
+    assert len(logs(logdir)) == 1
+    left = safety_copies(mmapdir)
+    assert len(left) == 1, "the shim kept the copy"
+    r = recover(tool, left, logdir)
+    assert "skipped" in r.stdout, r.stdout
+    assert safety_copies(mmapdir) == [] and len(logs(logdir)) == 1
+    log = logs(logdir)[0]
+    twin = tmp_path / "twin.darshan"
+    twin.write_bytes(log.read_bytes())
+    out = tmp_path / "merged.darshan"
+    m = subprocess.run([str(tool), "merge", "-o", str(out), str(log), str(twin)],
+                       capture_output=True, text=True, timeout=120)
+    assert m.returncode != 0 and "same process" in m.stderr, m.stderr
+    assert not out.exists()
+    m = subprocess.run([str(tool), "merge", "--allow-duplicates", "-o", str(out), str(log), str(twin)],
+                       capture_output=True, text=True, timeout=120)
+    assert m.returncode == 0 and "same process" in m.stderr, m.stderr
