@@ -187,6 +187,12 @@ static int write_as(const built *b, const char *final)
 {
     char tmp[IOL_PATH_LEN + 32];
     snprintf(tmp, sizeof tmp, "%s.iolens_partial", final);
+    /* Created here, private (0600) and new (no file or link of that name is
+     * followed or reused); the writer then opens this very file. */
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, S_IRUSR | S_IWUSR);
+    if (fd < 0)
+        return errno ? errno : EIO;
+    close(fd);
     errno = 0;
     if (write_file(b, tmp) != 0) {
         int e = errno ? errno : EIO;
