@@ -142,19 +142,25 @@ def test_second_sigterm_on_other_thread_during_write(runtime, tool, probe, tmp_p
         one_log_with_all_files(tool, run, logdir, mmapdir)
 
 
+def mount_tmpfs(where, options):
+    """A tmpfs mounted at `where` (made here) for this test; skips when it
+    cannot be (not root, no mount permission).  The caller unmounts it."""
+    import os
+    if os.geteuid() != 0:
+        pytest.skip("needs root to mount a tmpfs")
+    where.mkdir()
+    m = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(where)],
+                       capture_output=True, text=True, timeout=30)
+    if m.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {m.stderr.strip()}")
+    return where
+
+
 def test_safety_copy_file_system_fills_after_start(runtime, tool, probe, tmp_path):
     """The safety copy's tmpfs is filled by another program after start, then
     the program makes many new records: it must not die of SIGBUS (the copy's
     blocks were reserved at start), and its log is written."""
-    import os
-    if os.geteuid() != 0:
-        pytest.skip("needs root to mount a small tmpfs")
-    shm = tmp_path / "shm"
-    shm.mkdir()
-    m = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", str(shm)],
-                       capture_output=True, text=True, timeout=30)
-    if m.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {m.stderr.strip()}")
+    shm = mount_tmpfs(tmp_path / "shm", "size=16m")
     try:
         logdir = tmp_path / "logs"
         logdir.mkdir()
@@ -211,14 +217,7 @@ def test_read_only_tmpdir_falls_back_to_tmp(runtime, tool, probe, tmp_path):
     log goes to /tmp, the last documented fallback."""
     import os
     import shutil
-    if os.geteuid() != 0:
-        pytest.skip("needs root to mount a read-only tmpfs")
-    ro = tmp_path / "ro"
-    ro.mkdir()
-    m = subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=1m", "tmpfs", str(ro)],
-                       capture_output=True, text=True, timeout=30)
-    if m.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {m.stderr.strip()}")
+    ro = mount_tmpfs(tmp_path / "ro", "ro,size=1m")
     name = f"harm{os.getpid()}x{tmp_path.name[-6:]}".replace("-", "")
     exe = tmp_path / name
     shutil.copy(probe, exe)

@@ -119,6 +119,17 @@ static void __attribute__((noreturn)) child_write(void)
     __builtin_unreachable();
 }
 
+void iol_block_term_signals(sigset_t *old)
+{
+    sigset_t block;
+    sigemptyset(&block);
+    sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGHUP);
+    sigaddset(&block, SIGQUIT);
+    pthread_sigmask(SIG_BLOCK, &block, old);
+}
+
 void iol_core_shutdown_async(void)
 {
     int expect = IOL_ON;
@@ -130,13 +141,8 @@ void iol_core_shutdown_async(void)
     if (iol_mpi_mode)
         return;
     int saved = errno;
-    sigset_t block, old;
-    sigemptyset(&block);
-    sigaddset(&block, SIGTERM);
-    sigaddset(&block, SIGINT);
-    sigaddset(&block, SIGHUP);
-    sigaddset(&block, SIGQUIT);
-    pthread_sigmask(SIG_BLOCK, &block, &old);
+    sigset_t old;
+    iol_block_term_signals(&old);
     __atomic_store_n(&iol_log_writing, 1, __ATOMIC_RELEASE);
     /* A thread stuck in the runtime (e.g. itself waiting for this write in a
      * signal handler) means no write: the safety copy stays. */

@@ -115,13 +115,8 @@ void iol_core_shutdown(int write_log)
     iol_records_detach();
     /* Termination signals wait until the log is complete (a few milliseconds):
      * e.g. multiprocessing terminates workers that are already in _exit. */
-    sigset_t block, old;
-    sigemptyset(&block);
-    sigaddset(&block, SIGTERM);
-    sigaddset(&block, SIGINT);
-    sigaddset(&block, SIGHUP);
-    sigaddset(&block, SIGQUIT);
-    pthread_sigmask(SIG_BLOCK, &block, &old);
+    sigset_t old;
+    iol_block_term_signals(&old);
     /* ... and on other threads, our handler waits for this flag (signals.c). */
     __atomic_store_n(&iol_log_writing, 1, __ATOMIC_RELEASE);
     if (write_log)
