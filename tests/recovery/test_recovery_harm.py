@@ -270,3 +270,19 @@ def test_copy_of_a_written_log_is_skipped_and_twins_not_merged(runtime, tool, pr
     m = subprocess.run([str(tool), "merge", "--allow-duplicates", "-o", str(out), str(log), str(twin)],
                        capture_output=True, text=True, timeout=120)
     assert m.returncode == 0 and "same process" in m.stderr, m.stderr
+
+
+def test_close_range_is_a_close(runtime, tool, probe, tmp_path):
+    """close_range(fd, ~0U, 0) closes the tracked file: the pipe that reuses its
+    number is not counted against it; CLOSE_RANGE_CLOEXEC closes nothing."""
+    logdir, mmapdir = dirs(tmp_path)
+    run_io = subprocess.run([str(probe), "closerange", str(tmp_path)],
+                            env=env_for(runtime, logdir, mmapdir), capture_output=True, timeout=60)
+    assert run_io.returncode == 0, run_io.returncode
+    recs, _ = counters(tool, logs(logdir)[0])
+    a = by_file(recs, "POSIX", str(tmp_path / "cr.a"))
+    assert len(a) == 1 and a[0]["POSIX_WRITES"] == 1 and a[0]["POSIX_BYTES_WRITTEN"] == 10, a
+    assert a[0]["POSIX_READS"] == 0, "the pipe's read was counted against the closed file"
+    assert a[0]["POSIX_F_CLOSE_END_TIMESTAMP"] > 0, a
+    b = by_file(recs, "POSIX", str(tmp_path / "cr.b"))
+    assert len(b) == 1 and b[0]["POSIX_WRITES"] == 2 and b[0]["POSIX_BYTES_WRITTEN"] == 10, b
