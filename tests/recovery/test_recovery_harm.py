@@ -286,3 +286,19 @@ def test_close_range_is_a_close(runtime, tool, probe, tmp_path):
     assert a[0]["POSIX_F_CLOSE_END_TIMESTAMP"] > 0, a
     b = by_file(recs, "POSIX", str(tmp_path / "cr.b"))
     assert len(b) == 1 and b[0]["POSIX_WRITES"] == 2 and b[0]["POSIX_BYTES_WRITTEN"] == 10, b
+
+
+def test_recording_resumes_after_failed_exec(runtime, tool, probe, tmp_path):
+    """execvp of a missing program fails with ENOENT (errno kept); the I/O the
+    program does afterwards is recorded (in a second log: the first was
+    written before the exec)."""
+    logdir, mmapdir = dirs(tmp_path)
+    r = subprocess.run([str(probe), "badexec", str(tmp_path)], env=env_for(runtime, logdir, mmapdir),
+                       capture_output=True, timeout=60)
+    assert r.returncode == 0, r.returncode
+    assert safety_copies(mmapdir) == []
+    found = []
+    for log in logs(logdir):
+        recs, _ = counters(tool, log)
+        found += by_file(recs, "POSIX", str(tmp_path / "after"))
+    assert len(found) == 1 and found[0]["POSIX_WRITES"] == 1, found

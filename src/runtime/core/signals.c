@@ -162,8 +162,8 @@ static int has_records(void)
 
 /* Before the image is replaced: write the log if anything was recorded (a fork
  * child that only execs, as in every shell pipeline, leaves no empty log), and
- * drop the safety copy otherwise.  If exec then fails, the process goes on
- * unrecorded.  Never in a vfork child (iol_core_exec_ok), which shares our memory. */
+ * drop the safety copy otherwise.  If exec then fails, recording starts again
+ * (iol_core_resume_after_exec).  Never in a vfork child (iol_core_exec_ok), which shares our memory. */
 static void before_exec(void)
 {
     int saved = errno;
@@ -180,31 +180,41 @@ static void before_exec(void)
 int execve(const char *path, char *const argv[], char *const envp[])
 {
     before_exec();
-    return IOL_REAL(execve)(path, argv, envp);
+    int rc = IOL_REAL(execve)(path, argv, envp);
+    iol_core_resume_after_exec();
+    return rc;
 }
 
 int execv(const char *path, char *const argv[])
 {
     before_exec();
-    return IOL_REAL(execv)(path, argv);
+    int rc = IOL_REAL(execv)(path, argv);
+    iol_core_resume_after_exec();
+    return rc;
 }
 
 int execvp(const char *file, char *const argv[])
 {
     before_exec();
-    return IOL_REAL(execvp)(file, argv);
+    int rc = IOL_REAL(execvp)(file, argv);
+    iol_core_resume_after_exec();
+    return rc;
 }
 
 int execvpe(const char *file, char *const argv[], char *const envp[])
 {
     before_exec();
-    return IOL_REAL(execvpe)(file, argv, envp);
+    int rc = IOL_REAL(execvpe)(file, argv, envp);
+    iol_core_resume_after_exec();
+    return rc;
 }
 
 int fexecve(int fd, char *const argv[], char *const envp[])
 {
     before_exec();
-    return IOL_REAL(fexecve)(fd, argv, envp);
+    int rc = IOL_REAL(fexecve)(fd, argv, envp);
+    iol_core_resume_after_exec();
+    return rc;
 }
 
 /* The execl forms: the argument list, NULL-terminated, copied to the stack.
@@ -247,7 +257,9 @@ int execl(const char *path, const char *arg, ...)
     FILL_ARGS(argv, arg, n);
     va_end(ap);
     before_exec();
-    return IOL_REAL(execv)(path, argv);
+    int rc = IOL_REAL(execv)(path, argv);
+    iol_core_resume_after_exec();
+    return rc;
 }
 
 int execlp(const char *file, const char *arg, ...)
@@ -260,7 +272,9 @@ int execlp(const char *file, const char *arg, ...)
     FILL_ARGS(argv, arg, n);
     va_end(ap);
     before_exec();
-    return IOL_REAL(execvp)(file, argv);
+    int rc = IOL_REAL(execvp)(file, argv);
+    iol_core_resume_after_exec();
+    return rc;
 }
 
 int execle(const char *path, const char *arg, ...)
@@ -274,5 +288,7 @@ int execle(const char *path, const char *arg, ...)
     char *const *envp = va_arg(ap, char *const *);
     va_end(ap);
     before_exec();
-    return IOL_REAL(execve)(path, argv, envp);
+    int rc = IOL_REAL(execve)(path, argv, envp);
+    iol_core_resume_after_exec();
+    return rc;
 }

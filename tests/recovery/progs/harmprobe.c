@@ -9,6 +9,8 @@
  *   two_threads   a second thread opens files in a loop; the test sends SIGTERM
  *                 to the process and again to the other thread (expects -15)
  *   io            returns from main at once
+ *   badexec       execvp of a program that does not exist (must fail with
+ *                 ENOENT), then writes OUTDIR/after and returns
  *   closerange    OUTDIR/cr.a written once, closed by close_range(fd, ~0U, 0);
  *                 a pipe's read end then reuses the number and is read;
  *                 OUTDIR/cr.b marked by CLOSE_RANGE_CLOEXEC, then written
@@ -18,6 +20,7 @@
  *                 records in pages of the safety copy not touched so far)
  * Bounded: each mode gives up after 60 s. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
 #include <linux/close_range.h>
 #include <pthread.h>
@@ -100,6 +103,19 @@ int main(int argc, char **argv)
     do_io(64);
     if (!strcmp(mode, "io"))
         return 0;
+    if (!strcmp(mode, "badexec")) {
+        char *args[] = { "iolens-no-such-program-21", NULL };
+        errno = 0;
+        if (execvp(args[0], args) != -1 || errno != ENOENT)
+            return 6;
+        char p[4096];
+        snprintf(p, sizeof p, "%s/after", outdir);
+        int fd = open(p, O_CREAT | O_WRONLY | O_TRUNC, 0644);
+        if (fd < 0 || write(fd, "after", 5) != 5)
+            return 7;
+        close(fd);
+        return 0;
+    }
     if (!strcmp(mode, "closerange")) {
         char p[4096];
         snprintf(p, sizeof p, "%s/cr.a", outdir);
