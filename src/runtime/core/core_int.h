@@ -35,5 +35,4 @@ extern pid_t iol_job_pid;          /* pid of the first process (forked children 
 extern struct timespec iol_start_abs;
 int iol_log_write(void);
 pid_t iol_core_pid(void);          /* init.c: the process whose records these are */
-void iol_log_user(char *out, size_t len);   /* user part of log file names */
 #endif

@@ -8,6 +8,15 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+void iol_log_user(const iol_config *c, char *out, size_t len)
+{
+    if (c->username[0])
+        snprintf(out, len, "%s", c->username);
+    else
+        snprintf(out, len, "%u", (unsigned)geteuid());
+}
 
 static int is_dir(const char *p)
 {

@@ -154,21 +154,12 @@ static void report_timing(double total)
 #undef LINE
 }
 
-/* The user part of log names: LOGNAME when set, else the numeric uid. */
-void iol_log_user(char *out, size_t len)
-{
-    if (iol_cfg.username[0])
-        snprintf(out, len, "%s", iol_cfg.username);
-    else
-        snprintf(out, len, "%u", (unsigned)geteuid());
-}
-
 /* <user>_<prog>_id<jobid>-<pid>_<M>-<D>-<secs>-<hash> (runtime spec 3.7). */
 static void base_name(char *out, size_t len)
 {
     extern char *program_invocation_short_name;
     char user[256];
-    iol_log_user(user, sizeof user);
+    iol_log_user(&iol_cfg, user, sizeof user);
     struct tm tm;
     time_t t = iol_start_abs.tv_sec;
     localtime_r(&t, &tm);

@@ -88,6 +88,10 @@ int iol_default_log_dir(char *out, size_t len, char *(*getenv_fn)(const char *))
  * *configured says whether a log path was configured. */
 int iol_log_dir(const iol_config *c, time_t when, char *out, size_t len,
                 char *(*getenv_fn)(const char *), int *configured);
+/* The user part of log file names: LOGNAME (c->username) when set, else the
+ * numeric effective uid.  (Here, not in logwrite.c, so that the safety copy
+ * and the log writer do not call each other.) */
+void iol_log_user(const iol_config *c, char *out, size_t len);
 /* mkdir -p `path` with `mode`; 0 or -1 (errno set). */
 int iol_mkdirs(const char *path, mode_t mode);
 /* Every directory a log may go to, in the order to try them (the one fallback

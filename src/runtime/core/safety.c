@@ -44,7 +44,7 @@ static void make_path_in(char *out, size_t len, const char *dir)
 {
     extern char *program_invocation_short_name;
     char user[256];
-    iol_log_user(user, sizeof user);
+    iol_log_user(&iol_cfg, user, sizeof user);
     char host[256] = "";
     gethostname(host, sizeof host - 1);
     uint64_t h = iol_hash(host, strlen(host)) ^
