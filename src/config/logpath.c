@@ -8,6 +8,15 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+void iol_log_user(const iol_config *c, char *out, size_t len)
+{
+    if (c->username[0])
+        snprintf(out, len, "%s", c->username);
+    else
+        snprintf(out, len, "%u", (unsigned)geteuid());
+}
 
 static int is_dir(const char *p)
 {
@@ -20,7 +29,7 @@ int iol_default_log_dir(char *out, size_t len, char *(*get)(const char *))
     const char *state = get("XDG_STATE_HOME");
     const char *home = get("HOME");
     int n;
-    if (state && state[0] == '/' && is_dir(state))
+    if (state && state[0] == '/')
         n = snprintf(out, len, "%s/iolens/logs", state);
     else if (home && home[0] == '/' && is_dir(home))
         n = snprintf(out, len, "%s/.local/state/iolens/logs", home);

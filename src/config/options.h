@@ -86,14 +86,18 @@ int iol_config_app_excluded(const iol_config *c, const char *exe, iol_warn_fn wa
 /* ---- log location (logpath.c): shared by the runtime and `iolens config`. */
 /* The default log directory when nothing is configured:
  * ${XDG_STATE_HOME:-$HOME/.local/state}/iolens/logs.  Returns 0 or -1; -1 also
- * when XDG_STATE_HOME / HOME is not an existing directory (a missing home is
- * never created: HOME=/nonexistent must not make /nonexistent). */
+ * when it would come from a HOME that is not an existing directory (a missing
+ * home is never created: HOME=/nonexistent must not make /nonexistent). */
 int iol_default_log_dir(char *out, size_t len, char *(*getenv_fn)(const char *));
 /* The directory a log written now would go to (before fallbacks): the dated
  * <logpath>/Y/M/D when it exists, else <logpath>, else the default directory.
  * *configured says whether a log path was configured. */
 int iol_log_dir(const iol_config *c, time_t when, char *out, size_t len,
                 char *(*getenv_fn)(const char *), int *configured);
+/* The user part of log file names: LOGNAME (c->username) when set, else the
+ * numeric effective uid.  (Here, not in logwrite.c, so that the safety copy
+ * and the log writer do not call each other.) */
+void iol_log_user(const iol_config *c, char *out, size_t len);
 /* mkdir -p `path` with `mode`; 0 or -1 (errno set). */
 int iol_mkdirs(const char *path, mode_t mode);
 /* Every directory a log may go to, in the order to try them (the one fallback

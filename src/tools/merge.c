@@ -28,10 +28,11 @@ typedef struct input {
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: iolens merge -o OUT [--no-reduce] LOG...\n"
+    fprintf(out, "usage: iolens merge -o OUT [--no-reduce] [--allow-duplicates] LOG...\n"
                  "Merge the logs (or safety copies) of one job's processes into one log.\n"
                  "  -o, --output OUT  the merged log (must not exist)\n"
-                 "  --no-reduce       keep every process's records of shared files\n");
+                 "  --no-reduce       keep every process's records of shared files\n"
+                 "  --allow-duplicates  merge two logs of the same process (warning only)\n");
 }
 
 static int add_names(iolens_writer *w, input *in, size_t n)
@@ -327,19 +328,36 @@ static int merge(input *in, size_t n, const char *out, int do_reduce, char *err,
     return iolens_writer_close_err(w, err, errlen);
 }
 
+/* The first of in[0..i-1] that comes from the same process as in[i], or i.  A
+ * process is its job id and start time (to the nanosecond): e.g. a log the
+ * runtime wrote and a second one recovered from a safety copy it left. */
+static size_t same_process(const input *in, size_t i)
+{
+    const iolens_job *a = iolens_log_job(in[i].log);
+    for (size_t k = 0; k < i; k++) {
+        const iolens_job *b = iolens_log_job(in[k].log);
+        if (a->jobid == b->jobid && a->start_sec == b->start_sec && a->start_nsec == b->start_nsec)
+            return k;
+    }
+    return i;
+}
+
 int iol_cmd_merge(int argc, char **argv)
 {
     static const struct option opts[] = {
         {"output", required_argument, 0, 'o'}, {"no-reduce", no_argument, 0, 'n'},
+        {"allow-duplicates", no_argument, 0, 'D'},
         {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
     const char *out = NULL;
-    int do_reduce = 1, c;
+    int do_reduce = 1, allow_dups = 0, c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "o:nh", opts, NULL)) != -1) {
         if (c == 'o')
             out = optarg;
         else if (c == 'n')
             do_reduce = 0;
+        else if (c == 'D')
+            allow_dups = 1;
         else {
             usage(c == 'h' ? stdout : stderr);
             return c == 'h' ? 0 : 2;
@@ -362,6 +380,17 @@ int iol_cmd_merge(int argc, char **argv)
         }
         const iolens_job *j = iolens_log_job(in[i].log);
         in[i].rank_as = j->nprocs <= 1 ? (int64_t)i : -2;
+        size_t twin = same_process(in, i);
+        if (twin < i) {
+            fprintf(stderr, "iolens merge: %s%s and %s are logs of the same process (same job id "
+                    "and start time)%s\n", allow_dups ? "warning: " : "", in[twin].path, in[i].path,
+                    allow_dups ? "; merged anyway, counts may be doubled"
+                               : "; not merged (--allow-duplicates merges them anyway)");
+            if (!allow_dups) {
+                rc = 1;
+                break;
+            }
+        }
         if (i && j->jobid != iolens_log_job(in[0].log)->jobid)
             fprintf(stderr, "iolens merge: warning: %s has job id %lld, %s has %lld\n", in[i].path,
                     (long long)j->jobid, in[0].path, (long long)iolens_log_job(in[0].log)->jobid);

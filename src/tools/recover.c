@@ -251,8 +251,18 @@ static int recover_one(const char *in, const char *logdir, int keep, int force)
         return 1;
     }
     if (!iol_is_safety_copy(log)) {
-        fprintf(stderr, "iolens recover: %s: not a safety copy (already a finished log)\n", in);
+        const iolens_header *h = iolens_log_header(log);
+        int written = h && h->comp_type == IOLENS_COMP_NONE && name_pid(in) > 0;
         iolens_log_close(log);
+        if (written) {      /* marked by the runtime after its log was written */
+            printf("iolens: skipped %s: its process wrote its log\n", in);
+            if (!keep) {
+                unlink(in);
+                iol_recover_dxt_remove(in);
+            }
+            return 0;
+        }
+        fprintf(stderr, "iolens recover: %s: not a safety copy (already a finished log)\n", in);
         return 1;
     }
     iol_extra_regions dxt = {0};

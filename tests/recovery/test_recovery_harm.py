@@ -142,19 +142,25 @@ def test_second_sigterm_on_other_thread_during_write(runtime, tool, probe, tmp_p
         one_log_with_all_files(tool, run, logdir, mmapdir)
 
 
+def mount_tmpfs(where, options):
+    """A tmpfs mounted at `where` (made here) for this test; skips when it
+    cannot be (not root, no mount permission).  The caller unmounts it."""
+    import os
+    if os.geteuid() != 0:
+        pytest.skip("needs root to mount a tmpfs")
+    where.mkdir()
+    m = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(where)],
+                       capture_output=True, text=True, timeout=30)
+    if m.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {m.stderr.strip()}")
+    return where
+
+
 def test_safety_copy_file_system_fills_after_start(runtime, tool, probe, tmp_path):
     """The safety copy's tmpfs is filled by another program after start, then
     the program makes many new records: it must not die of SIGBUS (the copy's
     blocks were reserved at start), and its log is written."""
-    import os
-    if os.geteuid() != 0:
-        pytest.skip("needs root to mount a small tmpfs")
-    shm = tmp_path / "shm"
-    shm.mkdir()
-    m = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", str(shm)],
-                       capture_output=True, text=True, timeout=30)
-    if m.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {m.stderr.strip()}")
+    shm = mount_tmpfs(tmp_path / "shm", "size=16m")
     try:
         logdir = tmp_path / "logs"
         logdir.mkdir()
@@ -211,14 +217,7 @@ def test_read_only_tmpdir_falls_back_to_tmp(runtime, tool, probe, tmp_path):
     log goes to /tmp, the last documented fallback."""
     import os
     import shutil
-    if os.geteuid() != 0:
-        pytest.skip("needs root to mount a read-only tmpfs")
-    ro = tmp_path / "ro"
-    ro.mkdir()
-    m = subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=1m", "tmpfs", str(ro)],
-                       capture_output=True, text=True, timeout=30)
-    if m.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {m.stderr.strip()}")
+    ro = mount_tmpfs(tmp_path / "ro", "ro,size=1m")
     name = f"harm{os.getpid()}x{tmp_path.name[-6:]}".replace("-", "")
     exe = tmp_path / name
     shutil.copy(probe, exe)
@@ -239,3 +238,67 @@ def test_read_only_tmpdir_falls_back_to_tmp(runtime, tool, probe, tmp_path):
                 f.unlink()
     finally:
         subprocess.run(["umount", "-l", str(ro)], timeout=30)
+
+
+def test_copy_of_a_written_log_is_skipped_and_twins_not_merged(runtime, tool, probe, tmp_path):
+    """A process that dies between writing its log and removing its safety copy
+    (simulated: unlink of the copy fails) leaves a marked copy: `iolens recover`
+    skips it, so there is one log, not two.  And `iolens merge` refuses two logs
+    of the same process (warns with --allow-duplicates)."""
+    shim = tmp_path / "keepcopy.so"
+    subprocess.run(["cc", "-shared", "-fPIC", "-o", str(shim),
+                    str(Path(__file__).parent / "progs" / "keepcopy_shim.c"), "-ldl"],
+                   check=True, timeout=120)
+    logdir, mmapdir = dirs(tmp_path)
+    env = env_for(runtime, logdir, mmapdir)
+    env["LD_PRELOAD"] = f"{shim}:{runtime}"
+    run_io(probe, tmp_path, env)
+    assert len(logs(logdir)) == 1
+    left = safety_copies(mmapdir)
+    assert len(left) == 1, "the shim kept the copy"
+    r = recover(tool, left, logdir)
+    assert "skipped" in r.stdout, r.stdout
+    assert safety_copies(mmapdir) == [] and len(logs(logdir)) == 1
+    log = logs(logdir)[0]
+    twin = tmp_path / "twin.darshan"
+    twin.write_bytes(log.read_bytes())
+    out = tmp_path / "merged.darshan"
+    m = subprocess.run([str(tool), "merge", "-o", str(out), str(log), str(twin)],
+                       capture_output=True, text=True, timeout=120)
+    assert m.returncode != 0 and "same process" in m.stderr, m.stderr
+    assert not out.exists()
+    m = subprocess.run([str(tool), "merge", "--allow-duplicates", "-o", str(out), str(log), str(twin)],
+                       capture_output=True, text=True, timeout=120)
+    assert m.returncode == 0 and "same process" in m.stderr, m.stderr
+
+
+def test_close_range_is_a_close(runtime, tool, probe, tmp_path):
+    """close_range(fd, ~0U, 0) closes the tracked file: the pipe that reuses its
+    number is not counted against it; CLOSE_RANGE_CLOEXEC closes nothing."""
+    logdir, mmapdir = dirs(tmp_path)
+    run_io = subprocess.run([str(probe), "closerange", str(tmp_path)],
+                            env=env_for(runtime, logdir, mmapdir), capture_output=True, timeout=60)
+    assert run_io.returncode == 0, run_io.returncode
+    recs, _ = counters(tool, logs(logdir)[0])
+    a = by_file(recs, "POSIX", str(tmp_path / "cr.a"))
+    assert len(a) == 1 and a[0]["POSIX_WRITES"] == 1 and a[0]["POSIX_BYTES_WRITTEN"] == 10, a
+    assert a[0]["POSIX_READS"] == 0, "the pipe's read was counted against the closed file"
+    assert a[0]["POSIX_F_CLOSE_END_TIMESTAMP"] > 0, a
+    b = by_file(recs, "POSIX", str(tmp_path / "cr.b"))
+    assert len(b) == 1 and b[0]["POSIX_WRITES"] == 2 and b[0]["POSIX_BYTES_WRITTEN"] == 10, b
+
+
+def test_recording_resumes_after_failed_exec(runtime, tool, probe, tmp_path):
+    """execvp of a missing program fails with ENOENT (errno kept); the I/O the
+    program does afterwards is recorded (in a second log: the first was
+    written before the exec)."""
+    logdir, mmapdir = dirs(tmp_path)
+    r = subprocess.run([str(probe), "badexec", str(tmp_path)], env=env_for(runtime, logdir, mmapdir),
+                       capture_output=True, timeout=60)
+    assert r.returncode == 0, r.returncode
+    assert safety_copies(mmapdir) == []
+    found = []
+    for log in logs(logdir):
+        recs, _ = counters(tool, log)
+        found += by_file(recs, "POSIX", str(tmp_path / "after"))
+    assert len(found) == 1 and found[0]["POSIX_WRITES"] == 1, found

@@ -20,6 +20,7 @@ void iol_names_release(void);
  * thread (a signal handler): then nothing is stored. */
 int iol_name_store(uint64_t id, const char *name, int modid);
 size_t iol_names_count(void);
+iol_lock_t *iol_names_lock(void);  /* for locks_all.c */
 void iol_name_at(size_t i, uint64_t *id, const char **name);
 
 /* mounts.c */
@@ -34,5 +35,4 @@ extern pid_t iol_job_pid;          /* pid of the first process (forked children 
 extern struct timespec iol_start_abs;
 int iol_log_write(void);
 pid_t iol_core_pid(void);          /* init.c: the process whose records these are */
-void iol_log_user(char *out, size_t len);   /* user part of log file names */
 #endif

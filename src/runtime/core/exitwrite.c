@@ -19,21 +19,27 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "../wrappers/real.h"
 #include "core_int.h"
 #include "exitwrite.h"
+#include "locks_all.h"
 
 /* Longest wait for a writer that is still making progress. */
 #define IOL_EXIT_WRITE_MAX_MS 20000
+/* Longest wait for other threads to leave the runtime's locks before the fork. */
+#define IOL_EXIT_LOCKS_NS 200000000L
 /* Polling period of the wait. */
 #define IOL_EXIT_POLL_NS 200000
 
 int iol_log_writing;
+int iol_held_sig;
 
 static long now_ms(void)
 {
@@ -101,8 +107,24 @@ static void wait_writer(pid_t child)
 }
 
 /* In the copy: write the log and leave. Never returns. */
-static void __attribute__((noreturn)) child_write(void)
+static void __attribute__((noreturn)) child_write(pid_t parent)
 {
+    iol_locks_give_all();               /* ours: same thread identity here */
+    /* Never outlive the wait: gone with the process (killed while it waits), and
+     * gone by SIGALRM, which is ours in this copy, after the longest wait. */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent)
+        syscall(SYS_exit_group, 1);
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    IOL_REAL(sigaction)(SIGALRM, &dfl, NULL);
+    sigset_t alrm;
+    sigemptyset(&alrm);
+    sigaddset(&alrm, SIGALRM);
+    pthread_sigmask(SIG_UNBLOCK, &alrm, NULL);
+    alarm(IOL_EXIT_WRITE_MAX_MS / 1000 + 2);
     struct rlimit none = { 0, 0 };
     setrlimit(RLIMIT_CORE, &none);      /* a crash here is expected, not a core dump */
     iol_busy++;
@@ -112,6 +134,17 @@ static void __attribute__((noreturn)) child_write(void)
     iol_report_failures();
     syscall(SYS_exit_group, rc == 0 ? 0 : 1);
     __builtin_unreachable();
+}
+
+void iol_block_term_signals(sigset_t *old)
+{
+    sigset_t block;
+    sigemptyset(&block);
+    sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGHUP);
+    sigaddset(&block, SIGQUIT);
+    pthread_sigmask(SIG_BLOCK, &block, old);
 }
 
 void iol_core_shutdown_async(void)
@@ -125,19 +158,20 @@ void iol_core_shutdown_async(void)
     if (iol_mpi_mode)
         return;
     int saved = errno;
-    sigset_t block, old;
-    sigemptyset(&block);
-    sigaddset(&block, SIGTERM);
-    sigaddset(&block, SIGINT);
-    sigaddset(&block, SIGHUP);
-    sigaddset(&block, SIGQUIT);
-    pthread_sigmask(SIG_BLOCK, &block, &old);
+    sigset_t old;
+    iol_block_term_signals(&old);
     __atomic_store_n(&iol_log_writing, 1, __ATOMIC_RELEASE);
-    pid_t child = _Fork();
-    if (child == 0)
-        child_write();
-    if (child > 0)
-        wait_writer(child);
+    /* A thread stuck in the runtime (e.g. itself waiting for this write in a
+     * signal handler) means no write: the safety copy stays. */
+    if (iol_locks_take_all(IOL_EXIT_LOCKS_NS) == 0) {
+        pid_t self = getpid();
+        pid_t child = _Fork();
+        if (child == 0)
+            child_write(self);
+        iol_locks_give_all();
+        if (child > 0)
+            wait_writer(child);
+    }
     __atomic_store_n(&iol_log_writing, 0, __ATOMIC_RELEASE);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     errno = saved;

@@ -2,11 +2,20 @@
 #ifndef IOLENS_RUNTIME_EXITWRITE_H
 #define IOLENS_RUNTIME_EXITWRITE_H
 
+#include <signal.h>
+
 /* 1 while some thread of this process is writing the log (any path). */
 extern int iol_log_writing;
+/* A termination signal that arrived on another thread during the write and
+ * was left to the writer (signals.c); 0 = none. */
+extern int iol_held_sig;
+/* signals.c: take the default action of `sig` now (restores SIG_DFL, raises). */
+void iol_signal_default_now(int sig);
 /* MPI mode (init.c): the log is written collectively, in MPI_Finalize only. */
 extern int iol_mpi_mode;
 
+/* Block TERM, INT, HUP and QUIT in this thread; the previous mask in *old. */
+void iol_block_term_signals(sigset_t *old);
 /* Shut the runtime down from _exit, _Exit or a termination signal: the log is
  * written by a forked copy of the process while this one only waits (bounded).
  * Async-signal-safe.  Does nothing if the runtime is not on. */

@@ -1,6 +1,8 @@
 /* Life cycle of the runtime in one process: init (library constructor, or lazily at
  * the first intercepted call), fork (the child starts afresh and writes its own
  * log), and shutdown (destructor or _exit) writing the log once. */
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -115,19 +117,18 @@ void iol_core_shutdown(int write_log)
     iol_records_detach();
     /* Termination signals wait until the log is complete (a few milliseconds):
      * e.g. multiprocessing terminates workers that are already in _exit. */
-    sigset_t block, old;
-    sigemptyset(&block);
-    sigaddset(&block, SIGTERM);
-    sigaddset(&block, SIGINT);
-    sigaddset(&block, SIGHUP);
-    sigaddset(&block, SIGQUIT);
-    pthread_sigmask(SIG_BLOCK, &block, &old);
+    sigset_t old;
+    iol_block_term_signals(&old);
     /* ... and on other threads, our handler waits for this flag (signals.c). */
     __atomic_store_n(&iol_log_writing, 1, __ATOMIC_RELEASE);
     if (write_log)
         iol_log_write();
     iol_report_failures();
     __atomic_store_n(&iol_log_writing, 0, __ATOMIC_RELEASE);
+    /* A signal another thread left to us: its original disposition now. */
+    int held = __atomic_exchange_n(&iol_held_sig, 0, __ATOMIC_ACQ_REL);
+    if (held)
+        iol_signal_default_now(held);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     iol_busy--;
 }
@@ -147,6 +148,21 @@ void iol_core_init_mpi(int rank, int nprocs)
         core_init();
 }
 
+/* Forget the records (already written, or not ours) and start again. */
+static void restart(void)
+{
+    iol_busy++;
+    for (size_t i = 0; i < iol_module_ndescs; i++) {
+        iol_module *m = &iol_mods[iol_module_descs[i]->id];
+        if (m->d && m->d->reset && m->state == 1)
+            m->d->reset(m);
+    }
+    iol_records_release();
+    __atomic_store_n(&iol_state, IOL_INITING, __ATOMIC_RELEASE);
+    iol_busy--;
+    core_init();
+}
+
 /* The child of fork(): forget the parent's records without writing them, and
  * start again (runtime spec 8.2).  Locks held by other parent threads at fork
  * time are re-initialised by iol_records_init. */
@@ -158,17 +174,36 @@ static void atfork_child(void)
         __atomic_store_n(&iol_state, IOL_OFF, __ATOMIC_RELEASE);
         return;
     }
-    iol_busy++;
     iol_fork_parent = getppid();
-    for (size_t i = 0; i < iol_module_ndescs; i++) {
-        iol_module *m = &iol_mods[iol_module_descs[i]->id];
-        if (m->d && m->d->reset && m->state == 1)
-            m->d->reset(m);
-    }
-    iol_records_release();
-    __atomic_store_n(&iol_state, IOL_INITING, __ATOMIC_RELEASE);
-    iol_busy--;
-    core_init();
+    restart();
+}
+
+/* Threads of this process, from /proc/self/stat (field 20); 0 if unknown. */
+static long thread_count(void)
+{
+    char buf[1024];
+    int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    char *p = strrchr(buf, ')');          /* the command name may hold spaces */
+    for (int field = 2; p && field < 20; field++)   /* to the space before field 20 */
+        p = strchr(p + 1, ' ');
+    return p ? strtol(p + 1, NULL, 10) : 0;
+}
+
+void iol_core_resume_after_exec(void)
+{
+    if (__atomic_load_n(&iol_state, __ATOMIC_ACQUIRE) != IOL_STOPPING || iol_mpi_mode ||
+        iol_busy || !iol_core_exec_ok() || thread_count() != 1)
+        return;
+    int saved = errno;
+    restart();
+    errno = saved;
 }
 
 __attribute__((constructor)) static void iol_ctor(void)

@@ -152,21 +152,12 @@ static void report_timing(double total)
 #undef LINE
 }
 
-/* The user part of log names: LOGNAME when set, else the numeric uid. */
-void iol_log_user(char *out, size_t len)
-{
-    if (iol_cfg.username[0])
-        snprintf(out, len, "%s", iol_cfg.username);
-    else
-        snprintf(out, len, "%u", (unsigned)geteuid());
-}
-
 /* <user>_<prog>_id<jobid>-<pid>_<M>-<D>-<secs>-<hash> (runtime spec 3.7). */
 static void base_name(char *out, size_t len)
 {
     extern char *program_invocation_short_name;
     char user[256];
-    iol_log_user(user, sizeof user);
+    iol_log_user(&iol_cfg, user, sizeof user);
     struct tm tm;
     time_t t = iol_start_abs.tv_sec;
     localtime_r(&t, &tm);
@@ -185,6 +176,12 @@ static int write_as(const built *b, const char *final)
 {
     char tmp[IOL_PATH_LEN + 32];
     snprintf(tmp, sizeof tmp, "%s.iolens_partial", final);
+    /* Created here, private (0600) and new (no file or link of that name is
+     * followed or reused); the writer then opens this very file. */
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, S_IRUSR | S_IWUSR);
+    if (fd < 0)
+        return errno ? errno : EIO;
+    close(fd);
     errno = 0;
     if (write_file(b, tmp) != 0) {
         int e = errno ? errno : EIO;

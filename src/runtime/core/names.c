@@ -113,6 +113,8 @@ const char *iol_name_of(uint64_t id)
 
 size_t iol_names_count(void) { return count; }
 
+iol_lock_t *iol_names_lock(void) { return &lock; }
+
 void iol_name_at(size_t i, uint64_t *id, const char **name)
 {
     name_ent *e = &tab[order[i]];

@@ -44,7 +44,7 @@ static void make_path_in(char *out, size_t len, const char *dir)
 {
     extern char *program_invocation_short_name;
     char user[256];
-    iol_log_user(user, sizeof user);
+    iol_log_user(&iol_cfg, user, sizeof user);
     char host[256] = "";
     gethostname(host, sizeof host - 1);
     uint64_t h = iol_hash(host, strlen(host)) ^
@@ -256,6 +256,13 @@ void iol_safety_remove(void)
 {
     if (!base)
         return;
+    /* Marked first, with the job's end time (offsets of the 3.41 job record):
+     * a copy left by a death between here and the unlink is then a finished
+     * log's twin, which `iolens recover` skips instead of making a second log. */
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    put64(HDR + 32, (uint64_t)now.tv_nsec);
+    put64(HDR + 24, (uint64_t)(now.tv_sec > 0 ? now.tv_sec : 1));
     unlink(path);
     for (int i = 0; i < nsidecars; i++)
         unlink(sidecars[i]);

@@ -49,5 +49,8 @@ void iol_safety_remove(void);
 void iol_signals_install(void);
 /* init.c: may this process write its log before exec (not a vfork child)? */
 int iol_core_exec_ok(void);
+/* init.c: an exec failed after the log was written before it: record again
+ * (fresh records, a second log at exit) when the process is single-threaded. */
+void iol_core_resume_after_exec(void);
 
 #endif

@@ -18,6 +18,7 @@
 #include "../wrappers/real.h"
 #include "core_int.h"
 #include "exitwrite.h"
+#include "locks_all.h"
 #include "safety.h"
 
 /* MPI mode (exitwrite.h): the log write is collective, so it cannot run from a
@@ -52,14 +53,31 @@ static void die_by(int sig)
     raise(sig);
 }
 
+void iol_signal_default_now(int sig)
+{
+    if (sig > 0 && sig < IOL_NSIG) {
+        set_default(sig);
+        raise(sig);
+    }
+}
+
 static void on_term(int sig)
 {
     int saved = errno;
     int s = __atomic_load_n(&iol_state, __ATOMIC_ACQUIRE);
-    if (s == IOL_ON && !iol_mpi_mode)
+    if (s == IOL_ON && !iol_mpi_mode) {
         iol_core_shutdown_async();       /* async-signal-safe; bounded */
-    else if (s == IOL_STOPPING)
-        iol_exit_hold();                 /* another thread is writing the log */
+    } else if (s == IOL_STOPPING && __atomic_load_n(&iol_log_writing, __ATOMIC_ACQUIRE)) {
+        /* Another thread is writing the log.  Inside the runtime this thread may
+         * hold a lock the writer needs: leave the signal to the writer, which
+         * raises it when done; elsewhere, wait here until the write is over. */
+        if (iol_locks_mine()) {
+            __atomic_store_n(&iol_held_sig, sig, __ATOMIC_RELEASE);
+            errno = saved;
+            return;
+        }
+        iol_exit_hold();
+    }
     die_by(sig);
     errno = saved;
 }
@@ -144,8 +162,8 @@ static int has_records(void)
 
 /* Before the image is replaced: write the log if anything was recorded (a fork
  * child that only execs, as in every shell pipeline, leaves no empty log), and
- * drop the safety copy otherwise.  If exec then fails, the process goes on
- * unrecorded.  Never in a vfork child (iol_core_exec_ok), which shares our memory. */
+ * drop the safety copy otherwise.  If exec then fails, recording starts again
+ * (iol_core_resume_after_exec).  Never in a vfork child (iol_core_exec_ok), which shares our memory. */
 static void before_exec(void)
 {
     int saved = errno;
@@ -162,31 +180,41 @@ static void before_exec(void)
 int execve(const char *path, char *const argv[], char *const envp[])
 {
     before_exec();
-    return IOL_REAL(execve)(path, argv, envp);
+    int rc = IOL_REAL(execve)(path, argv, envp);
+    iol_core_resume_after_exec();
+    return rc;
 }
 
 int execv(const char *path, char *const argv[])
 {
     before_exec();
-    return IOL_REAL(execv)(path, argv);
+    int rc = IOL_REAL(execv)(path, argv);
+    iol_core_resume_after_exec();
+    return rc;
 }
 
 int execvp(const char *file, char *const argv[])
 {
     before_exec();
-    return IOL_REAL(execvp)(file, argv);
+    int rc = IOL_REAL(execvp)(file, argv);
+    iol_core_resume_after_exec();
+    return rc;
 }
 
 int execvpe(const char *file, char *const argv[], char *const envp[])
 {
     before_exec();
-    return IOL_REAL(execvpe)(file, argv, envp);
+    int rc = IOL_REAL(execvpe)(file, argv, envp);
+    iol_core_resume_after_exec();
+    return rc;
 }
 
 int fexecve(int fd, char *const argv[], char *const envp[])
 {
     before_exec();
-    return IOL_REAL(fexecve)(fd, argv, envp);
+    int rc = IOL_REAL(fexecve)(fd, argv, envp);
+    iol_core_resume_after_exec();
+    return rc;
 }
 
 /* The execl forms: the argument list, NULL-terminated, copied to the stack.
@@ -229,7 +257,9 @@ int execl(const char *path, const char *arg, ...)
     FILL_ARGS(argv, arg, n);
     va_end(ap);
     before_exec();
-    return IOL_REAL(execv)(path, argv);
+    int rc = IOL_REAL(execv)(path, argv);
+    iol_core_resume_after_exec();
+    return rc;
 }
 
 int execlp(const char *file, const char *arg, ...)
@@ -242,7 +272,9 @@ int execlp(const char *file, const char *arg, ...)
     FILL_ARGS(argv, arg, n);
     va_end(ap);
     before_exec();
-    return IOL_REAL(execvp)(file, argv);
+    int rc = IOL_REAL(execvp)(file, argv);
+    iol_core_resume_after_exec();
+    return rc;
 }
 
 int execle(const char *path, const char *arg, ...)
@@ -256,5 +288,7 @@ int execle(const char *path, const char *arg, ...)
     char *const *envp = va_arg(ap, char *const *);
     va_end(ap);
     before_exec();
-    return IOL_REAL(execve)(path, argv, envp);
+    int rc = IOL_REAL(execve)(path, argv, envp);
+    iol_core_resume_after_exec();
+    return rc;
 }

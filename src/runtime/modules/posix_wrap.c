@@ -274,6 +274,36 @@ int close(int fd)
     return ret;
 }
 
+/* close_range(2): every tracked fd the call will close is closed as close()
+ * does (mapping removed before the real call, the close recorded), so a number
+ * reused afterwards (a pipe, a socket) is not counted against the closed file.
+ * CLOSE_RANGE_CLOEXEC closes nothing now (the fds close at exec, when the log is
+ * written anyway); CLOSE_RANGE_UNSHARE closes in this process's table all the
+ * same.  Calls the kernel would refuse are passed through untouched. */
+#ifndef CLOSE_RANGE_UNSHARE
+#define CLOSE_RANGE_UNSHARE (1U << 1)
+#endif
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+int close_range(unsigned int first, unsigned int last, int flags)
+{
+    if (!iol_on() || first > last || (flags & CLOSE_RANGE_CLOEXEC) ||
+        ((unsigned)flags & ~(CLOSE_RANGE_UNSHARE | CLOSE_RANGE_CLOEXEC)))
+        return IOL_REAL(close_range)(first, last, flags);
+    size_t cap = __atomic_load_n(&iol_posix_st.fdtab, __ATOMIC_ACQUIRE) ? iol_posix_st.fdcap : 0;
+    for (size_t fd = first; fd <= last && fd < cap; fd++) {
+        uintptr_t rec = iol_posix_close_begin((int)fd);
+        if (rec) {
+            iol_span sp;
+            iol_span_begin(&sp);
+            iol_span_end(&sp);
+            iol_posix_close_end(rec, &sp);
+        }
+    }
+    return IOL_REAL(close_range)(first, last, flags);
+}
+
 int rename(const char *oldpath, const char *newpath)
 {
     TIMED_BODY(int, IOL_REAL(rename)(oldpath, newpath), ret == 0,

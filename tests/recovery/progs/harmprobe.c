@@ -9,12 +9,20 @@
  *   two_threads   a second thread opens files in a loop; the test sends SIGTERM
  *                 to the process and again to the other thread (expects -15)
  *   io            returns from main at once
+ *   badexec       execvp of a program that does not exist (must fail with
+ *                 ENOENT), then writes OUTDIR/after and returns
+ *   closerange    OUTDIR/cr.a written once, closed by close_range(fd, ~0U, 0);
+ *                 a pipe's read end then reuses the number and is read;
+ *                 OUTDIR/cr.b marked by CLOSE_RANGE_CLOEXEC, then written
+ *                 again (it is still open)
  *   wait          sleeps until killed (SIGTERM at its default action)
  *   many          reads a line from stdin, then opens 500 new files (new
  *                 records in pages of the safety copy not touched so far)
  * Bounded: each mode gives up after 60 s. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
+#include <linux/close_range.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -95,6 +103,39 @@ int main(int argc, char **argv)
     do_io(64);
     if (!strcmp(mode, "io"))
         return 0;
+    if (!strcmp(mode, "badexec")) {
+        char *args[] = { "iolens-no-such-program-21", NULL };
+        errno = 0;
+        if (execvp(args[0], args) != -1 || errno != ENOENT)
+            return 6;
+        char p[4096];
+        snprintf(p, sizeof p, "%s/after", outdir);
+        int fd = open(p, O_CREAT | O_WRONLY | O_TRUNC, 0644);
+        if (fd < 0 || write(fd, "after", 5) != 5)
+            return 7;
+        close(fd);
+        return 0;
+    }
+    if (!strcmp(mode, "closerange")) {
+        char p[4096];
+        snprintf(p, sizeof p, "%s/cr.a", outdir);
+        int a = open(p, O_CREAT | O_WRONLY | O_TRUNC, 0644);
+        if (a < 0 || write(a, "0123456789", 10) != 10 || close_range((unsigned)a, ~0U, 0) != 0)
+            return 2;
+        int pfd[2];
+        if (pipe(pfd) != 0 || pfd[0] != a)      /* the lowest free number: a's */
+            return 3;
+        char got[5];
+        if (write(pfd[1], "xxxxx", 5) != 5 || read(pfd[0], got, 5) != 5)
+            return 4;
+        snprintf(p, sizeof p, "%s/cr.b", outdir);
+        int b = open(p, O_CREAT | O_WRONLY | O_TRUNC, 0644);
+        if (b < 0 || write(b, "01234", 5) != 5 ||
+            close_range((unsigned)b, (unsigned)b, CLOSE_RANGE_CLOEXEC) != 0 ||
+            write(b, "56789", 5) != 5)
+            return 5;
+        return 0;
+    }
     if (!strcmp(mode, "exit_handler") || !strcmp(mode, "malloc_term")) {
         pthread_create(&t, NULL, hammer_malloc, NULL);
         /* this thread hammers too: the signal may land in either */

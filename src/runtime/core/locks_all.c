@@ -1,0 +1,78 @@
+/* Every lock of the runtime taken at once, and every module frozen, with a bounded wait (exitwrite.c):
+ * the forked copy that writes the log at exit must not find a lock held by a
+ * thread that does not exist in it.  The runtime's locks spin and yield
+ * (rt.h), so a lock held by a vanished thread would spin for ever there. */
+#include <time.h>
+
+#include "core_int.h"
+#include "locks_all.h"
+
+static iol_lock_t *taken[IOL_NMODS + 1];
+static int ntaken;
+
+static long now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long)t.tv_sec * 1000000000L + t.tv_nsec;
+}
+
+/* 1 = taken now, 0 = already ours (a signal interrupted an update on this
+ * thread), -1 = still held by another thread at the deadline. */
+static int take(iol_lock_t *l, long deadline)
+{
+    uintptr_t me = iol_self();
+    for (;;) {
+        uintptr_t expect = 0;
+        if (__atomic_compare_exchange_n(l, &expect, me, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+            return 1;
+        if (expect == me)
+            return 0;
+        if (now_ns() > deadline)
+            return -1;
+        struct timespec d = { 0, 20000 };
+        nanosleep(&d, NULL);
+    }
+}
+
+int iol_locks_take_all(long budget_ns)
+{
+    long deadline = now_ns() + budget_ns;
+    ntaken = 0;
+    for (size_t i = 0; i < iol_module_ndescs; i++) {
+        iol_lock_t *l = &iol_mods[iol_module_descs[i]->id].lock;
+        int r = take(l, deadline);
+        if (r < 0)
+            goto fail;
+        if (r > 0)
+            taken[ntaken++] = l;
+    }
+    int r = take(iol_names_lock(), deadline);     /* order: modules, then names */
+    if (r < 0)
+        goto fail;
+    if (r > 0)
+        taken[ntaken++] = iol_names_lock();
+    /* Other threads record nothing more: the records live in the shared safety
+     * copy, which the fork copy reads while this process goes on. */
+    for (size_t i = 0; i < iol_module_ndescs; i++)
+        iol_mods[iol_module_descs[i]->id].frozen = 1;
+    return 0;
+fail:
+    iol_locks_give_all();
+    return -1;
+}
+
+void iol_locks_give_all(void)
+{
+    while (ntaken > 0)
+        iol_unlock(taken[--ntaken]);
+}
+
+int iol_locks_mine(void)
+{
+    uintptr_t me = iol_self();
+    for (size_t i = 0; i < iol_module_ndescs; i++)
+        if (__atomic_load_n(&iol_mods[iol_module_descs[i]->id].lock, __ATOMIC_RELAXED) == me)
+            return 1;
+    return __atomic_load_n(iol_names_lock(), __ATOMIC_RELAXED) == me;
+}
