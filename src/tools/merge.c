@@ -8,7 +8,8 @@
  * input has (per module) are combined into one shared record (rank -1) with the
  * counter tables' combine rules (src/format/combine.c), as an MPI job's shared
  * files are; --no-reduce keeps them apart.  Counter modules are merged record by
- * record; HEATMAP and other regions are concatenated with their ranks renumbered. */
+ * record; HEATMAP and other regions are concatenated with their ranks renumbered.
+ * --workflow merges logs of different jobs (merge_workflow.h, docs/convert.md). */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
