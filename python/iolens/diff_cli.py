@@ -8,6 +8,7 @@ import sys
 
 from .diff import as_json, diff_logs
 from .errors import LogError
+from .log import Log
 
 
 def main(argv=None) -> int:
@@ -21,6 +22,12 @@ def main(argv=None) -> int:
     ap.add_argument("--json", action="store_true", help="print the changes as JSON")
     ap.add_argument("--top", type=int, default=0, help="show only the N highest-impact changes")
     args = ap.parse_args(argv)
+    for path in (args.a, args.b):      # name the log that cannot be read
+        try:
+            Log(path).close()
+        except (LogError, OSError) as e:
+            print(f"iolens diff: {path}: {e}", file=sys.stderr)
+            return 1
     try:
         changes = diff_logs(args.a, args.b)
     except (LogError, OSError) as e:

@@ -229,7 +229,8 @@ void anon_free(anon *a)
     a->old_id = a->new_id = NULL;
 }
 
-uint64_t anon_id(const anon *a, uint64_t id)
+/* Index of `id` in the sorted id map, or a->nids if absent. */
+static size_t find_id(const anon *a, uint64_t id)
 {
     size_t lo = 0, hi = a->nids;
     while (lo < hi) {
@@ -239,8 +240,20 @@ uint64_t anon_id(const anon *a, uint64_t id)
         else
             hi = mid;
     }
-    if (lo < a->nids && a->old_id[lo] == id)
-        return a->new_id[lo];
+    return lo < a->nids && a->old_id[lo] == id ? lo : a->nids;
+}
+
+const char *anon_name(const anon *a, uint64_t id)
+{
+    size_t k = find_id(a, id);
+    return k < a->nids ? a->new_name[k] : NULL;
+}
+
+uint64_t anon_id(const anon *a, uint64_t id)
+{
+    size_t k = find_id(a, id);
+    if (k < a->nids)
+        return a->new_id[k];
     unsigned char d[32];             /* a nameless record: its id would reveal the name */
     mac(a, "id", &id, sizeof id, d);
     uint64_t v;

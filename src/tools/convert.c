@@ -176,13 +176,8 @@ static int copy_names(conv *c)
         if (!conv_select_keeps(&c->sel, id))
             continue;
         if (c->keyfile) {
-            uint64_t nid = anon_id(&c->an, id);
-            for (size_t k = 0; k < c->an.nids; k++)
-                if (c->an.old_id[k] == id) {
-                    name = c->an.new_name[k];
-                    break;
-                }
-            id = nid;
+            name = anon_name(&c->an, id);
+            id = anon_id(&c->an, id);
         }
         if ((rc = iolens_writer_add_name(c->w, id, name)))
             return fail_write(c, rc, "name table");

@@ -54,7 +54,10 @@ int anon_build_names(anon *a, const iolens_log *log);
 void anon_free(anon *a);
 /* The new id of a record (a keyed hash for ids the name table does not know). */
 uint64_t anon_id(const anon *a, uint64_t id);
-/* New job record (strings owned by *store; free with anon_job_free). */
+/* The pseudonym of the name of record `id`; NULL if the name table has none. */
+const char *anon_name(const anon *a, uint64_t id);
+/* The job record pseudonymised into *out (its exe and mounts are allocated: free
+ * them with anon_job_free). */
 int anon_job(const anon *a, const iolens_job *in, iolens_job *out);
 void anon_job_free(iolens_job *j);
 void anon_records(const anon *a, iolens_records *r);

@@ -8,7 +8,8 @@
  * input has (per module) are combined into one shared record (rank -1) with the
  * counter tables' combine rules (src/format/combine.c), as an MPI job's shared
  * files are; --no-reduce keeps them apart.  Counter modules are merged record by
- * record; HEATMAP and other regions are concatenated with their ranks renumbered. */
+ * record; HEATMAP and other regions are concatenated with their ranks renumbered.
+ * --workflow merges logs of different jobs (merge_workflow.h, docs/convert.md). */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 
 #include "iolens/counters.h"
 #include "iolens/log.h"
+#include "merge_workflow.h"
 #include "recover.h"
 #include "tools.h"
 
@@ -24,15 +26,18 @@ typedef struct input {
     iolens_log *log;
     const char *path;
     int64_t rank_as;       /* -2: keep the stored ranks */
+    int64_t wf_offset;     /* --workflow: this job's first rank in the merged log; else -1 */
 } input;
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: iolens merge -o OUT [--no-reduce] [--allow-duplicates] LOG...\n"
+    fprintf(out, "usage: iolens merge -o OUT [--no-reduce] [--allow-duplicates] [--workflow] LOG...\n"
                  "Merge the logs (or safety copies) of one job's processes into one log.\n"
                  "  -o, --output OUT  the merged log (must not exist)\n"
                  "  --no-reduce       keep every process's records of shared files\n"
-                 "  --allow-duplicates  merge two logs of the same process (warning only)\n");
+                 "  --allow-duplicates  merge two logs of the same process (warning only)\n"
+                 "  --workflow        the logs are of different jobs: number their ranks\n"
+                 "                    one after the other (docs/convert.md)\n");
 }
 
 static int add_names(iolens_writer *w, input *in, size_t n)
@@ -81,6 +86,7 @@ typedef struct pool {
     int *src;
     int64_t *ints;
     double *flts;
+    int workflow;          /* fold only records every job shares across its ranks (-1) */
 } pool;
 
 static int pool_add(pool *p, const iolens_records *r, size_t i, int64_t rank, int src)
@@ -165,7 +171,12 @@ static int reduce(int module, pool *p, size_t nin, char *take)
         size_t b = a;
         while (b < p->count && p->id[ord[b]] == p->id[ord[a]])
             b++;
-        if (b - a == nin) {            /* one record per input: shared by the whole job */
+        int distinct = 1;              /* ids are grouped stably, so sources ascend */
+        for (size_t k = a + 1; k < b; k++)
+            distinct &= p->src[ord[k]] > p->src[ord[k - 1]];
+        for (size_t k = a; p->workflow && k < b; k++)
+            distinct &= p->rank[ord[k]] == -1;
+        if (b - a == nin && distinct) {  /* one record per input: shared by the whole job */
             size_t first = ord[a];
             iolens_combine_acc acc, acc2;
             rc = iolens_combine_prepare(module, p->rank[first], p->ints + first * p->n_int,
@@ -185,6 +196,7 @@ static int reduce(int module, pool *p, size_t nin, char *take)
                 rc = iolens_combine_finish(module, p->ints + first * p->n_int,
                                            p->flts + first * p->n_flt, &acc);
             p->rank[first] = -1;
+            p->src[first] = -1;        /* combined: belongs to no single input */
         }
         a = b;
     }
@@ -207,6 +219,7 @@ static int merge_counters(iolens_writer *w, int module, input *in, size_t n, int
         for (size_t k = 0; !rc && k < r->count; k++) {
             if (module == IOL_MOD_STDIO && idle_std(r->id[k], r->ints + k * r->n_int))
                 continue;
+            /* --workflow: stored ranks until reduce() has seen which are shared */
             rc = pool_add(&p, r, k, in[i].rank_as >= 0 ? in[i].rank_as : r->rank[k], (int)i);
         }
         iolens_records_free(r);
@@ -216,8 +229,12 @@ static int merge_counters(iolens_writer *w, int module, input *in, size_t n, int
         rc = IOLENS_E_NOMEM;
     else
         memset(take, 1, p.count + 1);
+    p.workflow = in[0].wf_offset >= 0;
     if (!rc && do_reduce && n > 1)
         rc = reduce(module, &p, n, take);
+    for (size_t i = 0; !rc && p.workflow && i < p.count; i++)
+        if (p.src[i] >= 0)
+            p.rank[i] = wf_rank(p.rank[i], in[p.src[i]].wf_offset);
     if (!rc)
         rc = put_pool(w, module, mi->version, &p, take);
     free(take);
@@ -248,10 +265,14 @@ static int merge_raw(iolens_writer *w, int module, input *in, size_t n)
             total = at + len;
         }
         memcpy(buf + at, p, len);
-        if (module == IOL_MOD_HEATMAP && in[i].rank_as >= 0)
+        if (module == IOL_MOD_HEATMAP && (in[i].rank_as >= 0 || in[i].wf_offset >= 0))
             for (size_t off = 0; off + 48 <= len;) {     /* id, rank, width, nbins, 2 x u64 */
-                int64_t nb;
-                memcpy(buf + at + off + 8, &in[i].rank_as, 8);
+                int64_t nb, rank = in[i].rank_as;
+                if (in[i].wf_offset >= 0) {
+                    memcpy(&rank, buf + at + off + 8, 8);
+                    rank = wf_rank(rank, in[i].wf_offset);
+                }
+                memcpy(buf + at + off + 8, &rank, 8);
                 memcpy(&nb, buf + at + off + 24, 8);
                 off += 48 + (size_t)(nb > 0 ? nb : 0) * 16;
             }
@@ -294,6 +315,39 @@ static iolens_job merged_job(input *in, size_t n)
     return job;
 }
 
+/* --workflow: each job's ranks after those of the jobs before it. */
+static int64_t workflow_nprocs(input *in, size_t n)
+{
+    iolens_log **logs = malloc(n * sizeof *logs);
+    int64_t *off = malloc(n * sizeof *off), total = -1;
+    if (logs && off) {
+        for (size_t i = 0; i < n; i++)
+            logs[i] = in[i].log;
+        total = wf_offsets(logs, n, off);
+        for (size_t i = 0; i < n; i++) {
+            in[i].wf_offset = off[i];
+            in[i].rank_as = -2;
+        }
+    }
+    free(logs), free(off);
+    return total;
+}
+
+static int merge_dxt_workflow(iolens_writer *w, int module, input *in, size_t n)
+{
+    iolens_log **logs = malloc(n * sizeof *logs);
+    int64_t *off = malloc(n * sizeof *off);
+    int rc = logs && off ? 0 : IOLENS_E_NOMEM;
+    for (size_t i = 0; !rc && i < n; i++) {
+        logs[i] = in[i].log;
+        off[i] = in[i].wf_offset;
+    }
+    if (!rc)
+        rc = wf_merge_dxt(w, module, logs, off, n);
+    free(logs), free(off);
+    return rc;
+}
+
 static int merge(input *in, size_t n, const char *out, int do_reduce, char *err, size_t errlen)
 {
     iolens_writer *w = NULL;
@@ -303,7 +357,10 @@ static int merge(input *in, size_t n, const char *out, int do_reduce, char *err,
         return rc;
     }
     iolens_job job = merged_job(in, n);
-    rc = iolens_writer_set_job(w, &job);
+    if (in[0].wf_offset >= 0 && (job.nprocs = workflow_nprocs(in, n)) < 0)
+        rc = iolens_writer_set_job(w, NULL);     /* out of memory: fail the writer */
+    else
+        rc = iolens_writer_set_job(w, &job);
     if (!rc)
         rc = add_names(w, in, n);
     uint64_t partial = 0;
@@ -316,8 +373,11 @@ static int merge(input *in, size_t n, const char *out, int do_reduce, char *err,
         const iolens_module_info *mi = iolens_module_info_get(m);
         if (!present || !mi)
             continue;
-        rc = mi->kind == IOLENS_KIND_COUNTERS ? merge_counters(w, m, in, n, do_reduce)
-                                              : merge_raw(w, m, in, n);
+        if (mi->kind == IOLENS_KIND_DXT && in[0].wf_offset >= 0)
+            rc = merge_dxt_workflow(w, m, in, n);
+        else
+            rc = mi->kind == IOLENS_KIND_COUNTERS ? merge_counters(w, m, in, n, do_reduce)
+                                                  : merge_raw(w, m, in, n);
     }
     if (rc) {
         snprintf(err, errlen, "%s", iolens_writer_error(w));
@@ -346,10 +406,10 @@ int iol_cmd_merge(int argc, char **argv)
 {
     static const struct option opts[] = {
         {"output", required_argument, 0, 'o'}, {"no-reduce", no_argument, 0, 'n'},
-        {"allow-duplicates", no_argument, 0, 'D'},
+        {"allow-duplicates", no_argument, 0, 'D'}, {"workflow", no_argument, 0, 'w'},
         {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
     const char *out = NULL;
-    int do_reduce = 1, allow_dups = 0, c;
+    int do_reduce = 1, allow_dups = 0, workflow = 0, c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "o:nh", opts, NULL)) != -1) {
         if (c == 'o')
@@ -358,6 +418,8 @@ int iol_cmd_merge(int argc, char **argv)
             do_reduce = 0;
         else if (c == 'D')
             allow_dups = 1;
+        else if (c == 'w')
+            workflow = 1;
         else {
             usage(c == 'h' ? stdout : stderr);
             return c == 'h' ? 0 : 2;
@@ -391,7 +453,8 @@ int iol_cmd_merge(int argc, char **argv)
                 break;
             }
         }
-        if (i && j->jobid != iolens_log_job(in[0].log)->jobid)
+        in[i].wf_offset = workflow ? 0 : -1;   /* the offsets are set by merge() */
+        if (!workflow && i && j->jobid != iolens_log_job(in[0].log)->jobid)
             fprintf(stderr, "iolens merge: warning: %s has job id %lld, %s has %lld\n", in[i].path,
                     (long long)j->jobid, in[0].path, (long long)iolens_log_job(in[0].log)->jobid);
     }

@@ -1,0 +1,95 @@
+/* Rank renumbering and DXT concatenation for `iolens merge --workflow`
+ * (merge_workflow.h). */
+#include <stdlib.h>
+#include <string.h>
+#include "merge_workflow.h"
+
+int64_t wf_rank(int64_t rank, int64_t offset)
+{
+    return rank < 0 ? offset : rank + offset;
+}
+
+int64_t wf_offsets(iolens_log *const *logs, size_t n, int64_t *offset)
+{
+    int64_t total = 0;
+    for (size_t i = 0; i < n; i++) {
+        int64_t np = iolens_log_job(logs[i])->nprocs;
+        offset[i] = total;
+        total += np > 0 ? np : 1;
+    }
+    return total;
+}
+
+/* Grow-and-append of one decoded DXT module into `all`. */
+static int append_dxt(iolens_dxt *all, const iolens_dxt *d, int64_t offset)
+{
+    size_t c = all->count + d->count, s = all->nseg + d->nseg;
+    uint64_t *id = realloc(all->id, (c + 1) * 8);
+    if (id) all->id = id;
+    int64_t *rank = realloc(all->rank, (c + 1) * 8);
+    if (rank) all->rank = rank;
+    char (*host)[65] = realloc(all->hostname, (c + 1) * sizeof *host);
+    if (host) all->hostname = host;
+    int64_t *wc = realloc(all->write_count, (c + 1) * 8);
+    if (wc) all->write_count = wc;
+    int64_t *rc = realloc(all->read_count, (c + 1) * 8);
+    if (rc) all->read_count = rc;
+    size_t *ss = realloc(all->seg_start, (c + 2) * sizeof *ss);
+    if (ss) all->seg_start = ss;
+    int64_t *off = realloc(all->offset, (s + 1) * 8);
+    if (off) all->offset = off;
+    int64_t *len = realloc(all->length, (s + 1) * 8);
+    if (len) all->length = len;
+    double *st = realloc(all->start, (s + 1) * 8);
+    if (st) all->start = st;
+    double *en = realloc(all->end, (s + 1) * 8);
+    if (en) all->end = en;
+    if (!id || !rank || !host || !wc || !rc || !ss || !off || !len || !st || !en)
+        return IOLENS_E_NOMEM;
+    if (!all->count)
+        all->seg_start[0] = 0;
+    for (size_t i = 0; i < d->count; i++) {
+        size_t k = all->count + i;
+        all->id[k] = d->id[i];
+        all->rank[k] = wf_rank(d->rank[i], offset);
+        memset(all->hostname[k], 0, sizeof all->hostname[k]);
+        if (d->hostname)
+            memcpy(all->hostname[k], d->hostname[i], sizeof all->hostname[k]);
+        all->write_count[k] = d->write_count[i];
+        all->read_count[k] = d->read_count[i];
+        all->seg_start[k + 1] = all->nseg + d->seg_start[i + 1];
+    }
+    if (d->nseg) {
+        memcpy(all->offset + all->nseg, d->offset, d->nseg * 8);
+        memcpy(all->length + all->nseg, d->length, d->nseg * 8);
+        memcpy(all->start + all->nseg, d->start, d->nseg * 8);
+        memcpy(all->end + all->nseg, d->end, d->nseg * 8);
+    }
+    all->count = c;
+    all->nseg = s;
+    return IOLENS_OK;
+}
+
+int wf_merge_dxt(iolens_writer *w, int module, iolens_log *const *logs, const int64_t *offset,
+                 size_t n)
+{
+    iolens_dxt all;
+    memset(&all, 0, sizeof all);
+    all.module = module;
+    int rc = IOLENS_OK;
+    for (size_t i = 0; !rc && i < n; i++) {
+        iolens_dxt *d = NULL;
+        if (!iolens_log_header(logs[i])->mod[module].len)
+            continue;
+        rc = iolens_log_dxt(logs[i], module, &d);
+        if (!rc)
+            rc = append_dxt(&all, d, offset[i]);
+        iolens_dxt_free(d);
+    }
+    if (!rc && all.count)
+        rc = iolens_writer_put_dxt(w, &all);
+    free(all.id), free(all.rank), free(all.hostname), free(all.write_count);
+    free(all.read_count), free(all.seg_start), free(all.offset), free(all.length);
+    free(all.start), free(all.end);
+    return rc;
+}
