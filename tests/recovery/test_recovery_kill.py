@@ -6,6 +6,7 @@ safety copy may be left, the exit status must be the one the program chose,
 and the counters must equal the completed operations exactly."""
 import os
 import random
+import signal
 import subprocess
 
 import pytest
@@ -31,6 +32,11 @@ def probe(tmp_path_factory):
     return build("killprobe.c", tmp_path_factory.mktemp("probe") / "killprobe")
 
 
+def default_int_and_term():
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 def expected(k):
     return {"a": {"POSIX_OPENS": 1, "POSIX_WRITES": k, "POSIX_BYTES_WRITTEN": 100 * k,
                   "POSIX_READS": k, "POSIX_BYTES_READ": 50 * k},
@@ -43,9 +49,12 @@ def test_kill_matrix(runtime, tool, probe, tmp_path, mode, k):
     logdir, mmapdir = dirs(tmp_path)
     data = tmp_path / "data"
     data.mkdir()
+    # The probe stops itself with the signal of its mode: start it with that signal
+    # at its default, as a program in a terminal has it, even when the tests run
+    # with it ignored (nohup ignores SIGHUP; `&` in a script ignores SIGINT).
     r = subprocess.run([str(probe), str(data), str(NSTEPS), str(k), mode],
                        env=env_for(runtime, logdir, mmapdir), capture_output=True, text=True,
-                       timeout=60)
+                       timeout=60, preexec_fn=default_int_and_term)
     rc, clean = MODES[mode]
     assert r.returncode == rc, f"seed {SEED}: exit status {r.returncode}, stderr {r.stderr}"
     copies = safety_copies(mmapdir)
