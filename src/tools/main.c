@@ -30,6 +30,8 @@ static void usage(FILE *out)
     for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
         fprintf(out, "  %-9s %s\n", verbs[i].name, verbs[i].summary);
     fprintf(out, "  report    (Python) HTML/PDF job summary report\n"
+                 "  explore   (Python) interactive trace explorer in the browser\n"
+                 "  export    (Python) DXT traces for Perfetto (--perfetto) or as JSON\n"
                  "\n`iolens <verb> --help` describes each verb.\n");
 }
 
