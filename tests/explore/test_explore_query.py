@@ -159,3 +159,15 @@ def test_unreadable_log_is_a_clear_error(tmp_path, capsys):
     bad.write_bytes(b"not a darshan log at all" * 10)
     assert explore_main([str(bad), "--no-browser", "--cache", str(tmp_path / "c")]) == 1
     assert "iolens explore:" in capsys.readouterr().err
+
+
+def test_narrow_process_range_gets_single_operations(tmp_path):
+    """A wide view of a few processes holding few operations shows them singly
+    even when the whole trace in that window is too large to send."""
+    log = corpus_log("mpi-io-test_id4373053")
+    idx, data = opened(log, tmp_path)
+    r = q.query(idx, q.View(rank0=3, rank1=3, max_spans=100))
+    df = frame(log)
+    assert r["kind"] == "spans" and r["n"] == int((df["rank"] == 3).sum()) < 100
+    wide = q.query(idx, q.View(max_spans=100))
+    assert wide["kind"] == "bins" and wide["source"] == "pyramid"
