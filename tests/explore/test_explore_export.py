@@ -112,7 +112,6 @@ def check_log(log, tmp_path):
     inflight = facts["counters"]["bytes in flight"]
     assert inflight and min(inflight) >= 0 and bw
     total_bytes = sum(v[1] for v in want.values())
-    step = None
     got_js, doc = json_readback(js)
     assert got_js == want
     assert doc["metadata"]["nprocs"] == facts["meta"]["nprocs"]
