@@ -29,7 +29,9 @@ from iolens.explore.index import index_for
 t = time.perf_counter()
 with iolens.open(sys.argv[1]) as log:
     idx = index_for(log, Path(sys.argv[2]))
-print(json.dumps({"index_s": time.perf_counter() - t, "nseg": idx.nseg,
+ru = resource.getrusage(resource.RUSAGE_SELF)
+print(json.dumps({"index_s": time.perf_counter() - t, "index_cpu_s": ru.ru_utime + ru.ru_stime,
+                  "nseg": idx.nseg,
                   "lanes": idx.nlanes, "bins": int(idx.pyr_count.shape[2]),
                   "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 """
@@ -46,7 +48,10 @@ with iolens.open(sys.argv[1]) as log:
     idx = index_for(log, Path(sys.argv[2]))
     data = summary(log, idx)
 open_s = time.perf_counter() - t
-rss_open = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+def rss_now():
+    with open("/proc/self/status") as f:
+        return next(int(l.split()[1]) for l in f if l.startswith("VmRSS")) / 1024
+rss_open = rss_now()
 span, steps = idx.meta["span"], []
 t0, t1 = 0.0, span
 for k in range(30):                       # zoom in by 2x around 37% of the view
@@ -70,6 +75,7 @@ print(json.dumps({"open_s": open_s, "rss_after_open_mb": rss_open, "steps": step
                   "zoom_ms_max": max(s["ms"] for s in steps),
                   "pan_ms_median": statistics.median(pans),
                   "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                  "rss_after_zooms_mb": rss_now(),
                   "summary_kb": len(json.dumps(data)) / 1024}))
 """
 

@@ -39,8 +39,8 @@ static void usage(FILE *out)
     fprintf(out, "  report    (Python) HTML/PDF job summary report\n"
                  "  diff      (Python) what changed between two runs\n"
                  "  diagnose  (Python) find I/O problems and say how to fix them\n"
-                 "  explore   (Python) interactive trace explorer\n"
-                 "  export    (Python) Perfetto / Chrome trace export\n"
+                 "  explore   (Python) interactive trace explorer in the browser\n"
+                 "  export    (Python) DXT traces for Perfetto (--perfetto) or as JSON\n"
                  "  fleet     (Python) many logs in one queryable store\n"
                  "\nEvery verb takes -h/--help (what it does) and --version.\n"
                  "Exit status: 0 success, 1 failure, 2 usage error; parse and dxt exit 255\n"
@@ -55,7 +55,8 @@ static int run_external(char **argv)
         fprintf(stderr, "iolens: cannot run iolens-%s: %s\n", verb, strerror(errno));
         return IOL_EXIT_FAILURE;
     }
-    const char *names[sizeof verbs / sizeof verbs[0] + 2];
+    const char *names[sizeof verbs / sizeof verbs[0] +
+                      sizeof external_verbs / sizeof external_verbs[0]];
     size_t n = 0;
     for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
         names[n++] = verbs[i].name;

@@ -112,7 +112,6 @@ def check_log(log, tmp_path):
     inflight = facts["counters"]["bytes in flight"]
     assert inflight and min(inflight) >= 0 and bw
     total_bytes = sum(v[1] for v in want.values())
-    step = None
     got_js, doc = json_readback(js)
     assert got_js == want
     assert doc["metadata"]["nprocs"] == facts["meta"]["nprocs"]
@@ -139,3 +138,23 @@ def test_export_refuses_log_without_dxt(tmp_path, capsys):
                         "--cache", str(tmp_path / "c")]) == 1
     assert "no DXT trace" in capsys.readouterr().err
     assert not (tmp_path / "x.pftrace").exists()
+
+
+def test_iolens_export_verb_runs_the_entry_point(tmp_path):
+    """`iolens export ...` (the C command) runs the installed iolens-export."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+    from explore_helpers import corpus_log, iolens_bin
+    bindir = os.path.dirname(sys.executable)
+    if not shutil.which("iolens-export", path=bindir + os.pathsep + os.environ.get("PATH", "")):
+        pytest.skip("iolens-export is not installed (scripts/setup.sh installs the package)")
+    log = corpus_log("mpi-io-test_id4373053")
+    env = dict(os.environ, PATH=bindir + os.pathsep + os.environ.get("PATH", ""),
+               IOLENS_CACHE_DIR=str(tmp_path / "cache"))
+    out = tmp_path / "t.json"
+    r = subprocess.run([iolens_bin(), "export", "--format", "json", str(log), "-o", str(out)],
+                       env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert json_readback(out)[0] == dxt_totals(log)

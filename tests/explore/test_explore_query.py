@@ -76,10 +76,12 @@ def test_wide_views_are_binned_with_consistent_totals(tmp_path, monkeypatch):
     assert len(p["count"]) == len(p["lanes"]) and len(p["count"][0]) == 500
     w = q.query(idx, q.View(px=500, ops={1}))
     assert w["n"] == int((np.asarray(idx.cols["op"]) == 1).sum())
-    narrow = q.View(t1=idx.bin_width * 100, px=500, max_spans=100)   # finer than the pyramid
+    mid = data["span"] / 2                           # finer than the pyramid:
+    narrow = q.View(t0=mid, t1=mid + idx.bin_width * 100, px=500, max_spans=100)
     r = q.query(idx, narrow)
     start, end = np.asarray(idx.cols["start"]), np.asarray(idx.cols["end"])
-    assert r["source"] == "scan" and r["n"] == int(((end >= 0) & (start <= narrow.t1)).sum())
+    want = int(((end >= narrow.t0) & (start <= narrow.t1)).sum())
+    assert r["source"] == "scan" and r["n"] == want > 100
     f = q.query(idx, q.View(px=500, files={0}))   # file filter: scan
     assert f["source"] == "scan" and f["n"] == int((np.asarray(idx.cols["file"]) == 0).sum())
     monkeypatch.setattr(q, "SCAN_CAP", 1000)
@@ -157,3 +159,15 @@ def test_unreadable_log_is_a_clear_error(tmp_path, capsys):
     bad.write_bytes(b"not a darshan log at all" * 10)
     assert explore_main([str(bad), "--no-browser", "--cache", str(tmp_path / "c")]) == 1
     assert "iolens explore:" in capsys.readouterr().err
+
+
+def test_narrow_process_range_gets_single_operations(tmp_path):
+    """A wide view of a few processes holding few operations shows them singly
+    even when the whole trace in that window is too large to send."""
+    log = corpus_log("mpi-io-test_id4373053")
+    idx, data = opened(log, tmp_path)
+    r = q.query(idx, q.View(rank0=3, rank1=3, max_spans=100))
+    df = frame(log)
+    assert r["kind"] == "spans" and r["n"] == int((df["rank"] == 3).sum()) < 100
+    wide = q.query(idx, q.View(max_spans=100))
+    assert wide["kind"] == "bins" and wide["source"] == "pyramid"

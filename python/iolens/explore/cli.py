@@ -7,6 +7,8 @@ import time
 import webbrowser
 from pathlib import Path
 
+from .._verb import run_verb
+
 from .page import EMBED_LIMIT, embedded_segments, render_page
 
 
@@ -62,13 +64,7 @@ def run(args) -> int:
 
 
 def main(argv=None) -> int:
-    args = parse_args(sys.argv[1:] if argv is None else argv)
-    from ..errors import LogError
-    try:
-        return run(args)
-    except (OSError, LogError) as err:
-        print(f"iolens explore: {err}", file=sys.stderr)
-        return 1
+    return run_verb("iolens explore", parse_args, run, argv)
 
 
 if __name__ == "__main__":

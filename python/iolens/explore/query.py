@@ -2,8 +2,8 @@
 are in view, otherwise counts binned per lane and pixel column.
 
 Contract: views at least half as wide (in pyramid bins) as the timeline is in
-pixels, holding more than max_spans rows, are answered from the pyramid alone
-(no segment is read).  Otherwise the work and memory of one query are bounded by
+pixels, holding more than max_spans operations of the lanes and operations asked
+for, are answered from the pyramid alone (no segment is read).  Otherwise the work and memory of one query are bounded by
 SCAN_CAP rows (the rows whose start lies in the window, widened by the longest
 segment), except with a file filter over a window holding more rows than that,
 which scans the window in chunks (bounded memory, time proportional to the
@@ -55,10 +55,14 @@ def query(idx: TraceIndex, view: View) -> dict:
     i0 = int(np.searchsorted(start, view.t0 - idx.meta["max_dur"], "left"))
     i1 = int(np.searchsorted(start, view.t1, "right"))
     # The pyramid answers wide views at (nearly) pixel resolution without reading
-    # a single segment; segments are read when zoomed in past its bins.
+    # a single segment; segments are read when zoomed in past its bins, or when
+    # the pyramid says the lanes and operations asked for hold few enough.
     pyramid_fine_enough = (view.t1 - view.t0) / idx.bin_width >= view.px / 2
     if view.files is None and i1 - i0 > view.max_spans and pyramid_fine_enough:
-        return _pyramid_reply(idx, view)
+        counts = _pyramid_counts(idx, view)
+        in_view = int(counts[view.lanes].sum())
+        if in_view > view.max_spans or i1 - i0 > SCAN_CAP:
+            return _bins_reply(idx, view, counts, in_view, "pyramid")
     if i1 - i0 <= SCAN_CAP:
         rows = _select(idx, view, i0, i1)
         if len(rows["start"]) <= view.max_spans:

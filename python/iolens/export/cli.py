@@ -5,6 +5,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from .._verb import run_verb
+
 
 def parse_args(argv):
     p = argparse.ArgumentParser(
@@ -47,13 +49,7 @@ def run(args) -> int:
 
 
 def main(argv=None) -> int:
-    args = parse_args(sys.argv[1:] if argv is None else argv)
-    from ..errors import LogError
-    try:
-        return run(args)
-    except (OSError, LogError) as err:
-        print(f"iolens export: {err}", file=sys.stderr)
-        return 1
+    return run_verb("iolens export", parse_args, run, argv)
 
 
 if __name__ == "__main__":

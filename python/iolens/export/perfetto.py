@@ -77,17 +77,33 @@ def write(model: TraceModel, out: BinaryIO) -> None:
         head = f_int(TE_TYPE, COUNTER) + f_int(TE_TRACK, counter_uuid[name])
         for ts, v in zip(times.tolist(), values.tolist()):
             out.write(_packet(f_bytes(P_TRACK_EVENT, head + f_double(TE_DOUBLE_COUNTER, v)), ts=ts))
-    c, files = model.cols, model.files
+    _write_slices(model, out)
+
+
+def _write_slices(model: TraceModel, out: BinaryIO) -> None:
+    """The slice events; every part that repeats is encoded once (10^5-10^6 events)."""
+    c = model.cols
+    begin_head = f_int(TE_TYPE, SLICE_BEGIN)
+    end_head = f_int(TE_TYPE, SLICE_END)
+    category = f_str(TE_CATEGORIES, "io")
+    offset_name, size_name = f_str(DA_NAME, "offset"), f_str(DA_NAME, "size")
+    track_bytes = [f_int(TE_TRACK, t.uuid) for t in model.tracks]
+    names, files = {}, {}
     for ts, begin, i, t in model.events():
-        track = f_int(TE_TRACK, model.tracks[t].uuid)
         if begin:
-            body = (f_int(TE_TYPE, SLICE_BEGIN) + track + f_str(TE_CATEGORIES, "io")
-                    + f_str(TE_NAME, model.slice_name(i))
-                    + _annotation("file", files[c["file"][i]])
-                    + _annotation("offset", int(c["offset"][i]))
-                    + _annotation("size", int(c["length"][i])))
+            key = (int(c["mod"][i]), int(c["op"][i]))
+            name = names.get(key)
+            if name is None:
+                name = names[key] = f_str(TE_NAME, model.slice_name(i))
+            fcode = int(c["file"][i])
+            file_ann = files.get(fcode)
+            if file_ann is None:
+                file_ann = files[fcode] = _annotation("file", model.files[fcode])
+            body = (begin_head + track_bytes[t] + category + name + file_ann
+                    + f_bytes(TE_ANNOTATIONS, offset_name + f_int(DA_INT, int(c["offset"][i])))
+                    + f_bytes(TE_ANNOTATIONS, size_name + f_int(DA_INT, int(c["length"][i]))))
         else:
-            body = f_int(TE_TYPE, SLICE_END) + track
+            body = end_head + track_bytes[t]
         out.write(_packet(f_bytes(P_TRACK_EVENT, body), ts=ts))
 
 

@@ -3,13 +3,19 @@ length-delimited fields and 64-bit doubles (encoded from the public wire-format
 rules; no generated code, no protobuf dependency)."""
 from __future__ import annotations
 
+import functools
 import struct
 
 VARINT, I64, LEN = 0, 1, 2
 
 
+_ONE_BYTE = [bytes((i,)) for i in range(128)]
+
+
 def varint(value: int) -> bytes:
     """Unsigned LEB128; negative int64 values take their two's complement (10 bytes)."""
+    if 0 <= value < 128:
+        return _ONE_BYTE[value]
     if value < 0:
         value += 1 << 64
     out = bytearray()
@@ -23,6 +29,7 @@ def varint(value: int) -> bytes:
             return bytes(out)
 
 
+@functools.lru_cache(maxsize=None)
 def key(field: int, wire: int) -> bytes:
     return varint(field << 3 | wire)
 
