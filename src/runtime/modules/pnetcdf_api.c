@@ -1,20 +1,20 @@
 /* Lazy resolution of the PnetCDF library's functions (pnetcdf_api.h).
  *
  * The runtime never links PnetCDF: a program without it loads nothing and pays
- * nothing, and LD_BIND_NOW=1 finds no undefined PnetCDF symbol in us.  PnetCDF is
- * a C library that MPI programs link, so the next definition after ours
- * (dlsym RTLD_NEXT) is the real one.
+ * nothing, and LD_BIND_NOW=1 finds no undefined PnetCDF symbol in us.  Each real
+ * function is looked up by iol_find_real (libfind.h): the next definition after
+ * ours, or the one in a library loaded privately (RTLD_LOCAL).
  *
  * Contract: callable from any thread; each slot is written once with a release
  * store, so a wrapper's fast path is one load. */
 #include "pnetcdf_api.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stddef.h>
 
 #include "../core/rt.h"
+#include "libfind.h"
 
 iol_nc_table iol_nc;
 
@@ -35,7 +35,7 @@ static int missing(void)
 void *iol_nc_real(const char *name, void **slot)
 {
     int e = errno;
-    void *p = dlsym(RTLD_NEXT, name);
+    void *p = iol_find_real(name);
     if (!p) {
         iol_fail(IOL_FAIL_SYMBOL);
         p = (void *)missing;
@@ -58,7 +58,7 @@ int iol_nc_ready(void)
         int e = errno;
         s = 1;
         for (size_t i = 0; i < sizeof ENTRIES / sizeof ENTRIES[0]; i++) {
-            void *p = dlsym(RTLD_NEXT, ENTRIES[i].name);
+            void *p = iol_find_real(ENTRIES[i].name);
             if (!p) {
                 s = -1;
                 break;

@@ -78,8 +78,22 @@ static inline void iol_tuple_show(const int64_t *v, int64_t f, int64_t *vals, in
 static inline void iol_tuple_add(iol_tuple_cv *t, const int64_t *v, int64_t *vals, int64_t *cnts)
 {
     int64_t f = iol_tuple_count(t, v);
-    if (f && v[0] != 0)
-        iol_tuple_show(v, f, vals, cnts);
+    if (!f || v[0] == 0)
+        return;
+    /* The usual case: v is shown already and still ranks below the slot above it
+     * (a count that grows can only move up), so only its count changes. */
+    for (int j = 0; j < IOL_TUPLE_SLOTS; j++) {
+        const int64_t *s = vals + j * IOL_TUPLE_LEN;
+        if (cnts[j] != f - 1 || memcmp(s, v, IOL_TUPLE_LEN * sizeof *v) != 0)
+            continue;
+        const int64_t *up = s - IOL_TUPLE_LEN;
+        if (j == 0 || cnts[j - 1] > f || (cnts[j - 1] == f && up[0] > v[0])) {
+            cnts[j] = f;
+            return;
+        }
+        break;
+    }
+    iol_tuple_show(v, f, vals, cnts);
 }
 
 #endif
