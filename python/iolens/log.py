@@ -233,6 +233,16 @@ class Log:
             df = df[df["api"] == api.replace("-", "").upper()].reset_index(drop=True)
         return df
 
+    def layers(self, path: Optional[str] = None) -> pd.DataFrame:
+        """The records of every I/O layer (H5D, PNETCDF_VAR, H5F, PNETCDF_FILE,
+        MPI-IO, STDIO, POSIX, DFS, DAOS), one row each, joined by the file they
+        belong to: ``file``, ``layer``, ``object`` (dataset or variable),
+        ``rank``, ``id``, ``bytes_read``, ``bytes_written``, ``read_time``,
+        ``write_time``, ``meta_time``.  With `path`, that file's rows only:
+        an HDF5 dataset beside the MPI-IO and POSIX records it caused."""
+        from .layers import layers
+        return layers(self, path)
+
     def lustre(self) -> pd.DataFrame:
         """LUSTRE layouts, one row per component: id, rank, name, num_comps, num_stripes,
         component (0-based), the LUSTRE_COMP_* counters, pool_name, ost_ids (array)."""

@@ -64,5 +64,30 @@ def test_layers_agree_on_bytes(mpi, w08, tmp_path):
     m = mpiio[mpiio["name"] == path]["MPIIO_BYTES_WRITTEN"].sum()
     p = posix[posix["name"] == path]["POSIX_BYTES_WRITTEN"].sum()
     assert m == p
+    with iolens.open(log) as lg:                  # the same join, as the reader offers it
+        layers = lg.layers(path)
+    by_layer = layers.groupby("layer")["bytes_written"].sum()
+    assert list(dict.fromkeys(layers["layer"])) == ["H5D", "H5F", "MPI-IO", "POSIX"]
+    assert (by_layer["H5D"], by_layer["MPI-IO"], by_layer["POSIX"]) == (2 * dataset, m, p)
     metadata = m - 2 * dataset - dataset
     assert 0 < metadata < 16 * 1024, (m, metadata)
+
+
+def test_report_shows_hdf5(mpi, w08, tmp_path):
+    """The job report's HDF5 parts: cost and operation counts per interface, and the
+    dataset table with shape, chunking and traffic of each dataset."""
+    from iolens.report import stats, tables
+    from iolens.report.cli import main
+    from iolens.report.source import ReportData
+    work, log = run_w08(mpi, w08, tmp_path)
+    with iolens.open(log) as lg:
+        data = ReportData(lg)
+        assert "HDF5" in stats.op_counts(data) and "HDF5" in stats.cost(data).index
+        rows = {r[1]: r for r in tables.datasets(data).rows}
+    chunked, contig = rows[f"{work}/data.h5:/chunked"], rows[f"{work}/data.h5:/contiguous"]
+    assert chunked[3:6] == ["2-D, 8192 elements", "8 B", "16 x 64"]
+    assert contig[5:] == ["-", "256.00 KiB", "64.00 KiB", "yes"]
+    out = tmp_path / "r.html"
+    assert main([str(log), "-o", str(out)]) == 0
+    html = out.read_text()
+    assert 'id="datasets-table"' in html and "data.h5:/chunked" in html

@@ -23,8 +23,9 @@ PROGS = HERE / "progs"
 def build(tool, args, out):
     if not shutil.which(tool):
         pytest.skip(f"{tool} not found (Debian: libhdf5-dev)")
+    # in the output's directory: the compiler drivers leave objects in the cwd
     r = subprocess.run([tool, "-shlib", *map(str, args), "-o", str(out)], capture_output=True,
-                       text=True, timeout=300)
+                       text=True, timeout=300, cwd=out.parent)
     assert r.returncode == 0, r.stderr
     return out
 

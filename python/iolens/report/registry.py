@@ -69,6 +69,10 @@ ITEMS = (
          tables.top_by_time, TABLE, ALL_IO),
     Item("Files", "top-bytes-table", "Top files by data moved",
          "The files that moved the most bytes.", tables.top_by_bytes, TABLE, ALL_IO),
+    Item("Files", "datasets-table", "Datasets and variables",
+         "Each HDF5 dataset and PnetCDF variable: its shape, element size and chunking, "
+         "the bytes read and written through it, and whether collective I/O was used.",
+         tables.datasets, TABLE, ("H5D", "PNETCDF_VAR")),
     Item("Files", "fig-sequential", "Sequential and consecutive access",
          "The share of POSIX reads and writes that started after the previous one (sequential) "
          "or exactly where it ended (consecutive).",

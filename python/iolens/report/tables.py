@@ -172,3 +172,37 @@ def lustre(data):
         return None
     cols = list(frame.columns)
     return Table(cols, [[str(v) for v in row] for row in frame.itertuples(index=False)])
+
+
+def _dims(row, prefix, n):
+    """Chunk sizes as the shape is written, slowest dimension first (the counters
+    keep D1 = the fastest)."""
+    dims = [int(row.get(f"{prefix}{k}", 0)) for k in range(n, 0, -1)]
+    dims = [d for d in dims if d]
+    return " x ".join(map(str, dims)) if dims else "-"
+
+
+def datasets(data):
+    """HDF5 datasets and PnetCDF variables: shape, element size, chunking, traffic."""
+    rows = []
+    for module, frame in data.frames(("H5D", "PNETCDF_VAR")):
+        p = "H5D_" if module == "H5D" else "PNETCDF_VAR_"
+        ndims = "DATASPACE_NDIMS" if module == "H5D" else "NDIMS"
+        npoints = "DATASPACE_NPOINTS" if module == "H5D" else "NPOINTS"
+        coll = p + ("USE_MPIIO_COLLECTIVE" if module == "H5D" else "COLL_WRITES")
+        for r in frame.to_dict("records"):
+            name = r["name"] or "(unnamed)"
+            chunk = _dims(r, "H5D_CHUNK_SIZE_D", 5) if module == "H5D" else (
+                "record variable" if r.get("PNETCDF_VAR_IS_RECORD_VAR") else "-")
+            rows.append([
+                "HDF5" if module == "H5D" else "PnetCDF", name,
+                "shared" if r["rank"] < 0 else str(r["rank"]),
+                f"{int(r[p + ndims])}-D, {int(r[p + npoints])} elements",
+                f"{int(r[p + 'DATATYPE_SIZE'])} B", chunk,
+                human_bytes(r[p + "BYTES_READ"]), human_bytes(r[p + "BYTES_WRITTEN"]),
+                "yes" if r.get(coll, 0) > 0 else "no"])
+    if not rows:
+        return None
+    rows.sort(key=lambda row: row[1])
+    return Table(["interface", "dataset / variable", "rank", "shape", "element", "chunking",
+                  "read", "written", "collective"], rows)
