@@ -3,7 +3,7 @@
  * cleaned).  Open ncids map to their record for the file's later calls. */
 #include <string.h>
 
-#include "hidmap.h"
+#include "hidrec.h"
 #include "pnetcdf.h"
 
 typedef struct ncf_rec {
@@ -50,20 +50,9 @@ void iol_ncf_open(int ncid, const char *path, int created, const iol_span *sp)
     iol_mod_leave(m);
 }
 
-/* The record of an open ncid, with the lock held; NULL (no lock) if untracked. */
 static ncf_rec *enter_id(int ncid, ncf_aux **a)
 {
-    iol_module *m = ncf_mod();
-    if (!iol_mod_enter(m))
-        return NULL;
-    uint32_t k = iol_hidmap_get(&open_files, ncid);
-    if (!k) {
-        iol_mod_leave(m);
-        return NULL;
-    }
-    ncf_rec *r = (ncf_rec *)(m->recs + (size_t)(k - 1) * m->d->rec_size);
-    *a = iol_rec_aux(m, r);
-    return r;
+    return iol_hidrec_enter(ncf_mod(), &open_files, ncid, (void **)a);
 }
 
 void iol_ncf_meta(int ncid, enum iol_ncf_meta what, const iol_span *sp)
@@ -119,17 +108,7 @@ void iol_ncf_close(int ncid, int64_t put_size, int64_t get_size, const iol_span 
     iol_mod_leave(ncf_mod());
 }
 
-static void activate(iol_module *m)
-{
-    if (iol_hidmap_init(&open_files) != 0)
-        m->state = -1;
-}
-
-static void reset(iol_module *m)
-{
-    (void)m;
-    iol_hidmap_release(&open_files);
-}
+IOL_HIDREC_HOOKS(open_files)
 
 const iol_module_desc iol_pnetcdf_file_module = {
     .id = IOL_MOD_PNETCDF_FILE,

@@ -4,7 +4,7 @@
  * the newest def_var/inq_varid of a varid number wins, whatever the file. */
 #include <string.h>
 
-#include "hidmap.h"
+#include "hidrec.h"
 #include "pnetcdf.h"
 #include "tuple_cv.h"
 
@@ -63,17 +63,7 @@ void iol_ncv_open(int varid, const iol_ncv_open_info *o, const iol_span *sp)
 /* The record of a varid, with the lock held; NULL (no lock) if untracked. */
 static ncv_rec *enter_id(int varid, ncv_aux **a)
 {
-    iol_module *m = ncv_mod();
-    if (!iol_mod_enter(m))
-        return NULL;
-    uint32_t k = iol_hidmap_get(&open_vars, varid);
-    if (!k) {
-        iol_mod_leave(m);
-        return NULL;
-    }
-    ncv_rec *r = (ncv_rec *)(m->recs + (size_t)(k - 1) * m->d->rec_size);
-    *a = iol_rec_aux(m, r);
-    return r;
+    return iol_hidrec_enter(ncv_mod(), &open_vars, varid, (void **)a);
 }
 
 int iol_ncv_unlimdim(int varid)
@@ -136,6 +126,20 @@ static const int KIND_BASE[] = {
     [IOL_NC_BPUT] = PNETCDF_VAR_BPUT_VAR,
 };
 
+/* The counters of reads ([0]) and writes ([1]). */
+typedef struct io_counters {
+    int bytes, size_bin0, max_size;                  /* int64 counters */
+    int start, end, max_time, time;                  /* double counters */
+} io_counters;
+static const io_counters IO[2] = {
+    {PNETCDF_VAR_BYTES_READ, PNETCDF_VAR_SIZE_READ_AGG_0_100, PNETCDF_VAR_MAX_READ_TIME_SIZE,
+     PNETCDF_VAR_F_READ_START_TIMESTAMP, PNETCDF_VAR_F_READ_END_TIMESTAMP,
+     PNETCDF_VAR_F_MAX_READ_TIME, PNETCDF_VAR_F_READ_TIME},
+    {PNETCDF_VAR_BYTES_WRITTEN, PNETCDF_VAR_SIZE_WRITE_AGG_0_100, PNETCDF_VAR_MAX_WRITE_TIME_SIZE,
+     PNETCDF_VAR_F_WRITE_START_TIMESTAMP, PNETCDF_VAR_F_WRITE_END_TIMESTAMP,
+     PNETCDF_VAR_F_MAX_WRITE_TIME, PNETCDF_VAR_F_WRITE_TIME},
+};
+
 void iol_ncv_access(int varid, const iol_nc_access *x, const iol_span *sp)
 {
     ncv_aux *a;
@@ -161,41 +165,20 @@ void iol_ncv_access(int varid, const iol_nc_access *x, const iol_span *sp)
     if (a->last_io && a->last_io != 1 + is_write)
         r->c[PNETCDF_VAR_RW_SWITCHES]++;
     a->last_io = 1 + is_write;
-    r->c[is_write ? PNETCDF_VAR_BYTES_WRITTEN : PNETCDF_VAR_BYTES_READ] += bytes;
-    r->c[(is_write ? PNETCDF_VAR_SIZE_WRITE_AGG_0_100 : PNETCDF_VAR_SIZE_READ_AGG_0_100) +
-         iol_size_bin(bytes < 0 ? 0 : bytes)]++;
+    const io_counters *k = &IO[is_write];
+    r->c[k->bytes] += bytes;
+    r->c[k->size_bin0 + iol_size_bin(bytes < 0 ? 0 : bytes)]++;
     iol_tuple_add(&a->cv, tuple, &r->c[PNETCDF_VAR_ACCESS1_ACCESS], &r->c[PNETCDF_VAR_ACCESS1_COUNT]);
-    if (is_write) {
-        iol_stamp(&r->f[PNETCDF_VAR_F_WRITE_START_TIMESTAMP], &r->f[PNETCDF_VAR_F_WRITE_END_TIMESTAMP],
-                  t1, t2);
-        if (t2 - t1 > r->f[PNETCDF_VAR_F_MAX_WRITE_TIME]) {
-            r->f[PNETCDF_VAR_F_MAX_WRITE_TIME] = t2 - t1;
-            r->c[PNETCDF_VAR_MAX_WRITE_TIME_SIZE] = bytes;
-        }
-        iol_time_add(&r->f[PNETCDF_VAR_F_WRITE_TIME], &a->last_write_end, t1, t2);
-    } else {
-        iol_stamp(&r->f[PNETCDF_VAR_F_READ_START_TIMESTAMP], &r->f[PNETCDF_VAR_F_READ_END_TIMESTAMP],
-                  t1, t2);
-        if (t2 - t1 > r->f[PNETCDF_VAR_F_MAX_READ_TIME]) {
-            r->f[PNETCDF_VAR_F_MAX_READ_TIME] = t2 - t1;
-            r->c[PNETCDF_VAR_MAX_READ_TIME_SIZE] = bytes;
-        }
-        iol_time_add(&r->f[PNETCDF_VAR_F_READ_TIME], &a->last_read_end, t1, t2);
+    iol_stamp(&r->f[k->start], &r->f[k->end], t1, t2);
+    if (t2 - t1 > r->f[k->max_time]) {
+        r->f[k->max_time] = t2 - t1;
+        r->c[k->max_size] = bytes;
     }
+    iol_time_add(&r->f[k->time], is_write ? &a->last_write_end : &a->last_read_end, t1, t2);
     iol_mod_leave(ncv_mod());
 }
 
-static void activate(iol_module *m)
-{
-    if (iol_hidmap_init(&open_vars) != 0)
-        m->state = -1;
-}
-
-static void reset(iol_module *m)
-{
-    (void)m;
-    iol_hidmap_release(&open_vars);
-}
+IOL_HIDREC_HOOKS(open_vars)
 
 const iol_module_desc iol_pnetcdf_var_module = {
     .id = IOL_MOD_PNETCDF_VAR,
