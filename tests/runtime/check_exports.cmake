@@ -1,4 +1,4 @@
-# cmake -DLIB=libiolens.so -DLIST=intercept.def -P check_exports.cmake
+# cmake -DLIB=libiolens.so -DLIST=intercept.def [-DLIST2=hdf5.def] -P check_exports.cmake
 # Fails unless the dynamic symbols defined by LIB are exactly the names in LIST.
 file(STRINGS ${LIST} lines REGEX "^IOL_FN\\(")
 set(want "")
@@ -6,6 +6,14 @@ foreach(line ${lines})
   string(REGEX REPLACE "^IOL_FN\\([A-Z]+, *[^,]+, *([A-Za-z0-9_]+),.*" "\\1" fn "${line}")
   list(APPEND want ${fn})
 endforeach()
+# LIST2 (optional): wrappers/hdf5.def, whose IOL_H5_FN lines are exported too.
+if(LIST2)
+  file(STRINGS ${LIST2} lines2 REGEX "^IOL_H5_FN\\(")
+  foreach(line ${lines2})
+    string(REGEX REPLACE "^IOL_H5_FN\\([^,]+, *([A-Za-z0-9_]+),.*" "\\1" fn "${line}")
+    list(APPEND want ${fn})
+  endforeach()
+endif()
 execute_process(COMMAND nm -D --defined-only ${LIB} OUTPUT_VARIABLE out RESULT_VARIABLE rc)
 if(rc)
   message(FATAL_ERROR "nm failed on ${LIB}")
