@@ -29,6 +29,10 @@ const char *iol_exe_string(void);  /* command line (with upstream's trailing spa
 size_t iol_mount_count(void);
 void iol_mount_at(size_t i, const char **path, const char **type);  /* mtab order */
 
+/* notes.c: facts for the job metadata ("key=value" lines, each key once). */
+void iol_note(const char *key, const char *value);
+size_t iol_notes_append(char *out, size_t len);    /* bytes appended (all or none) */
+
 /* logwrite.c */
 extern pid_t iol_fork_parent;      /* 0 unless this process is a forked child */
 extern pid_t iol_job_pid;          /* pid of the first process (forked children inherit it) */

@@ -27,7 +27,9 @@ static void fill_metadata(char *md, size_t len)
     if (iol_cfg.loghints[0] && n < len)
         n += (size_t)snprintf(md + n, len - n, "h=%s\n", iol_cfg.loghints);
     if (iol_fork_parent && n < len)
-        snprintf(md + n, len - n, "fork_parent=%d\n", (int)iol_fork_parent);
+        n += (size_t)snprintf(md + n, len - n, "fork_parent=%d\n", (int)iol_fork_parent);
+    if (n < len)
+        iol_notes_append(md + n, len - n);
 }
 
 static int64_t job_id(void)

@@ -15,9 +15,10 @@
 #include <dlfcn.h>
 #include <link.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 
-#include "../core/rt.h"
+#include "../core/core_int.h"
 
 iol_h5_table iol_h5;
 
@@ -119,16 +120,23 @@ static int resolve_all(void)
     for (size_t i = 0; i < sizeof ENTRIES / sizeof ENTRIES[0]; i++) {
         void **slot = (void **)((char *)&iol_h5 + ENTRIES[i].off);
         void *p = dlsym(h, ENTRIES[i].name);
-        if (!p && ENTRIES[i].required && !optional_api(ENTRIES[i].name))
+        if (!p && ENTRIES[i].required && !optional_api(ENTRIES[i].name)) {
+            iol_note("h5", "incomplete-library");
             return -1;
+        }
         if (p)
             __atomic_store_n(slot, p, __ATOMIC_RELEASE);
     }
     /* The handle stays open: HDF5 cannot be unloaded while its ids are in use. */
     unsigned major = 0, minor = 0, release = 0;
-    if (iol_h5.H5get_libversion(&major, &minor, &release) < 0 || major < 1 ||
-        (major == 1 && minor < 10))
+    if (iol_h5.H5get_libversion(&major, &minor, &release) < 0)
         return -1;
+    if (major < 1 || (major == 1 && minor < 10)) {   /* 32-bit ids: said in the log */
+        char v[48];
+        snprintf(v, sizeof v, "unsupported-%u.%u.%u", major, minor, release);
+        iol_note("h5", v);
+        return -1;
+    }
     return 1;
 }
 
