@@ -247,6 +247,9 @@ int iolens_combine_finish(int module, int64_t *ints, double *flts, const iolens_
 /* ---------------------------------------------------------------- record ids */
 /* Bob Jenkins' 64-bit hash as Darshan uses it (section 5.3), level 0. */
 uint64_t iolens_record_id(const void *name, size_t len);
+/* Upstream's STDIO rule: 1 if a STDIO record of a standard stream (<STDIN>,
+ * <STDOUT>, <STDERR>) was neither read nor written, so it is left out of a log. */
+int iolens_stdio_idle_std_stream(uint64_t id, int64_t reads, int64_t writes);
 
 /* ---------------------------------------------------------------- writing */
 /* A 3.41 writer.  Usage: open, set_job, add names, put each module region (ascending
