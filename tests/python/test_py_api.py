@@ -33,6 +33,7 @@ def test_module_roles_and_report_lists_come_from_the_table():
     assert {m.role for m in mods.values()} == {"none", "io", "trace", "heatmap", "layout", "platform"}
     assert modules_with("trace") == ("DXT_POSIX", "DXT_MPIIO")
     assert modules_with("layout") == ("LUSTRE",)
+    assert [n for n, m in mods.items() if m.has_file_rec_id] == ["H5D", "PNETCDF_VAR"]
     # Every I/O module's counters carry its prefix; the report's lists are subsets
     # of the I/O modules with counter tables.
     for name, prefix in interfaces.PREFIX.items():
