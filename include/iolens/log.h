@@ -107,6 +107,13 @@ typedef struct iolens_module_info {
     const char *symbol;         /* as in C names: "MPIIO", "BGQ" (counter prefix + "_") */
 } iolens_module_info;
 
+/* What the current record layout of a fixed-size module (counters kind, MDHIM)
+ * holds besides id, rank and counters: whether a u64 file_rec_id follows the base
+ * record (H5D, PNETCDF_VAR) and how many bytes follow the float counters (DFS,
+ * DAOS ids).  The one statement of these layout cases, from the decoder's layout
+ * table.  Returns 0, or -1 for a module without a fixed-size layout. */
+int iolens_module_layout_extras(int module, int *file_rec_id, size_t *trailing_bytes);
+
 /* Static description of module `id` (0..63); NULL for an unassigned id. */
 const iolens_module_info *iolens_module_info_get(int id);
 /* Module id by printed name ("MPI-IO") or symbol ("MPIIO"); -1 if none. */
@@ -248,6 +255,9 @@ int iolens_combine_finish(int module, int64_t *ints, double *flts, const iolens_
 /* ---------------------------------------------------------------- record ids */
 /* Bob Jenkins' 64-bit hash as Darshan uses it (section 5.3), level 0. */
 uint64_t iolens_record_id(const void *name, size_t len);
+/* Upstream's STDIO rule: 1 if a STDIO record of a standard stream (<STDIN>,
+ * <STDOUT>, <STDERR>) was neither read nor written, so it is left out of a log. */
+int iolens_stdio_idle_std_stream(uint64_t id, int64_t reads, int64_t writes);
 
 /* ---------------------------------------------------------------- writing */
 /* A 3.41 writer.  Usage: open, set_job, add names, put each module region (ascending

@@ -75,7 +75,7 @@ def records_frame(info: ModuleInfo, d: Optional[dict], names: np.ndarray,
     if d is None:  # module absent: an empty frame with the right columns and dtypes
         d = {"count": 0, "n_int": len(info.counters), "n_flt": len(info.fcounters),
              "id": b"", "rank": b"", "ints": b"", "flts": b"", "name_code": b"",
-             "file_rec_id": b"" if info.name in ("H5D", "PNETCDF_VAR") else None,
+             "file_rec_id": b"" if info.has_file_rec_id else None,
              "aux": None, "aux_size": 0, "tail_start": None, "tail": None,
              "stored_version": 0, "dropped": 0}
     n = d["count"]

@@ -24,7 +24,9 @@ class ModuleInfo:
     ``kind`` is the record layout: "counters", "lustre", "dxt", "heatmap", "mdhim",
     "opaque".  ``role`` is what the module tells about a job: "io" (an I/O
     interface), "trace", "heatmap", "layout", "platform" or "none" (NULL);
-    ``symbol`` is its name in C identifiers ("MPIIO" for "MPI-IO").
+    ``symbol`` is its name in C identifiers ("MPIIO" for "MPI-IO");
+    ``has_file_rec_id`` says whether its records carry the id of their file's
+    record (H5D, PNETCDF_VAR), from the decoder's layout table.
     """
 
     id: int
@@ -33,6 +35,7 @@ class ModuleInfo:
     kind: str
     role: str
     symbol: str
+    has_file_rec_id: bool
     counters: Tuple[str, ...]
     fcounters: Tuple[str, ...]
     descriptions: Dict[str, str]
@@ -54,7 +57,7 @@ def _load() -> Dict[int, ModuleInfo]:
         names = tuple(m["int_names"]) + tuple(m["flt_names"])
         table[m["id"]] = ModuleInfo(
             id=m["id"], name=m["name"], version=m["version"], kind=m["kind"],
-            role=m["role"], symbol=m["symbol"],
+            role=m["role"], symbol=m["symbol"], has_file_rec_id=m["file_rec_id"],
             counters=tuple(m["int_names"]), fcounters=tuple(m["flt_names"]),
             descriptions=dict(zip(names, m["int_desc"] + m["flt_desc"])),
             combine=dict(zip(names, m["int_combine"] + m["flt_combine"])))

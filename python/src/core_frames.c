@@ -83,8 +83,10 @@ static size_t raw_row_size(IolLogObject *self, int module)
 {
     const iolens_module_info *mi = iolens_module_info_get(module);
     const iolens_header *h = iolens_log_header(self->log);
-    if (!mi || mi->kind != IOLENS_KIND_COUNTERS || module == IOL_MOD_H5D
-        || module == IOL_MOD_PNETCDF_VAR || module == IOL_MOD_DFS || module == IOL_MOD_DAOS)
+    int file_rec_id;
+    size_t trailing;
+    if (!mi || mi->kind != IOLENS_KIND_COUNTERS
+        || iolens_module_layout_extras(module, &file_rec_id, &trailing) != 0 || file_rec_id || trailing)
         return 0;
     if (module < 0 || module >= IOL_MAX_MODULES || h->mod_ver[module] != mi->version
         || h->big_endian != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__))

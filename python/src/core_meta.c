@@ -69,6 +69,9 @@ static PyObject *module_dict(const iolens_module_info *m)
     size_t nc = sizeof lustre_comp_names / sizeof lustre_comp_names[0];
     const char *kind = (m->kind >= 0 && m->kind <= IOLENS_KIND_OPAQUE) ? kind_names[m->kind] : "?";
     const char *role = (m->role >= 0 && m->role <= IOLENS_ROLE_PLATFORM) ? role_names[m->role] : "?";
+    int file_rec_id = 0;
+    size_t trailing = 0;
+    iolens_module_layout_extras(m->id, &file_rec_id, &trailing);   /* stays 0 if none */
     PyObject *d = PyDict_New();
     if (!d || iol_py_set_item(d, "id", PyLong_FromLong(m->id))
         || iol_py_set_item(d, "name", PyUnicode_FromString(m->name))
@@ -76,6 +79,7 @@ static PyObject *module_dict(const iolens_module_info *m)
         || iol_py_set_item(d, "kind", PyUnicode_FromString(kind))
         || iol_py_set_item(d, "role", PyUnicode_FromString(role))
         || iol_py_set_item(d, "symbol", PyUnicode_FromString(m->symbol))
+        || iol_py_set_item(d, "file_rec_id", PyBool_FromLong(file_rec_id))
         || iol_py_set_item(d, "int_names", lustre ? str_list(lustre_comp_names, nc) : str_list(m->int_names, m->n_int))
         || iol_py_set_item(d, "flt_names", str_list(m->flt_names, m->n_flt))
         || iol_py_set_item(d, "int_desc", lustre ? str_list(lustre_comp_desc, nc) : str_list(m->int_desc, m->n_int))

@@ -117,6 +117,17 @@ static PyObject *writer_raise(IolWriterObject *self, int rc)
     return iol_py_raise(rc, self->w ? iolens_writer_error(self->w) : "");
 }
 
+/* The end of every put/add method: NULL if a Python error is set (`failed`), the
+ * writer's error as an exception if rc says one, else None. */
+static PyObject *writer_result(IolWriterObject *self, int failed, int rc)
+{
+    if (failed)
+        return NULL;
+    if (rc != IOLENS_OK)
+        return writer_raise(self, rc);
+    Py_RETURN_NONE;
+}
+
 static int writer_check(IolWriterObject *self)
 {
     if (self->w)
@@ -215,11 +226,7 @@ static PyObject *writer_set_job(IolWriterObject *self, PyObject *args, PyObject 
     free(raw);
     free(j.mounts);
     Py_DECREF(seq);
-    if (!ok && PyErr_Occurred())
-        return NULL;
-    if (rc != IOLENS_OK)
-        return writer_raise(self, rc);
-    Py_RETURN_NONE;
+    return writer_result(self, !ok && PyErr_Occurred() != NULL, rc);
 }
 
 static PyObject *writer_add_names(IolWriterObject *self, PyObject *args)
@@ -241,11 +248,7 @@ static PyObject *writer_add_names(IolWriterObject *self, PyObject *args)
     }
     Py_XDECREF(ni);
     Py_XDECREF(nn);
-    if (PyErr_Occurred())
-        return NULL;
-    if (rc != IOLENS_OK)
-        return writer_raise(self, rc);
-    Py_RETURN_NONE;
+    return writer_result(self, PyErr_Occurred() != NULL, rc);
 }
 
 static PyObject *writer_put_records(IolWriterObject *self, PyObject *args, PyObject *kwds)
@@ -286,11 +289,7 @@ static PyObject *writer_put_records(IolWriterObject *self, PyObject *args, PyObj
         rc = iolens_writer_put_records(self->w, &r);
     }
     release_all(b, 6);
-    if (bad)
-        return NULL;
-    if (rc != IOLENS_OK)
-        return writer_raise(self, rc);
-    Py_RETURN_NONE;
+    return writer_result(self, bad, rc);
 }
 
 /* starts[0..n] = running sum of a[i] (+ b[i]). */
@@ -364,11 +363,7 @@ static PyObject *writer_put_dxt(IolWriterObject *self, PyObject *args, PyObject 
     free(d.seg_start);
     Py_XDECREF(hosts);
     release_all(b, 8);
-    if (PyErr_Occurred())
-        return NULL;
-    if (rc != IOLENS_OK)
-        return writer_raise(self, rc);
-    Py_RETURN_NONE;
+    return writer_result(self, PyErr_Occurred() != NULL, rc);
 }
 
 static PyObject *writer_put_heatmap(IolWriterObject *self, PyObject *args, PyObject *kwds)
@@ -407,11 +402,7 @@ static PyObject *writer_put_heatmap(IolWriterObject *self, PyObject *args, PyObj
     }
     free(h.bin_start);
     release_all(b, 6);
-    if (bad)
-        return NULL;
-    if (rc != IOLENS_OK)
-        return writer_raise(self, rc);
-    Py_RETURN_NONE;
+    return writer_result(self, bad, rc);
 }
 
 static PyObject *writer_set_partial(IolWriterObject *self, PyObject *arg)

@@ -179,6 +179,17 @@ static const struct rec_layout *find_layout(int module, uint32_t version)
     return NULL;
 }
 
+int iolens_module_layout_extras(int module, int *file_rec_id, size_t *trailing_bytes)
+{
+    const iolens_module_info *mi = iolens_module_info_get(module);
+    const struct rec_layout *lay = mi ? find_layout(module, mi->version) : NULL;
+    if (!lay)
+        return -1;
+    *file_rec_id = lay->file_rec;
+    *trailing_bytes = lay->aux;
+    return 0;
+}
+
 /* Largest stored counter arrays of any layout (POSIX v1: 68 ints; PNETCDF_VAR: 120). */
 enum { MAX_STORED_INT = 128, MAX_STORED_FLT = 32 };
 

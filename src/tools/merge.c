@@ -66,18 +66,6 @@ static int add_names(iolens_writer *w, input *in, size_t n)
     return rc;
 }
 
-static int idle_std(uint64_t id, const int64_t *ints)
-{
-    static uint64_t ids[3];
-    if (!ids[0]) {
-        ids[0] = iolens_record_id("<STDIN>", 7);
-        ids[1] = iolens_record_id("<STDOUT>", 8);
-        ids[2] = iolens_record_id("<STDERR>", 8);
-    }
-    return (id == ids[0] || id == ids[1] || id == ids[2]) && ints[STDIO_READS] == 0 &&
-           ints[STDIO_WRITES] == 0;
-}
-
 /* All inputs' records of one counter module, ranks assigned. */
 typedef struct pool {
     size_t count, n_int, n_flt, cap;
@@ -217,7 +205,9 @@ static int merge_counters(iolens_writer *w, int module, input *in, size_t n, int
         if (iolens_log_records(in[i].log, module, &r) != 0 || !r)
             continue;
         for (size_t k = 0; !rc && k < r->count; k++) {
-            if (module == IOL_MOD_STDIO && idle_std(r->id[k], r->ints + k * r->n_int))
+            const int64_t *ints = r->ints + k * r->n_int;
+            if (module == IOL_MOD_STDIO &&
+                iolens_stdio_idle_std_stream(r->id[k], ints[STDIO_READS], ints[STDIO_WRITES]))
                 continue;
             /* --workflow: stored ranks until reduce() has seen which are shared */
             rc = pool_add(&p, r, k, in[i].rank_as >= 0 ? in[i].rank_as : r->rank[k], (int)i);

@@ -82,23 +82,14 @@ static int running(long pid)
 }
 
 /* The standard streams the runtime would have dropped at exit. */
-static int idle_std_stream(const uint8_t *rec, size_t n_int)
+static int idle_std_stream(const uint8_t *rec)
 {
-    static uint64_t ids[3];
-    if (!ids[0]) {
-        ids[0] = iolens_record_id("<STDIN>", 7);
-        ids[1] = iolens_record_id("<STDOUT>", 8);
-        ids[2] = iolens_record_id("<STDERR>", 8);
-    }
     uint64_t id;
     int64_t rd, wr;
     memcpy(&id, rec, 8);
-    if (id != ids[0] && id != ids[1] && id != ids[2])
-        return 0;
     memcpy(&rd, rec + 16 + 8 * STDIO_READS, 8);
     memcpy(&wr, rec + 16 + 8 * STDIO_WRITES, 8);
-    (void)n_int;
-    return rd == 0 && wr == 0;
+    return iolens_stdio_idle_std_stream(id, rd, wr);
 }
 
 static int put_stdio(iolens_writer *w, uint32_t ver, const uint8_t *p, size_t len)
@@ -110,7 +101,7 @@ static int put_stdio(iolens_writer *w, uint32_t ver, const uint8_t *p, size_t le
         return IOLENS_E_NOMEM;
     size_t k = 0;
     for (size_t off = 0; off + rs <= len; off += rs)
-        if (!idle_std_stream(p + off, mi->n_int)) {
+        if (!idle_std_stream(p + off)) {
             memcpy(out + k, p + off, rs);
             k += rs;
         }

@@ -19,7 +19,7 @@ int main(void)
           "lookup by name and symbol");
     CHECK(iolens_module_id("BG/Q") == IOL_MOD_BGQ, "BG/Q");
     CHECK(iolens_module_id("nonsense") == -1, "unknown name");
-    CHECK(iolens_module_info_get(18) == NULL && iolens_module_info_get(-1) == NULL &&
+    CHECK(iolens_module_info_get(IOL_MOD_COUNT_KNOWN) == NULL && iolens_module_info_get(-1) == NULL &&
           iolens_module_info_get(64) == NULL, "unassigned ids");
     const iolens_module_info *d = iolens_module_info_get(IOL_MOD_DXT_POSIX);
     CHECK(d && d->kind == IOLENS_KIND_DXT && d->n_int == 0, "DXT has no counters");
@@ -28,11 +28,21 @@ int main(void)
           "LUSTRE exposes its component counters");
     const iolens_module_info *h = iolens_module_info_get(IOL_MOD_H5D);
     CHECK(h && h->n_int == H5D_NUM_INDICES && h->n_flt == H5D_F_NUM_INDICES, "H5D counts");
-    /* Every assigned id 0..17 has an entry whose id field matches. */
+    /* Every assigned id has an entry whose id field matches, a symbol that
+     * looks the module up, and a role. */
     for (int i = 0; i < IOL_MOD_COUNT_KNOWN; i++) {
         const iolens_module_info *e = iolens_module_info_get(i);
         CHECK(e && e->id == i && e->version >= 1, "module %d entry", i);
+        CHECK(e && e->symbol && iolens_module_id(e->symbol) == i, "module %d symbol", i);
+        CHECK(e && e->role >= IOLENS_ROLE_NONE && e->role <= IOLENS_ROLE_PLATFORM, "module %d role", i);
     }
+    CHECK(iolens_module_info_get(IOL_MOD_STDIO)->role == IOLENS_ROLE_IO &&
+          iolens_module_info_get(IOL_MOD_DXT_MPIIO)->role == IOLENS_ROLE_TRACE &&
+          iolens_module_info_get(IOL_MOD_HEATMAP)->role == IOLENS_ROLE_HEATMAP &&
+          iolens_module_info_get(IOL_MOD_LUSTRE)->role == IOLENS_ROLE_LAYOUT &&
+          iolens_module_info_get(IOL_MOD_BGQ)->role == IOLENS_ROLE_PLATFORM, "roles");
+    CHECK(strcmp(iolens_module_info_get(IOL_MOD_BGQ)->symbol, "BGQ") == 0, "BG/Q symbol");
+    CHECK(IOL_MOD_POSIX_VERSION == 4 && IOL_MOD_DXT_MPIIO_VERSION == 2, "written versions");
     CHECK(strcmp(iolens_strerror(IOLENS_E_TRUNCATED), "truncated log") == 0, "strerror");
     CHECK(iolens_strerror(-999) != NULL, "strerror of an unknown code");
     return check_result("test_modules");

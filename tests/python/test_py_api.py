@@ -24,6 +24,27 @@ def test_module_table_comes_from_core():
     assert ids == sorted(ids)
 
 
+def test_module_roles_and_report_lists_come_from_the_table():
+    from iolens._meta import modules_with
+    from iolens.report import interfaces
+    mods = iolens.modules()
+    assert mods["MPI-IO"].role == "io" and mods["MPI-IO"].symbol == "MPIIO"
+    assert mods["MPI-IO"].prefix == "MPIIO_" and mods["MPI-IO"].has_counter("BYTES_READ")
+    assert {m.role for m in mods.values()} == {"none", "io", "trace", "heatmap", "layout", "platform"}
+    assert modules_with("trace") == ("DXT_POSIX", "DXT_MPIIO")
+    assert modules_with("layout") == ("LUSTRE",)
+    assert [n for n, m in mods.items() if m.has_file_rec_id] == ["H5D", "PNETCDF_VAR"]
+    # Every I/O module's counters carry its prefix; the report's lists are subsets
+    # of the I/O modules with counter tables.
+    for name, prefix in interfaces.PREFIX.items():
+        assert all(c.startswith(prefix) for c in mods[name].counters + mods[name].fcounters)
+    io = set(interfaces.IO_MODULES)
+    assert {"POSIX", "MPI-IO", "STDIO", "H5F", "H5D", "PNETCDF_FILE", "PNETCDF_VAR"} <= io
+    assert set(interfaces.DATA_MODULES) == io - {"H5F", "PNETCDF_FILE"}
+    assert "STDIO" not in interfaces.ACCESS_SIZE_MODULES and "POSIX" in interfaces.ACCESS_SIZE_MODULES
+    assert set(interfaces.FILE_SYSTEM_MODULES) <= set(interfaces.DATA_MODULES)
+
+
 @pytest.mark.parametrize("alias", ["MPI-IO", "MPIIO", "mpiio", "mpi-io"])
 def test_module_aliases(alias):
     assert iolens.module_info(alias).name == "MPI-IO"

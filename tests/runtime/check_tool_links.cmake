@@ -4,24 +4,11 @@
 # runtime's objects OBJS defines.  The settings the tools share with the runtime
 # live in libiolens-config (src/config/), which is not a runtime object.
 cmake_policy(VERSION 3.20)
-function(defined_globals out)
-  execute_process(COMMAND nm --defined-only ${ARGN} OUTPUT_VARIABLE text RESULT_VARIABLE rc)
-  if(rc)
-    message(FATAL_ERROR "nm failed on ${ARGN}")
-  endif()
-  string(REGEX MATCHALL "[0-9a-f]+ [BDRTV] [A-Za-z0-9_.]+" lines "${text}")
-  set(names "")
-  foreach(l ${lines})
-    string(REGEX REPLACE "^[0-9a-f]+ [A-Z] " "" n "${l}")
-    list(APPEND names ${n})
-  endforeach()
-  list(REMOVE_DUPLICATES names)
-  set(${out} ${names} PARENT_SCOPE)
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/nm_symbols.cmake)
 
 string(REPLACE "|" ";" objs "${OBJS}")
-defined_globals(runtime_syms ${objs})
-defined_globals(tool_syms ${TOOL})
+iol_defined_symbols(runtime_syms "BDRTV" ${objs})
+iol_defined_symbols(tool_syms "BDRTV" ${TOOL})
 list(LENGTH runtime_syms n_rt)
 # Guards against a check that passes because it saw nothing: the runtime objects
 # define the core's functions, and the tool (not stripped) shows the settings code.

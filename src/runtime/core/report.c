@@ -5,7 +5,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "../wrappers/real.h"
 #include "rt.h"
@@ -69,22 +68,4 @@ void iol_report_failures(void)
     for (int i = 0; i < IOL_FAIL_COUNT; i++)
         if (failures[i])
             iol_warn("%lu %s", failures[i], FAILURE_TEXT[i]);
-}
-
-void *iol_map(size_t len)
-{
-    if (len == 0)
-        len = 1;
-    void *p = IOL_REAL(mmap)(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) {
-        iol_fail(IOL_FAIL_MEMORY);
-        return NULL;
-    }
-    return p;
-}
-
-void iol_unmap(void *p, size_t len)
-{
-    if (p)
-        munmap(p, len ? len : 1);
 }

@@ -50,7 +50,7 @@ static inline __attribute__((always_inline)) int iol_on(void)
 extern struct timespec iol_t0;    /* CLOCK_REALTIME at the start of init */
 /* One CLOCK_REALTIME reading, as glibc's clock_gettime takes it but without its
  * wrapper and PLT: the kernel's vDSO function when there is one (found at init,
- * records.c), else the system call (as glibc falls back; e.g. under valgrind,
+ * clock.c), else the system call (as glibc falls back; e.g. under valgrind,
  * which hides the vDSO).  Other targets call clock_gettime. */
 typedef int (*iol_clock_fn)(clockid_t, struct timespec *);
 extern iol_clock_fn iol_vdso_clock_gettime __attribute__((visibility("hidden")));

@@ -15,7 +15,6 @@
 #define TOMB IOL_STDIO_TOMB
 
 iol_stdio_state iol_stdio_st;
-static uint64_t std_ids[3];
 
 /* Seconds since init of the span's two readings. */
 #define T1(sp) iol_ts_sec(&(sp)->a, iol_stdio_st.t0_ns)
@@ -76,8 +75,7 @@ static void activate(iol_module *m)
     iol_hm_cache_clear(&iol_stdio_st.hm);
     __atomic_store_n(&iol_stdio_st.streams, tab, __ATOMIC_RELEASE);
     for (int i = 0; i < 3; i++) {
-        std_ids[i] = iol_name_id(names[i]);
-        stdio_aux *a = by_name(m, names[i], std_ids[i]);
+        stdio_aux *a = by_name(m, names[i], iol_name_id(names[i]));
         if (a) {
             a->rec->c[STDIO_OPENS] = 1;
             map_stream(fps[i], a);
@@ -201,15 +199,14 @@ void iol_stdio_seek(FILE *fp, int64_t pos, const iol_span *sp)
     iol_mod_leave(stdio_mod());
 }
 
-/* The standard iol_stdio_st.streams are dropped unless they were read or written. */
+/* The standard streams are dropped unless they were read or written. */
 static size_t output(iol_module *m, void **payload)
 {
     stdio_rec *recs = (stdio_rec *)m->recs;
     size_t k = 0;
     for (size_t i = 0; i < m->count; i++) {
         stdio_rec *r = &recs[i];
-        int std = r->id == std_ids[0] || r->id == std_ids[1] || r->id == std_ids[2];
-        if (std && r->c[STDIO_READS] == 0 && r->c[STDIO_WRITES] == 0)
+        if (iolens_stdio_idle_std_stream(r->id, r->c[STDIO_READS], r->c[STDIO_WRITES]))
             continue;
         if (k != i)
             recs[k] = *r;

@@ -1,0 +1,27 @@
+# iol_defined_symbols(OUT TYPES nm-option... -- file...): the names of the symbols
+# the files define whose nm type letter is in TYPES (a regex class body, e.g.
+# "A-Za-z" or "BDRTV"), without version suffixes, sorted and unique.  Fails the
+# calling script if nm fails.
+function(iol_defined_symbols out types)
+  set(opts "")
+  set(files ${ARGN})
+  list(FIND files "--" sep)
+  if(sep GREATER -1)
+    list(SUBLIST files 0 ${sep} opts)
+    math(EXPR first "${sep} + 1")
+    list(SUBLIST files ${first} -1 files)
+  endif()
+  execute_process(COMMAND nm ${opts} --defined-only ${files} OUTPUT_VARIABLE text RESULT_VARIABLE rc)
+  if(rc)
+    message(FATAL_ERROR "nm failed on ${files}")
+  endif()
+  string(REGEX MATCHALL "[${types}] [A-Za-z0-9_@.]+\n" lines "${text}")
+  set(names "")
+  foreach(l ${lines})
+    string(REGEX REPLACE "^[A-Za-z] ([A-Za-z0-9_.]+).*\n$" "\\1" n "${l}")
+    list(APPEND names ${n})
+  endforeach()
+  list(SORT names)
+  list(REMOVE_DUPLICATES names)
+  set(${out} ${names} PARENT_SCOPE)
+endfunction()
