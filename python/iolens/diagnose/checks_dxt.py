@@ -65,8 +65,8 @@ def phases(ctx):
     if span <= 0:
         return None
     busy = float(np.clip(end - start, 0, None).sum())
-    if busy < th["phase_min_seconds"] and seg["length"].sum() < ctx.th["sizes"]["min_bytes"]:
-        return None          # too little I/O for its timing to matter
+    if busy < th["phase_min_seconds"]:
+        return None          # too little I/O time for its timing to matter
     s, e = _intervals(start, end)
     gaps = s[1:] - e[:-1]
     cut = gaps > th["phase_gap_fraction"] * max(span, ctx.run_time)
