@@ -30,6 +30,7 @@ static void usage(FILE *out)
     for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
         fprintf(out, "  %-9s %s\n", verbs[i].name, verbs[i].summary);
     fprintf(out, "  report    (Python) HTML/PDF job summary report\n"
+                 "  diagnose  (Python) find I/O problems, with evidence and fixes\n"
                  "\n`iolens <verb> --help` describes each verb.\n");
 }
 
