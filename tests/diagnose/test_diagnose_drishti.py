@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from diag_logs import MiB, build, rec
+from diag_logs import build, rec
 from drishti_compare import drishti_bin, drishti_rules, iolens_rules
 
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "logs"

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from .context import col
-from .measure import file_lines, io_time, per_process, size, top, total
+from .measure import io_time, per_process, size, total
 from .model import Hit
 
 PARALLEL_TYPES = ("lustre", "gpfs", "beegfs", "dvs", "orangefs", "pvfs2", "daos")

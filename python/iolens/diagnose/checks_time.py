@@ -5,11 +5,8 @@ import numpy as np
 
 from .context import col
 from .measure import (PREFIX, file_lines, io_time, pct, per_process, per_rank, size, top,
-                      total, who)
+                      total)
 from .model import Hit
-
-META_MODULES = ("POSIX", "STDIO", "MPI-IO")
-
 
 def _meta_per_rank(ctx):
     """Metadata seconds of each process, summed over POSIX and STDIO (the calls that
