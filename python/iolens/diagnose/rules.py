@@ -294,7 +294,7 @@ RULES = (
          "Check node health and striping of the files the slow ranks use; balance the data.",
          dxt.stragglers, "", dxt=True),
     Rule("dxt-phases", "Distinct I/O phases", "info", (DEV,),
-         "(DXT) the trace (at least 1 s of I/O) has two or more bursts separated by idle gaps "
+         "(DXT) the trace (I/O in flight for at least 1 s) has two or more bursts separated by idle gaps "
          "over 5 % of the run",
          "Bursty I/O between compute phases is what asynchronous I/O and burst buffers hide.",
          "Consider asynchronous I/O (HDF5 async VOL, ADIOS2, nonblocking MPI-IO) to overlap "
