@@ -38,7 +38,7 @@ static void usage(FILE *out)
         fprintf(out, "  %-9s %s\n", verbs[i].name, verbs[i].summary);
     fprintf(out, "  report    (Python) HTML/PDF job summary report\n"
                  "  diff      (Python) what changed between two runs\n"
-                 "  diagnose  (Python) find I/O problems and say how to fix them\n"
+                 "  diagnose  (Python) find I/O problems, with evidence and fixes\n"
                  "  explore   (Python) interactive trace explorer in the browser\n"
                  "  export    (Python) DXT traces for Perfetto (--perfetto) or as JSON\n"
                  "  fleet     (Python) many logs in one queryable store\n"

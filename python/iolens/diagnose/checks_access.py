@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 from .context import col
-from .measure import (file_lines, io_time, ops, pct, per_process, size, small_bins, top,
+from .measure import (file_lines, ops, pct, per_process, size, small_bins, top,
                       total)
 from .model import Hit
 
@@ -93,24 +94,34 @@ def _alignment_unit(ctx, frame):
     source = np.array(["file-system block size"] * len(frame), dtype=object)
     lus = ctx.lustre
     if lus is not None and len(lus):
-        stripe = dict(zip(lus["id"].to_numpy().tolist(), lus["stripe_size"].to_numpy().tolist()))
-        ids = frame["id"].to_numpy().tolist()
-        for i, rid in enumerate(ids):
-            if stripe.get(rid, 0) > 0:
-                unit[i] = stripe[rid]
-                source[i] = "Lustre stripe size"
+        stripe = pd.Series(lus["stripe_size"].to_numpy(), index=lus["id"].to_numpy())
+        stripe = stripe[~stripe.index.duplicated()]
+        known = pd.Series(frame["id"].to_numpy()).map(stripe).fillna(0).to_numpy()
+        unit = np.where(known > 0, known, unit)
+        source[known > 0] = "Lustre stripe size"
     return unit, source
 
 
-def misaligned_file(ctx):
+def misaligned_counts(ctx, counter: str, mask=None):
+    """(frame, accesses, misaligned) per POSIX record when `counter` passes the
+    alignment thresholds (over the records in mask), else None."""
     frame = ctx.frame("POSIX")
     if frame is None or not len(frame):
         return None
     th = ctx.th["alignment"]
-    count = total(frame, ["POSIX_READS", "POSIX_WRITES"])
-    bad = col(frame, "POSIX_FILE_NOT_ALIGNED")
+    keep = np.ones(len(frame)) if mask is None else mask
+    count = total(frame, ["POSIX_READS", "POSIX_WRITES"]) * keep
+    bad = col(frame, counter) * keep
     if bad.sum() < th["min_count"] or bad.sum() <= th["fraction"] * count.sum():
         return None
+    return frame, count, bad
+
+
+def misaligned_file(ctx):
+    found = misaligned_counts(ctx, "POSIX_FILE_NOT_ALIGNED")
+    if found is None:
+        return None
+    frame, count, bad = found
     unit, source = _alignment_unit(ctx, frame)
     rw = col(frame, "POSIX_F_READ_TIME") + col(frame, "POSIX_F_WRITE_TIME")
     share = np.divide(bad, count, out=np.zeros_like(bad), where=count > 0)
@@ -136,14 +147,10 @@ def misaligned_file(ctx):
 
 
 def misaligned_memory(ctx):
-    frame = ctx.frame("POSIX")
-    if frame is None or not len(frame):
+    found = misaligned_counts(ctx, "POSIX_MEM_NOT_ALIGNED")
+    if found is None:
         return None
-    th = ctx.th["alignment"]
-    count = total(frame, ["POSIX_READS", "POSIX_WRITES"])
-    bad = col(frame, "POSIX_MEM_NOT_ALIGNED")
-    if bad.sum() < th["min_count"] or bad.sum() <= th["fraction"] * count.sum():
-        return None
+    frame, count, bad = found
     unit = col(frame, "POSIX_MEM_ALIGNMENT")
     worst = top(frame, bad, ctx, 3, bad > 0)
     lines = [f"{int(bad.sum()):,} of {int(count.sum()):,} POSIX accesses "

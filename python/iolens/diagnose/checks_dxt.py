@@ -64,10 +64,9 @@ def phases(ctx):
     span = float(end.max() - start.min())
     if span <= 0:
         return None
-    busy = float(np.clip(end - start, 0, None).sum())
-    if busy < th["phase_min_seconds"] and seg["length"].sum() < ctx.th["sizes"]["min_bytes"]:
-        return None          # too little I/O for its timing to matter
     s, e = _intervals(start, end)
+    if float((e - s).sum()) < th["phase_min_seconds"]:
+        return None          # under a second with any I/O in flight: phases do not matter
     gaps = s[1:] - e[:-1]
     cut = gaps > th["phase_gap_fraction"] * max(span, ctx.run_time)
     n = int(cut.sum()) + 1

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .checks_access import misaligned_counts
 from .context import col
 from .measure import file_lines, pct, per_process, size, top, total
 from .model import Hit
@@ -86,13 +87,12 @@ def hdf5_alignment(ctx):
     h5f, posix = ctx.frame("H5F"), ctx.frame("POSIX")
     if h5f is None or not len(h5f) or posix is None or not len(posix):
         return None
-    th = ctx.th["alignment"]
     h5_ids = set(h5f["id"].to_numpy().tolist())
     is_h5 = np.array([i in h5_ids for i in posix["id"].to_numpy().tolist()], bool)
-    bad = col(posix, "POSIX_FILE_NOT_ALIGNED") * is_h5
-    count = total(posix, ["POSIX_READS", "POSIX_WRITES"]) * is_h5
-    if bad.sum() < th["min_count"] or bad.sum() <= th["fraction"] * count.sum():
+    found = misaligned_counts(ctx, "POSIX_FILE_NOT_ALIGNED", is_h5)
+    if found is None:
         return None
+    _, count, bad = found
     unit = int(col(posix, "POSIX_FILE_ALIGNMENT")[is_h5].max() or 4096)
     lus = ctx.lustre
     if lus is not None and len(lus) and lus["stripe_size"].max() > 0:

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from .context import col
-from .measure import file_lines, io_time, per_process, size, top, total
+from .measure import io_time, per_process, size, total
 from .model import Hit
 
 PARALLEL_TYPES = ("lustre", "gpfs", "beegfs", "dvs", "orangefs", "pvfs2", "daos")
@@ -23,6 +23,7 @@ def _posix_with_lustre(ctx):
                                                 col(frame, "POSIX_MAX_BYTE_WRITTEN")) + 1,
                            "access": col(frame, "POSIX_ACCESS1_ACCESS"),
                            "time": io_time(frame, "POSIX")})
+    merged = merged[merged["id"].isin(lus["id"].to_numpy())]
     per_file = merged.groupby("id").agg(bytes=("bytes", "sum"), extent=("extent", "max"),
                                         access=("access", "max"), time=("time", "sum"),
                                         ranks=("rank", "nunique"), shared=("rank", "min"))
@@ -109,7 +110,12 @@ def read_by_all(ctx):
     df = df[df["read"] > 0]
     if not len(df):
         return None
-    # A shared record stands for every process; per-process records are counted.
+    # Only a shared record (it stands for every process) or an id read by several
+    # per-process records can be read by all; group just those.
+    many = df["id"].duplicated(keep=False).to_numpy() | (df["rank"].to_numpy() < 0)
+    df = df[many]
+    if not len(df):
+        return None
     g = df.groupby("id").agg(read=("read", "sum"), extent=("extent", "max"),
                              time=("time", "sum"), written=("written", "sum"),
                              readers=("rank", "nunique"), shared=("rank", "min"))
@@ -141,6 +147,12 @@ def _home_mount(ctx, path):
     return None
 
 
+def _candidates(ctx) -> tuple:
+    """Path prefixes that can be home or NFS: NFS-type mount points and home prefixes."""
+    points = [p.rstrip("/") + "/" for p, t in (ctx.log.mounts or []) if t.lower() in NFS_TYPES]
+    return tuple(points + list(ctx.th["home"]["home_prefixes"]))
+
+
 def home_nfs(ctx):
     th = ctx.th["home"]
     found = {}
@@ -148,13 +160,18 @@ def home_nfs(ctx):
         frame = ctx.frame(module)
         if frame is None or not len(frame):
             continue
-        # Judge each directory once, not each of perhaps a million records.
-        dirs = frame["name"].fillna("").astype(str).str.rpartition("/")[0]
+        # Only names under a candidate prefix are looked at (one pass), then each of
+        # their directories is judged once, not each of perhaps a million records.
+        names = frame["name"].fillna("").astype(str)
+        near = names.str.startswith(_candidates(ctx)).to_numpy()
+        if not near.any():
+            continue
+        dirs = names[near].str.rpartition("/")[0]
         sums = pd.DataFrame({
             "dir": dirs.to_numpy(),
-            "bytes": total(frame, [f"{p}_BYTES_READ", f"{p}_BYTES_WRITTEN"]),
-            "opens": col(frame, f"{p}_OPENS"), "time": io_time(frame, module),
-            "files": np.ones(len(frame))}).groupby("dir").sum()
+            "bytes": total(frame, [f"{p}_BYTES_READ", f"{p}_BYTES_WRITTEN"])[near],
+            "opens": col(frame, f"{p}_OPENS")[near], "time": io_time(frame, module)[near],
+            "files": np.ones(int(near.sum()))}).groupby("dir").sum()
         for d, row in sums.iterrows():
             where = _home_mount(ctx, d + "/") if d else None
             if where:
@@ -179,7 +196,7 @@ def tiny_files(ctx):
     extent = np.maximum(col(frame, "POSIX_MAX_BYTE_READ"), col(frame, "POSIX_MAX_BYTE_WRITTEN")) + 1
     touched = col(frame, "POSIX_OPENS") > 0
     tiny = touched & (extent < th["size"])
-    n = len(np.unique(frame["id"].to_numpy()[tiny]))
+    n = len(pd.unique(frame["id"].to_numpy()[tiny]))
     if n < th["count"]:
         return None
     meta = col(frame, "POSIX_F_META_TIME")

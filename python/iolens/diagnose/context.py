@@ -89,6 +89,14 @@ class Context:
         return self._frames[key]
 
     def name(self, rec_id) -> str:
+        """A record's name, found in the frames already decoded (a scan of one id
+        column) before the log's full name table, which costs a dict of every name."""
+        rid = np.uint64(rec_id)
+        for frame in self._frames.values():
+            if isinstance(frame, pd.DataFrame) and "name" in frame and "id" in frame:
+                hit = np.flatnonzero(frame["id"].to_numpy() == rid)
+                if hit.size and frame["name"].iat[hit[0]]:
+                    return str(frame["name"].iat[hit[0]])
         return self.log.name(int(rec_id)) or f"<record {int(rec_id)}>"
 
     # ---------------------------------------------------------------- mounts

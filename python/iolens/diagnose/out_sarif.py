@@ -39,7 +39,8 @@ def to_dict(diagnoses) -> dict:
     results, artifacts = [], []
     for diag in diagnoses:
         uri = Path(os.path.abspath(diag.path)).as_uri()
-        artifacts.append({"location": {"uri": uri}})
+        if {"location": {"uri": uri}} not in artifacts:      # SARIF: artifacts are unique
+            artifacts.append({"location": {"uri": uri}})
         results += [_result(f, index, uri) for f in diag.findings]
     return {"$schema": SCHEMA_URI, "version": "2.1.0",
             "runs": [{"tool": {"driver": {"name": "iolens-diagnose", "version": __version__,

@@ -147,13 +147,14 @@ RULES = (
          {"POSIX": POSIX_IO}),
     Rule("mpiio-skew", "MPI-IO time far above POSIX time (skew)", "warning", (USER, DEV),
          "the slowest process's MPI-IO time is over 2x the POSIX time beneath it, by at least "
-         "1 s and 5 % of the run",
+         "1 s and 1 % of the run",
          "Time spent in MPI-IO but not in the POSIX calls it makes is waiting: collective "
          "calls block until the last process arrives, so load imbalance in the computation "
          "shows up as I/O time (upstream Darshan's skew heuristic).",
          "Balance the work before the I/O phase, or use nonblocking/split collectives so "
          "early processes keep computing.", tm.mpiio_skew, "",
-         {"MPI-IO": _m("F_READ_TIME", "F_WRITE_TIME", "F_META_TIME"), "POSIX": POSIX_IO}),
+         {"MPI-IO": _m("F_READ_TIME", "F_WRITE_TIME", "F_META_TIME", "F_SLOWEST_RANK_TIME"),
+          "POSIX": POSIX_IO + _p("F_SLOWEST_RANK_TIME")}),
     Rule("rank0-io", "Rank 0 does all the I/O", "warning", (DEV,),
          "in a job of 4 or more processes, rank 0 moves at least 90 % of the POSIX/STDIO bytes "
          "and spends at least 1 s on it",
@@ -293,7 +294,8 @@ RULES = (
          "Check node health and striping of the files the slow ranks use; balance the data.",
          dxt.stragglers, "", dxt=True),
     Rule("dxt-phases", "Distinct I/O phases", "info", (DEV,),
-         "(DXT) the trace has two or more bursts separated by idle gaps over 5 % of the run",
+         "(DXT) the trace (I/O in flight for at least 1 s) has two or more bursts separated by idle gaps "
+         "over 5 % of the run",
          "Bursty I/O between compute phases is what asynchronous I/O and burst buffers hide.",
          "Consider asynchronous I/O (HDF5 async VOL, ADIOS2, nonblocking MPI-IO) to overlap "
          "the bursts with computation.", dxt.phases, "", dxt=True),
