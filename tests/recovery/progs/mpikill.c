@@ -20,6 +20,10 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    /* Every rank is past MPI_Init before any dies: MPICH's launcher takes the job
+     * down as soon as one rank leaves, and a rank still inside MPI_Init then
+     * never starts the runtime at all. */
+    MPI_Barrier(MPI_COMM_WORLD);
     long steps = atol(argv[2]);
     char path[4096], buf[1000];
     memset(buf, 'm', sizeof buf);
