@@ -125,3 +125,22 @@ def test_bad_sql_is_a_clear_error(store):
     assert run.returncode == 1 and "nope" in run.stderr and "Traceback" not in run.stderr
     run = fleet("query", "/nonexistent/store", "SELECT 1", check=False)
     assert run.returncode == 1 and "not a fleet store" in run.stderr
+
+
+def test_sparse_huge_ranks_do_not_allocate(tmp_path):
+    """A damaged job with nprocs 2^40 and a record of rank 2^39: the slowest-rank
+    sum must not allocate an array per rank (it would need 4 TiB)."""
+    from iolens.fleet.classes import StorageClasses
+    from iolens.fleet.extract import extract
+    info = iolens.module_info("POSIX")
+    ints = np.zeros((2, len(info.counters)), np.int64)
+    flts = np.zeros((2, len(info.fcounters)), np.float64)
+    flts[:, info.fcounters.index("POSIX_F_READ_TIME")] = [2.5, 1.0]
+    path = tmp_path / "huge.darshan"
+    with iolens.Writer(str(path)) as w:
+        w.set_job(nprocs=1 << 40, start_time_sec=1, end_time_sec=2)
+        w.add_names([1, 2], ["/a", "/b"])
+        w.put_records("POSIX", [1, 2], [1 << 39, 3], ints, flts)
+    r = extract(str(path), StorageClasses())
+    assert "job" in r, r.get("quarantine")
+    assert r["job"]["posix_time"] == 2.5 and r["job"]["posix_files"] == 2

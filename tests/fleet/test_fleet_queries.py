@@ -162,3 +162,17 @@ def test_partial_rate_and_coverage(world):
 def test_query_cli_lists_named():
     run = fleet("query", "/unused", "--list")
     assert all(name in run.stdout for name in named.NAMED)
+
+
+def test_iolens_fleet_verb():
+    """`iolens fleet ...` runs the iolens-fleet entry point (src/tools/main.c)."""
+    import shutil
+    import subprocess
+    from fleet_helpers import REPO
+    tool = os.environ.get("IOLENS_BIN") or str(REPO / "build" / "src" / "tools" / "iolens")
+    if not os.access(tool, os.X_OK) or shutil.which("iolens-fleet") is None:
+        pytest.skip("needs the built iolens tool and the installed iolens-fleet entry point")
+    run = subprocess.run([tool, "fleet", "query", "unused", "--list"], capture_output=True,
+                         text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert "top1pct-share" in run.stdout

@@ -18,7 +18,6 @@ and "other" when no mount contains it either (names that are not paths, such as
 from __future__ import annotations
 
 import tomllib
-from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
 OTHER = "other"
@@ -78,6 +77,3 @@ class StorageClasses:
                 return fstype or OTHER
         return OTHER
 
-
-def describe(path: Optional[str]) -> str:
-    return "mount-table file-system types" if path is None else str(Path(path).resolve())

@@ -19,7 +19,6 @@ from datetime import datetime, timezone
 from typing import Dict, List, Optional
 
 from .._meta import module_info
-from ..errors import LogError
 from ..log import open as open_log
 from .classes import StorageClasses
 from .columns import file_numbers, job_numbers, module_arrays
@@ -121,7 +120,7 @@ def extract(path: str, classes: StorageClasses, with_findings: bool = True) -> d
     """{"job": row, "files": rows, "findings": rows} or {"quarantine": row}."""
     try:
         return _extract(path, classes, with_findings)
-    except (LogError, OSError, ValueError, KeyError, MemoryError, OverflowError) as e:
+    except Exception as e:  # noqa: BLE001 - any failure on one log quarantines it
         return {"quarantine": quarantine_row(path, e)}
 
 

@@ -20,7 +20,7 @@ from .classes import StorageClasses
 from .extract import extract, log_key
 from .store import Store
 
-LOG_SUFFIXES = (".darshan", ".darshan.gz")
+LOG_SUFFIXES = (".darshan",)
 
 
 def find_logs(sources: Iterable[str]) -> List[str]:

@@ -25,50 +25,48 @@ def _top(group: str, metric: str, limit: int) -> str:
             f"ORDER BY {metric} DESC, {group} LIMIT {limit}")
 
 
-def _per_interface(select: Callable[[str, str], str]) -> str:
-    parts = [select(i.key, i.module) for i in interfaces()]
-    return " UNION ALL ".join(parts)
-
-
 def _metric_expr(key: str) -> Dict[str, str]:
     return {"bytes": f"{key}_bytes_read + {key}_bytes_written",
             "files": f"{key}_files", "perf": f"{key}_perf"}
 
 
+def _quantiles(points: str, alias: str) -> str:
+    """One scan of jobs computing quantile lists of every (interface, metric),
+    unpivoted to rows: interface, metric, jobs, <alias> (the list)."""
+    aggs, rows = [], []
+    for i in interfaces():
+        aggs.append(f"count(*) FILTER (WHERE {i.key}_records > 0) AS n_{i.key}")
+        for m, e in _metric_expr(i.key).items():
+            aggs.append(f"quantile_cont({e}, [{points}]) FILTER (WHERE {i.key}_records > 0) "
+                        f"AS {i.key}_{m}")
+            rows.append(f"SELECT '{i.module}' AS interface, '{m}' AS metric, "
+                        f"n_{i.key} AS jobs, {i.key}_{m} AS {alias} FROM s")
+    return (f"WITH s AS MATERIALIZED (SELECT {', '.join(aggs)} FROM jobs) "
+            + " UNION ALL ".join(rows))
+
+
 def percentiles(limit: int = 0) -> str:
     qs = ", ".join(str(q) for q in QUANTILES)
     names = ", ".join(f"q[{n + 1}] AS p{int(round(q * 100))}" for n, q in enumerate(QUANTILES))
-
-    def one(key, module):
-        return " UNION ALL ".join(
-            f"SELECT '{module}' AS interface, '{m}' AS metric, count(*) AS jobs, "
-            f"quantile_cont({e}, [{qs}]) AS q FROM jobs WHERE {key}_records > 0"
-            for m, e in _metric_expr(key).items())
-    return (f"SELECT interface, metric, jobs, {names} FROM ({_per_interface(one)}) "
+    return (f"SELECT interface, metric, jobs, {names} FROM ({_quantiles(qs, 'q')}) "
             f"WHERE jobs > 0 ORDER BY interface, metric")
 
 
 def cdf(limit: int = 0) -> str:
     points = ", ".join(f"{i / 100:.2f}" for i in range(101))
-
-    def one(key, module):
-        return " UNION ALL ".join(
-            f"SELECT '{module}' AS interface, '{m}' AS metric, "
-            f"quantile_cont({e}, [{points}]) AS v FROM jobs WHERE {key}_records > 0 "
-            f"HAVING count(*) > 0"
-            for m, e in _metric_expr(key).items())
     return (f"SELECT interface, metric, unnest(range(0, 101)) / 100.0 AS fraction, "
-            f"unnest(v) AS value FROM ({_per_interface(one)}) ORDER BY interface, metric, fraction")
+            f"unnest(v) AS value FROM ({_quantiles(points, 'v')}) WHERE jobs > 0 "
+            f"ORDER BY interface, metric, fraction")
 
 
 def top_share(limit: int = 0) -> str:
-    return ("WITH r AS (SELECT total_bytes, row_number() OVER (ORDER BY total_bytes DESC, log_key) "
-            "AS rn, count(*) OVER () AS n FROM jobs) "
-            "SELECT any_value(n) AS jobs, greatest(1, ceil(any_value(n) / 100.0))::BIGINT AS top_jobs, "
-            "sum(total_bytes) FILTER (WHERE rn <= greatest(1, ceil(n / 100.0))) AS top_bytes, "
-            "sum(total_bytes)::BIGINT AS all_bytes, "
-            "sum(total_bytes) FILTER (WHERE rn <= greatest(1, ceil(n / 100.0)))::DOUBLE "
-            "/ nullif(sum(total_bytes), 0) AS share FROM r")
+    # The top ceil(n/100) jobs by a top-N (heap) scan rather than a full sort.
+    top = "greatest(1, ceil((SELECT count(*) FROM jobs) / 100.0))::BIGINT"
+    return (f"WITH t AS (SELECT sum(total_bytes)::BIGINT AS top_bytes FROM "
+            f"(SELECT total_bytes FROM jobs ORDER BY total_bytes DESC LIMIT {top})), "
+            f"a AS (SELECT count(*) AS jobs, sum(total_bytes)::BIGINT AS all_bytes FROM jobs) "
+            f"SELECT jobs, {top} AS top_jobs, top_bytes, all_bytes, "
+            f"top_bytes::DOUBLE / nullif(all_bytes, 0) AS share FROM t, a")
 
 
 def interface_class(limit: int = 0) -> str:

@@ -22,6 +22,7 @@ def connect(store: str, threads: int = 0) -> duckdb.DuckDBPyConnection:
         raise StoreError(f"{store}: not a fleet store (no manifest.json); "
                          "create one with `iolens fleet ingest LOGDIR --store STORE`")
     con = duckdb.connect(":memory:")
+    con.execute("SET enable_progress_bar = false")
     if threads:
         con.execute(f"SET threads = {int(threads)}")
     manifest = read_manifest(store)
