@@ -7,6 +7,7 @@
 
 #include "hdf5.h"
 #include "hidmap.h"
+#include "tuple_cv.h"
 
 typedef struct h5d_rec {
     uint64_t id;
@@ -21,21 +22,10 @@ _Static_assert(offsetof(h5d_rec, c) == 24 && sizeof(h5d_rec) ==
                24 + 8 * (H5D_NUM_INDICES + H5D_F_NUM_INDICES),
                "h5d_rec does not match the H5D counter table");
 
-/* The access tuple of spec 2.0.6: [bytes, LEN_D1..D5, STRIDE_D1..D5]. */
-#define TUPLE (1 + 2 * IOL_H5_MAX_NDIMS)
-#define SLOTS 4
-
-/* Distinct tuples with their frequencies, 32 per record (later ones ignored). */
-typedef struct tuple_cv {
-    int n;
-    int64_t val[IOL_CV_MAX][TUPLE];
-    int64_t cnt[IOL_CV_MAX];
-} tuple_cv;
-
 typedef struct h5d_aux {
     double last_read_end, last_write_end, last_meta_end;
     int last_io;             /* 0 none, 1 read, 2 write */
-    tuple_cv cv;
+    iol_tuple_cv cv;
 } h5d_aux;
 
 static iol_hidmap open_sets;
@@ -44,68 +34,6 @@ static iol_module *h5d_mod(void) { return iol_mod(IOL_MOD_H5D); }
 
 #define T1(sp) iol_ts_sec(&(sp)->a, iol_t0_ns())
 #define T2(sp) iol_ts_sec(&(sp)->b, iol_t0_ns())
-
-/* ------------------------------------------------------------ common tuples */
-/* The tuple's new frequency, or 0 when the tracker is full and it is new. */
-static int64_t cv_count(tuple_cv *t, const int64_t *v)
-{
-    int i = 0;
-    while (i < t->n && memcmp(t->val[i], v, sizeof t->val[i]) != 0)
-        i++;
-    if (i == t->n) {
-        if (t->n == IOL_CV_MAX)
-            return 0;
-        memcpy(t->val[i], v, sizeof t->val[i]);
-        t->cnt[i] = 0;
-        t->n++;
-    }
-    return ++t->cnt[i];
-}
-
-/* Refresh the four shown tuples (vals: 4 x TUPLE counters, cnts: 4 counters) with
- * v's new frequency f: the top four by count, then first element, descending. */
-static void cv_show(const int64_t *v, int64_t f, int64_t *vals, int64_t *cnts)
-{
-    int64_t nv[SLOTS][TUPLE], nc[SLOTS];
-    int k = 0, used[SLOTS] = {0};
-    for (int j = 0; j < SLOTS && k < SLOTS; j++) {          /* ahead of v */
-        const int64_t *s = vals + j * TUPLE;
-        if (!cnts[j] || memcmp(s, v, sizeof nv[0]) == 0)
-            continue;
-        if (cnts[j] > f || (cnts[j] == f && s[0] > v[0])) {
-            memcpy(nv[k], s, sizeof nv[k]);
-            nc[k++] = cnts[j];
-            used[j] = 1;
-        }
-    }
-    if (k < SLOTS) {
-        memcpy(nv[k], v, sizeof nv[k]);
-        nc[k++] = f;
-    }
-    for (int j = 0; j < SLOTS && k < SLOTS; j++) {          /* the rest, in order */
-        const int64_t *s = vals + j * TUPLE;
-        if (!cnts[j] || used[j] || memcmp(s, v, sizeof nv[0]) == 0)
-            continue;
-        memcpy(nv[k], s, sizeof nv[k]);
-        nc[k++] = cnts[j];
-    }
-    for (int j = 0; j < SLOTS; j++) {
-        if (j < k) {
-            memcpy(vals + j * TUPLE, nv[j], sizeof nv[j]);
-            cnts[j] = nc[j];
-        } else {
-            memset(vals + j * TUPLE, 0, sizeof nv[0]);
-            cnts[j] = 0;
-        }
-    }
-}
-
-static void cv_add(h5d_aux *a, h5d_rec *r, const int64_t *v)
-{
-    int64_t f = cv_count(&a->cv, v);
-    if (f && v[0] != 0)                  /* a 0-byte access is counted, never shown */
-        cv_show(v, f, &r->c[H5D_ACCESS1_ACCESS], &r->c[H5D_ACCESS1_COUNT]);
-}
 
 /* ------------------------------------------------------------ events */
 void iol_h5d_open(hid_t id, const iol_h5d_open_info *o, const iol_span *sp)
@@ -172,7 +100,7 @@ void iol_h5d_io(hid_t id, int is_write, const iol_h5d_sel *s, const iol_span *sp
     if (a->last_io && a->last_io != 1 + is_write)
         r->c[H5D_RW_SWITCHES]++;
     a->last_io = 1 + is_write;
-    int64_t tuple[TUPLE] = {0};
+    int64_t tuple[IOL_TUPLE_LEN] = {0};
     int64_t npoints = s->all ? r->c[H5D_DATASPACE_NPOINTS] : s->npoints;
     if (!s->all && s->type == IOL_H5S_SEL_POINTS) {
         r->c[H5D_POINT_SELECTS]++;
@@ -190,7 +118,7 @@ void iol_h5d_io(hid_t id, int is_write, const iol_h5d_sel *s, const iol_span *sp
     r->c[is_write ? H5D_BYTES_WRITTEN : H5D_BYTES_READ] += bytes;
     r->c[(is_write ? H5D_SIZE_WRITE_AGG_0_100 : H5D_SIZE_READ_AGG_0_100) +
          iol_size_bin(bytes < 0 ? 0 : bytes)]++;
-    cv_add(a, r, tuple);
+    iol_tuple_add(&a->cv, tuple, &r->c[H5D_ACCESS1_ACCESS], &r->c[H5D_ACCESS1_COUNT]);
     if (s->collective)
         r->c[H5D_USE_MPIIO_COLLECTIVE] = 1;
     double *last_end = is_write ? &a->last_write_end : &a->last_read_end;

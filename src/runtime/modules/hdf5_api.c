@@ -13,12 +13,12 @@
 #include "hdf5_api.h"
 
 #include <dlfcn.h>
-#include <link.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "../core/core_int.h"
+#include "libfind.h"
 
 iol_h5_table iol_h5;
 
@@ -45,42 +45,6 @@ static int optional_api(const char *name)
     return 0;
 }
 
-typedef struct search {
-    const char *name;
-    void *self_base;         /* our own library: its definitions are the wrappers */
-    void *found;
-} search;
-
-static int search_object(struct dl_phdr_info *info, size_t size, void *arg)
-{
-    (void)size;
-    search *s = arg;
-    if (!info->dlpi_name || !info->dlpi_name[0] || (void *)info->dlpi_addr == s->self_base)
-        return 0;
-    void *h = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
-    if (!h)
-        return 0;
-    void *p = dlsym(h, s->name);
-    Dl_info di;
-    if (p && dladdr(p, &di) && di.dli_fbase != s->self_base)
-        s->found = p;
-    dlclose(h);
-    return s->found != NULL;
-}
-
-static void *find_definition(const char *name)
-{
-    void *p = dlsym(RTLD_NEXT, name);
-    if (p)
-        return p;
-    Dl_info self;
-    search s = {name, NULL, NULL};
-    if (dladdr((void *)find_definition, &self))
-        s.self_base = self.dli_fbase;
-    dl_iterate_phdr(search_object, &s);
-    return s.found;
-}
-
 /* A symbol no library has only reaches here if the application called it. */
 static long missing(void)
 {
@@ -89,7 +53,7 @@ static long missing(void)
 
 void *iol_h5_real(const char *name, void **slot)
 {
-    void *p = find_definition(name);
+    void *p = iol_find_real(name);
     if (!p) {
         iol_fail(IOL_FAIL_SYMBOL);
         p = (void *)missing;
@@ -104,7 +68,7 @@ static int ready_state;      /* 0 not tried, 1 usable, -1 not usable */
 /* The library that defines H5Fopen (any intercepted function would do). */
 static void *hdf5_handle(void)
 {
-    void *p = find_definition("H5Fopen");
+    void *p = iol_find_real("H5Fopen");
     Dl_info di;
     if (!p || !dladdr(p, &di))
         return NULL;
