@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "hdf5.h"
-#include "hidmap.h"
+#include "hidrec.h"
 #include "tuple_cv.h"
 
 typedef struct h5d_rec {
@@ -64,20 +64,10 @@ void iol_h5d_open(hid_t id, const iol_h5d_open_info *o, const iol_span *sp)
     iol_mod_leave(m);
 }
 
-/* The record of an open dataset id, with the lock held; NULL (no lock) if untracked. */
+/* The record of an open id, with the lock held; NULL (no lock) if untracked. */
 static h5d_rec *enter_id(hid_t id, h5d_aux **a)
 {
-    iol_module *m = h5d_mod();
-    if (!iol_mod_enter(m))
-        return NULL;
-    uint32_t k = iol_hidmap_get(&open_sets, id);
-    if (!k) {
-        iol_mod_leave(m);
-        return NULL;
-    }
-    h5d_rec *r = (h5d_rec *)(m->recs + (size_t)(k - 1) * m->d->rec_size);
-    *a = iol_rec_aux(m, r);
-    return r;
+    return iol_hidrec_enter(h5d_mod(), &open_sets, id, (void **)a);
 }
 
 int iol_h5d_tracked(hid_t id)
@@ -165,17 +155,7 @@ int iol_h5d_close(hid_t id, const iol_span *sp)
     return 1;
 }
 
-static void activate(iol_module *m)
-{
-    if (iol_hidmap_init(&open_sets) != 0)
-        m->state = -1;
-}
-
-static void reset(iol_module *m)
-{
-    (void)m;
-    iol_hidmap_release(&open_sets);
-}
+IOL_HIDREC_HOOKS(open_sets)
 
 const iol_module_desc iol_h5d_module = {
     IOL_MODULE_IDENTITY(H5D),

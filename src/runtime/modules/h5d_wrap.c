@@ -220,30 +220,25 @@ static void transferred(hid_t dset, int is_write, hid_t fspace, hid_t dxpl, cons
     errno = e;
 }
 
+#define IO_BODY(call, dset, is_write, fspace, dxpl)                                  \
+    if (!iol_on())                                                                  \
+        return call;                                                                \
+    iol_span sp;                                                                    \
+    iol_span_begin(&sp);                                                            \
+    herr_t ret = call;                                                              \
+    iol_span_end(&sp);                                                              \
+    if (ret >= 0)                                                                   \
+        transferred(dset, is_write, fspace, dxpl, &sp);                             \
+    return ret
+
 herr_t H5Dread(hid_t dset, hid_t mtype, hid_t mspace, hid_t fspace, hid_t dxpl, void *buf)
 {
-    if (!iol_on())
-        return IOL_H5_REAL(H5Dread)(dset, mtype, mspace, fspace, dxpl, buf);
-    iol_span sp;
-    iol_span_begin(&sp);
-    herr_t ret = IOL_H5_REAL(H5Dread)(dset, mtype, mspace, fspace, dxpl, buf);
-    iol_span_end(&sp);
-    if (ret >= 0)
-        transferred(dset, 0, fspace, dxpl, &sp);
-    return ret;
+    IO_BODY(IOL_H5_REAL(H5Dread)(dset, mtype, mspace, fspace, dxpl, buf), dset, 0, fspace, dxpl);
 }
 
 herr_t H5Dwrite(hid_t dset, hid_t mtype, hid_t mspace, hid_t fspace, hid_t dxpl, const void *buf)
 {
-    if (!iol_on())
-        return IOL_H5_REAL(H5Dwrite)(dset, mtype, mspace, fspace, dxpl, buf);
-    iol_span sp;
-    iol_span_begin(&sp);
-    herr_t ret = IOL_H5_REAL(H5Dwrite)(dset, mtype, mspace, fspace, dxpl, buf);
-    iol_span_end(&sp);
-    if (ret >= 0)
-        transferred(dset, 1, fspace, dxpl, &sp);
-    return ret;
+    IO_BODY(IOL_H5_REAL(H5Dwrite)(dset, mtype, mspace, fspace, dxpl, buf), dset, 1, fspace, dxpl);
 }
 
 herr_t H5Dflush(hid_t dset)

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "hdf5.h"
-#include "hidmap.h"
+#include "hidrec.h"
 
 typedef struct h5f_rec {
     uint64_t id;
@@ -50,20 +50,10 @@ void iol_h5f_open(hid_t id, const char *filename, int use_mpio, const iol_span *
     iol_mod_leave(m);
 }
 
-/* The record of an open file id, with the lock held; NULL (no lock) if untracked. */
+/* The record of an open id, with the lock held; NULL (no lock) if untracked. */
 static h5f_rec *enter_id(hid_t id, h5f_aux **a)
 {
-    iol_module *m = h5f_mod();
-    if (!iol_mod_enter(m))
-        return NULL;
-    uint32_t k = iol_hidmap_get(&open_files, id);
-    if (!k) {
-        iol_mod_leave(m);
-        return NULL;
-    }
-    h5f_rec *r = (h5f_rec *)(m->recs + (size_t)(k - 1) * m->d->rec_size);
-    *a = iol_rec_aux(m, r);
-    return r;
+    return iol_hidrec_enter(h5f_mod(), &open_files, id, (void **)a);
 }
 
 void iol_h5f_flush(hid_t file_id, const iol_span *sp)
@@ -90,17 +80,7 @@ void iol_h5f_close(hid_t file_id, const iol_span *sp)
     iol_mod_leave(h5f_mod());
 }
 
-static void activate(iol_module *m)
-{
-    if (iol_hidmap_init(&open_files) != 0)
-        m->state = -1;
-}
-
-static void reset(iol_module *m)
-{
-    (void)m;
-    iol_hidmap_release(&open_files);
-}
+IOL_HIDREC_HOOKS(open_files)
 
 const iol_module_desc iol_h5f_module = {
     IOL_MODULE_IDENTITY(H5F),

@@ -13,7 +13,6 @@
 #include "hdf5_api.h"
 
 #include <dlfcn.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -45,25 +44,10 @@ static int optional_api(const char *name)
     return 0;
 }
 
-/* A symbol no library has only reaches here if the application called it. */
-static long missing(void)
-{
-    return -1;
-}
-
 void *iol_h5_real(const char *name, void **slot)
 {
-    void *p = iol_find_real(name);
-    if (!p) {
-        iol_fail(IOL_FAIL_SYMBOL);
-        p = (void *)missing;
-    }
-    __atomic_store_n(slot, p, __ATOMIC_RELEASE);
-    return p;
+    return iol_find_real_slot(name, slot);
 }
-
-static pthread_mutex_t ready_lock = PTHREAD_MUTEX_INITIALIZER;
-static int ready_state;      /* 0 not tried, 1 usable, -1 not usable */
 
 /* The library that defines H5Fopen (any intercepted function would do). */
 static void *hdf5_handle(void)
@@ -106,18 +90,6 @@ static int resolve_all(void)
 
 int iol_h5_ready(void)
 {
-    int s = __atomic_load_n(&ready_state, __ATOMIC_ACQUIRE);
-    if (__builtin_expect(s != 0, 1))
-        return s > 0;
-    pthread_mutex_lock(&ready_lock);
-    if (ready_state == 0) {
-        int e = errno;
-        s = resolve_all();
-        if (s < 0)
-            iol_fail(IOL_FAIL_SYMBOL);
-        errno = e;
-        __atomic_store_n(&ready_state, s, __ATOMIC_RELEASE);
-    }
-    pthread_mutex_unlock(&ready_lock);
-    return ready_state > 0;
+    static iol_lib_once once;
+    return iol_lib_ready(&once, resolve_all);
 }
