@@ -98,15 +98,7 @@ static void opened(hid_t ret, hid_t loc, const char *dsname, hid_t type, hid_t s
 }
 
 #define OPEN_BODY(call, loc, dsname, type, space, dcpl, deprecated)                 \
-    if (!iol_on())                                                                  \
-        return call;                                                                \
-    iol_span sp;                                                                    \
-    iol_span_begin(&sp);                                                            \
-    hid_t ret = call;                                                               \
-    iol_span_end(&sp);                                                              \
-    if (ret >= 0)                                                                   \
-        opened(ret, loc, dsname, type, space, dcpl, deprecated, &sp);               \
-    return ret
+    TIMED_BODY(hid_t, call, ret >= 0, opened(ret, loc, dsname, type, space, dcpl, deprecated, &sp))
 
 hid_t H5Dcreate1(hid_t loc, const char *name, hid_t type, hid_t space, hid_t dcpl)
 {
@@ -149,16 +141,8 @@ static void object_opened(hid_t ret, hid_t loc, const char *name, const iol_span
         opened(ret, loc, name ? name : path, -1, -1, -1, 0, sp);
 }
 
-#define OBJECT_BODY(call, loc, name)                                                \
-    if (!iol_on())                                                                  \
-        return call;                                                                \
-    iol_span sp;                                                                    \
-    iol_span_begin(&sp);                                                            \
-    hid_t ret = call;                                                               \
-    iol_span_end(&sp);                                                              \
-    if (ret >= 0)                                                                   \
-        object_opened(ret, loc, name, &sp);                                         \
-    return ret
+#define OBJECT_BODY(call, loc, name) \
+    TIMED_BODY(hid_t, call, ret >= 0, object_opened(ret, loc, name, &sp))
 
 hid_t H5Oopen(hid_t loc, const char *name, hid_t lapl)
 {
@@ -220,16 +204,8 @@ static void transferred(hid_t dset, int is_write, hid_t fspace, hid_t dxpl, cons
     errno = e;
 }
 
-#define IO_BODY(call, dset, is_write, fspace, dxpl)                                  \
-    if (!iol_on())                                                                  \
-        return call;                                                                \
-    iol_span sp;                                                                    \
-    iol_span_begin(&sp);                                                            \
-    herr_t ret = call;                                                              \
-    iol_span_end(&sp);                                                              \
-    if (ret >= 0)                                                                   \
-        transferred(dset, is_write, fspace, dxpl, &sp);                             \
-    return ret
+#define IO_BODY(call, dset, is_write, fspace, dxpl) \
+    TIMED_BODY(herr_t, call, ret >= 0, transferred(dset, is_write, fspace, dxpl, &sp))
 
 herr_t H5Dread(hid_t dset, hid_t mtype, hid_t mspace, hid_t fspace, hid_t dxpl, void *buf)
 {
@@ -241,35 +217,27 @@ herr_t H5Dwrite(hid_t dset, hid_t mtype, hid_t mspace, hid_t fspace, hid_t dxpl,
     IO_BODY(IOL_H5_REAL(H5Dwrite)(dset, mtype, mspace, fspace, dxpl, buf), dset, 1, fspace, dxpl);
 }
 
-herr_t H5Dflush(hid_t dset)
+/* A flush or close of a tracked dataset; errno as the real call left it. */
+static void flushed(hid_t dset, const iol_span *sp)
 {
-    if (!iol_on())
-        return IOL_H5_REAL(H5Dflush)(dset);
-    iol_span sp;
-    iol_span_begin(&sp);
-    herr_t ret = IOL_H5_REAL(H5Dflush)(dset);
-    iol_span_end(&sp);
-    if (ret >= 0) {
-        int e = errno;
-        iol_h5d_flush(dset, &sp);
-        errno = e;
-    }
-    return ret;
+    int e = errno;
+    iol_h5d_flush(dset, sp);
+    errno = e;
 }
 
-#define CLOSE_BODY(call, id)                                                        \
-    if (!iol_on())                                                                  \
-        return call;                                                                \
-    iol_span sp;                                                                    \
-    iol_span_begin(&sp);                                                            \
-    herr_t ret = call;                                                              \
-    iol_span_end(&sp);                                                              \
-    if (ret >= 0) {                                                                 \
-        int e = errno;                                                              \
-        iol_h5d_close(id, &sp);                                                     \
-        errno = e;                                                                  \
-    }                                                                               \
-    return ret
+static void closed(hid_t dset, const iol_span *sp)
+{
+    int e = errno;
+    iol_h5d_close(dset, sp);
+    errno = e;
+}
+
+herr_t H5Dflush(hid_t dset)
+{
+    TIMED_BODY(herr_t, IOL_H5_REAL(H5Dflush)(dset), ret >= 0, flushed(dset, &sp));
+}
+
+#define CLOSE_BODY(call, id) TIMED_BODY(herr_t, call, ret >= 0, closed(id, &sp))
 
 herr_t H5Dclose(hid_t dset)
 {

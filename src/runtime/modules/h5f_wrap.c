@@ -26,67 +26,43 @@ static void opened(hid_t ret, const char *filename, hid_t fapl, const iol_span *
 
 hid_t H5Fcreate(const char *filename, unsigned flags, hid_t fcpl, hid_t fapl)
 {
-    if (!iol_on())
-        return IOL_H5_REAL(H5Fcreate)(filename, flags, fcpl, fapl);
-    iol_span sp;
-    iol_span_begin(&sp);
-    hid_t ret = IOL_H5_REAL(H5Fcreate)(filename, flags, fcpl, fapl);
-    iol_span_end(&sp);
-    if (ret >= 0)
-        opened(ret, filename, fapl, &sp);
-    return ret;
+    TIMED_BODY(hid_t, IOL_H5_REAL(H5Fcreate)(filename, flags, fcpl, fapl), ret >= 0, opened(ret, filename, fapl, &sp));
 }
 
 hid_t H5Fopen(const char *filename, unsigned flags, hid_t fapl)
 {
-    if (!iol_on())
-        return IOL_H5_REAL(H5Fopen)(filename, flags, fapl);
-    iol_span sp;
-    iol_span_begin(&sp);
-    hid_t ret = IOL_H5_REAL(H5Fopen)(filename, flags, fapl);
-    iol_span_end(&sp);
-    if (ret >= 0)
-        opened(ret, filename, fapl, &sp);
-    return ret;
+    TIMED_BODY(hid_t, IOL_H5_REAL(H5Fopen)(filename, flags, fapl), ret >= 0, opened(ret, filename, fapl, &sp));
 }
 
 /* Any object id may be flushed: its file's id is asked for, and released with the
  * real H5Fclose (not ours: that is no close of the application's). */
+static void flushed(hid_t object_id, const iol_span *sp)
+{
+    int e = errno;
+    if (iol_h5_ready()) {
+        hid_t file_id = -1;
+        IOL_H5_QUIET(file_id = iol_h5.H5Iget_file_id(object_id));
+        if (file_id >= 0) {
+            iol_h5f_flush(file_id, sp);
+            iol_h5.H5Fclose(file_id);
+        }
+    }
+    errno = e;
+}
+
 herr_t H5Fflush(hid_t object_id, int scope)
 {
-    if (!iol_on())
-        return IOL_H5_REAL(H5Fflush)(object_id, scope);
-    iol_span sp;
-    iol_span_begin(&sp);
-    herr_t ret = IOL_H5_REAL(H5Fflush)(object_id, scope);
-    iol_span_end(&sp);
-    if (ret >= 0) {
-        int e = errno;
-        if (iol_h5_ready()) {
-            hid_t file_id = -1;
-            IOL_H5_QUIET(file_id = iol_h5.H5Iget_file_id(object_id));
-            if (file_id >= 0) {
-                iol_h5f_flush(file_id, &sp);
-                iol_h5.H5Fclose(file_id);
-            }
-        }
-        errno = e;
-    }
-    return ret;
+    TIMED_BODY(herr_t, IOL_H5_REAL(H5Fflush)(object_id, scope), ret >= 0, flushed(object_id, &sp));
+}
+
+static void closed(hid_t file_id, const iol_span *sp)
+{
+    int e = errno;
+    iol_h5f_close(file_id, sp);
+    errno = e;
 }
 
 herr_t H5Fclose(hid_t file_id)
 {
-    if (!iol_on())
-        return IOL_H5_REAL(H5Fclose)(file_id);
-    iol_span sp;
-    iol_span_begin(&sp);
-    herr_t ret = IOL_H5_REAL(H5Fclose)(file_id);
-    iol_span_end(&sp);
-    if (ret >= 0) {
-        int e = errno;
-        iol_h5f_close(file_id, &sp);
-        errno = e;
-    }
-    return ret;
+    TIMED_BODY(herr_t, IOL_H5_REAL(H5Fclose)(file_id), ret >= 0, closed(file_id, &sp));
 }
