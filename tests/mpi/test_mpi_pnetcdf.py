@@ -45,6 +45,23 @@ def test_w09_matches_golden(pnetcdf_mpi, shared, allow_file, tmp_path):  # noqa:
     assert r.returncode == 0 and " 0 differences" in r.stdout, r.stdout
     with iolens.open(log) as lg:
         assert {"PNETCDF_FILE", "PNETCDF_VAR", "MPI-IO", "POSIX"} <= set(lg.modules)
+        check_report(lg, work)
+
+
+def check_report(lg, work):
+    """The job report's PnetCDF parts for w09: the interface in the cost and operation
+    figures' data, and one row per variable with its shape and traffic."""
+    from iolens.report import stats, tables
+    from iolens.report.source import ReportData
+    data = ReportData(lg)
+    assert "PnetCDF" in stats.op_counts(data) and "PnetCDF" in stats.cost(data).index
+    rows = {r[1]: r for r in tables.datasets(data).rows}
+    temp = rows[f"{work}/fields.nc:temperature"]
+    assert temp[0] == "PnetCDF" and temp[3] == "2-D, 12800 elements" and temp[4] == "4 B"
+    assert temp[6:8] == ["50.00 KiB", "50.00 KiB"]
+    layers = lg.layers(f"{work}/fields.nc")
+    assert list(dict.fromkeys(layers["layer"])) == ["PNETCDF_VAR", "PNETCDF_FILE", "MPI-IO",
+                                                    "POSIX"]
 
 
 @pytest.fixture
