@@ -37,10 +37,15 @@ int main(int argc, char **argv)
     }
     if (!strcmp(argv[3], "kill") && rank == 1)
         kill(getpid(), SIGKILL);
-    if (!strcmp(argv[3], "return") && rank == 1) {
-        close(fd);
-        close(sh);
-        return 0;
+    if (!strcmp(argv[3], "return")) {
+        /* Every rank's writes are done before rank 1 leaves: MPICH's launcher ends
+         * the other ranks as soon as it has gone. */
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (rank == 1) {
+            close(fd);
+            close(sh);
+            return 0;
+        }
     }
     if (!strcmp(argv[3], "abort") && rank == 0) {
         sleep(1);                        /* the others are in the barrier */
