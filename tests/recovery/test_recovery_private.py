@@ -1,0 +1,231 @@
+"""Issue #12 section 2, private files: everything the runtime creates (the
+safety copy, the DXT store beside it, the partial and final log, the report
+file, the default log directories) is private to the user, created new and
+never through a symbolic link; a name that is taken (a stale file, a planted
+file or link) is left alone and another name is used; another user cannot read
+a running job's safety copy (which holds its command line)."""
+import os
+import pwd
+import socket
+import stat
+import subprocess
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from recovery_helpers import HERE, build, by_file, counters, env_for, logs, safety_copies
+
+WAIT = 60
+
+
+@pytest.fixture(scope="module")
+def probe(tmp_path_factory):
+    return build("harmprobe.c", tmp_path_factory.mktemp("probe") / "harmprobe")
+
+
+@pytest.fixture(scope="module")
+def shims(tmp_path_factory):
+    d = tmp_path_factory.mktemp("shims")
+    out = {}
+    for name in ("pinclock_shim", "chmod_observe_shim"):
+        out[name] = d / f"{name}.so"
+        subprocess.run(["cc", "-shared", "-fPIC", "-o", str(out[name]),
+                        str(HERE / "progs" / f"{name}.c"), "-ldl"], check=True, timeout=120)
+    return out
+
+
+def mode(p):
+    return stat.S_IMODE(os.lstat(p).st_mode)
+
+
+def ready(p):
+    line = p.stdout.readline().split()
+    assert line == ["ready"], line
+
+
+def finish(p, expect=0):
+    p.stdin.write("go\n")
+    p.stdin.close()
+    try:
+        rc = p.wait(timeout=WAIT)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+        pytest.fail("the program did not finish (hang)")
+    assert rc == expect, rc
+
+
+def test_every_created_file_and_directory_is_private(runtime, tool, probe, shims, tmp_path):
+    """Mode bits: safety copy and DXT store 0600 while the program runs; the
+    partial log 0600 (a regular file) when it is complete, and gone afterwards;
+    the final log 0400; the report file 0600; the default log directory and the
+    parents the runtime made for it 0700."""
+    home = tmp_path / "home"
+    home.mkdir()
+    mmapdir = tmp_path / "mmap"
+    mmapdir.mkdir()
+    observed = tmp_path / "observed"
+    report = tmp_path / "report"
+    env = env_for(runtime, tmp_path / "unused", mmapdir, {
+        "DXT_ENABLE_IO_TRACE": "1", "IOLENS_LOG_REPORT": str(report),
+        "IOLENS_TEST_OBSERVE": str(observed), "HOME": str(home),
+        "LD_PRELOAD": f"{shims['chmod_observe_shim']}:{runtime}"})
+    del env["DARSHAN_LOGPATH"]                   # the default directory, created by the runtime
+    env.pop("XDG_STATE_HOME", None)
+    p = subprocess.Popen([str(probe), "many", str(tmp_path)], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, env=env, text=True)
+    ready(p)
+    copies = safety_copies(mmapdir)
+    assert len(copies) == 1
+    assert mode(copies[0]) == 0o600, oct(mode(copies[0]))
+    store = Path(f"{copies[0]}.dxt-posix")
+    assert store.exists() and mode(store) == 0o600, oct(mode(store))
+    finish(p)
+    made = [home / ".local", home / ".local" / "state", home / ".local" / "state" / "iolens",
+            home / ".local" / "state" / "iolens" / "logs"]
+    for d in made:
+        assert mode(d) == 0o700, (d, oct(mode(d)))
+    found = logs(made[-1])
+    assert len(found) == 1
+    assert mode(found[0]) == 0o400
+    assert mode(report) == 0o600 and report.read_text().split() == [str(found[0])]
+    seen = observed.read_text().split("\n")[0].split()
+    assert seen[0] == f"{found[0]}.iolens_partial", seen
+    assert seen[1] == "600" and int(seen[2]) > 0 and seen[3] == "1", seen
+    assert list(tmp_path.rglob("*.iolens_partial")) == [], "the partial file was cleaned"
+
+
+def test_report_file_is_not_written_through_a_link(runtime, probe, tmp_path):
+    """IOLENS_LOG_REPORT naming a symbolic link: the link's target is not
+    written (the log itself is still written)."""
+    logdir, mmapdir = tmp_path / "logs", tmp_path / "mmap"
+    logdir.mkdir()
+    mmapdir.mkdir()
+    victim = tmp_path / "victim"
+    victim.write_text("precious\n")
+    (tmp_path / "report").symlink_to(victim)
+    env = env_for(runtime, logdir, mmapdir, {"IOLENS_LOG_REPORT": str(tmp_path / "report")})
+    r = subprocess.run([str(probe), "io", str(tmp_path)], env=env, capture_output=True, timeout=WAIT)
+    assert r.returncode == 0
+    assert victim.read_text() == "precious\n"
+    assert len(logs(logdir)) == 1
+
+
+def pinned_run(runtime, shims, probe, tmp_path, logdir, mmapdir):
+    """Start the probe ("many" mode) through a shell that waits for one line
+    before it execs the probe under the runtime, with the wall clock pinned:
+    the pid, start time and so the runtime's names are known before it runs.
+    Returns the process, its pid and the pinned time in nanoseconds."""
+    pin = time.time_ns() // 1000 * 1000
+    env = env_for(runtime, logdir, mmapdir, {"IOLENS_TEST_PIN_NS": str(pin), "TZ": "UTC",
+                                             "LOGNAME": "iolenstest"})
+    preload = f"{shims['pinclock_shim']}:{runtime}"
+    del env["LD_PRELOAD"]                        # not for the shell; for the probe only
+    p = subprocess.Popen(["/bin/sh", "-c", 'read go; exec env LD_PRELOAD="$0" "$@"', preload,
+                          str(probe), "many", str(tmp_path)],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, text=True)
+    return p, p.pid, pin
+
+
+def host_hash(pin, salt):
+    from iolens import record_id
+    return (record_id(socket.gethostname()) ^ (pin // 1000000000 * 1000000 + pin % 1000000000 // 1000)) + salt
+
+
+def copy_name(mmapdir, pid, pin, salt=0):
+    return mmapdir / (f"iolenstest_harmprobe_id{pid}-{pid}_mmap-log-"
+                      f"{host_hash(pin, salt) % 1000000007}-0.darshan")
+
+
+def log_name(logdir, pid, pin, salt=0):
+    t = time.gmtime(pin // 1000000000)
+    secs = t.tm_hour * 3600 + t.tm_min * 60 + t.tm_sec
+    return logdir / (f"iolenstest_harmprobe_id{pid}-{pid}_{t.tm_mon}-{t.tm_mday}-{secs}-"
+                     f"{host_hash(pin, salt)}_1.darshan")
+
+
+@pytest.mark.parametrize("planted", ["symlink", "file"])
+def test_planted_name_is_never_followed_or_opened(runtime, tool, probe, shims, tmp_path, planted):
+    """A symbolic link (to a file of the user's) or a regular file is planted at
+    the exact name of the safety copy, at the partial name of the log and at
+    the next final log name.  The runtime must not write through or into any
+    of them, must still keep a safety copy (0600, under another name) and must
+    write its log in the configured directory (under another name)."""
+    logdir, mmapdir = tmp_path / "logs", tmp_path / "mmap"
+    logdir.mkdir()
+    mmapdir.mkdir()
+    victim = tmp_path / "victim"
+    victim.write_text("precious\n")
+    p, pid, pin = pinned_run(runtime, shims, probe, tmp_path, logdir, mmapdir)
+    try:
+        targets = [copy_name(mmapdir, pid, pin),
+                   Path(f"{log_name(logdir, pid, pin)}.iolens_partial"),
+                   log_name(logdir, pid, pin, 1)]
+        for t in targets:
+            if planted == "symlink":
+                t.symlink_to(victim)
+            else:
+                t.write_text("planted\n")
+        p.stdin.write("go\n")
+        p.stdin.flush()
+        ready(p)
+        copies = [c for c in safety_copies(mmapdir) if c != targets[0]]
+        assert copies == [copy_name(mmapdir, pid, pin, 1)], safety_copies(mmapdir)
+        assert mode(copies[0]) == 0o600 and copies[0].stat().st_size > 0
+        finish(p)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    assert victim.read_text() == "precious\n", "written through the planted link"
+    for t in targets:
+        if planted == "symlink":
+            assert t.is_symlink()
+        else:
+            assert t.read_text() == "planted\n", t
+    found = [f for f in logs(logdir) if f not in targets]
+    assert found == [log_name(logdir, pid, pin, 2)], (found, logs(logdir))
+    recs, _ = counters(tool, found[0])
+    assert len(by_file(recs, "POSIX", str(tmp_path / "many.499"))) == 1
+    assert safety_copies(mmapdir) == [targets[0]], "our copy was removed, the planted one left"
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to create a second, unprivileged user")
+def test_another_user_cannot_read_a_running_jobs_safety_copy(runtime, probe, tmp_path):
+    """In the shared default directory (/dev/shm, mode 1777), a second user
+    (created here) can see the copy's name but cannot read it: it holds the
+    command line, here with a secret on it."""
+    if not os.access("/dev/shm", os.W_OK):
+        pytest.skip("/dev/shm is not writable here")
+    user = f"iolt{uuid.uuid4().hex[:8]}"
+    r = subprocess.run(["useradd", "-M", "-N", "-r", "-s", "/usr/sbin/nologin", user],
+                       capture_output=True, text=True, timeout=60)
+    if r.returncode != 0:
+        pytest.skip(f"useradd failed: {r.stderr.strip()}")
+    p = None
+    try:
+        pw = pwd.getpwnam(user)
+        logdir = tmp_path / "logs"
+        logdir.mkdir()
+        env = env_for(runtime, logdir, "/dev/shm")
+        secret = f"--password=s3cret{uuid.uuid4().hex[:6]}"
+        p = subprocess.Popen([str(probe), "many", str(tmp_path), secret], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, env=env, text=True)
+        ready(p)
+        mine = [c for c in safety_copies("/dev/shm") if f"-{p.pid}_mmap-log-" in c.name]
+        assert len(mine) == 1
+        assert secret.encode() in mine[0].read_bytes(), "the copy holds the command line"
+        other = subprocess.run(["cat", str(mine[0])], user=pw.pw_uid, group=pw.pw_gid,
+                               extra_groups=[], capture_output=True, timeout=WAIT)
+        assert other.returncode != 0 and b"Permission denied" in other.stderr, other
+        assert secret.encode() not in other.stdout
+        finish(p)
+        p = None
+        assert len(logs(logdir)) == 1
+    finally:
+        if p is not None and p.poll() is None:
+            p.kill()
+            p.wait()
+        subprocess.run(["userdel", user], capture_output=True, timeout=60)
