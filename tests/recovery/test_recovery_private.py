@@ -229,3 +229,38 @@ def test_another_user_cannot_read_a_running_jobs_safety_copy(runtime, probe, tmp
             p.kill()
             p.wait()
         subprocess.run(["userdel", user], capture_output=True, timeout=60)
+
+
+def test_log_write_failing_midway_leaves_no_partial_file(runtime, tool, probe, tmp_path):
+    """The log directory is a tmpfs too small for the log: the write fails part
+    way (ENOSPC), the partial file is removed, and the log goes to the next
+    directory (the default one), with the one documented message."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root to mount a tmpfs")
+    small = tmp_path / "small"
+    small.mkdir()
+    m = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4k", "tmpfs", str(small)],
+                       capture_output=True, text=True, timeout=30)
+    if m.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {m.stderr.strip()}")
+    try:
+        home = tmp_path / "home"
+        home.mkdir()
+        mmapdir = tmp_path / "mmap"
+        mmapdir.mkdir()
+        env = env_for(runtime, small, mmapdir, {"HOME": str(home)})
+        env.pop("XDG_STATE_HOME", None)
+        p = subprocess.Popen([str(probe), "many", str(tmp_path)], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
+        ready(p)
+        finish(p)
+        err = p.stderr.read()
+        assert f"could not write the log to {small}" in err, err
+        assert list(small.iterdir()) == [], "the failed partial file was removed"
+        found = logs(home)
+        assert len(found) == 1 and mode(found[0]) == 0o400
+        recs, _ = counters(tool, found[0])
+        assert len(by_file(recs, "POSIX", str(tmp_path / "many.499"))) == 1
+        assert list(home.rglob("*.iolens_partial")) == []
+    finally:
+        subprocess.run(["umount", "-l", str(small)], timeout=30)
