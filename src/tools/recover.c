@@ -248,8 +248,8 @@ static int recover_one(const char *in, const char *logdir, int keep, int force)
         if (written) {      /* marked by the runtime after its log was written */
             printf("iolens: skipped %s: its process wrote its log\n", in);
             if (!keep) {
+                iol_recover_dxt_remove(in);    /* first: it checks the copy's owner */
                 unlink(in);
-                iol_recover_dxt_remove(in);
             }
             return 0;
         }
@@ -304,8 +304,8 @@ static int recover_one(const char *in, const char *logdir, int keep, int force)
     }
     printf("iolens: recovered %s -> %s\n", in, out);
     if (!keep) {
+        iol_recover_dxt_remove(in);            /* first: it checks the copy's owner */
         unlink(in);
-        iol_recover_dxt_remove(in);
     }
     return 0;
 }

@@ -113,14 +113,14 @@ def test_report_file_is_not_written_through_a_link(runtime, probe, tmp_path):
     assert len(logs(logdir)) == 1
 
 
-def pinned_run(runtime, shims, probe, tmp_path, logdir, mmapdir):
+def pinned_run(runtime, shims, probe, tmp_path, logdir, mmapdir, extra=None):
     """Start the probe ("many" mode) through a shell that waits for one line
     before it execs the probe under the runtime, with the wall clock pinned:
     the pid, start time and so the runtime's names are known before it runs.
     Returns the process, its pid and the pinned time in nanoseconds."""
     pin = time.time_ns() // 1000 * 1000
     env = env_for(runtime, logdir, mmapdir, {"IOLENS_TEST_PIN_NS": str(pin), "TZ": "UTC",
-                                             "LOGNAME": "iolenstest"})
+                                             "LOGNAME": "iolenstest", **(extra or {})})
     preload = f"{shims['pinclock_shim']}:{runtime}"
     del env["LD_PRELOAD"]                        # not for the shell; for the probe only
     p = subprocess.Popen(["/bin/sh", "-c", 'read go; exec env LD_PRELOAD="$0" "$@"', preload,
@@ -264,3 +264,37 @@ def test_log_write_failing_midway_leaves_no_partial_file(runtime, tool, probe, t
         assert list(home.rglob("*.iolens_partial")) == []
     finally:
         subprocess.run(["umount", "-l", str(small)], timeout=30)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to plant a file owned by another user")
+def test_planted_dxt_store_is_neither_used_nor_removed(runtime, tool, probe, shims, tmp_path):
+    """Another user's file at the name of the DXT store beside the copy: the
+    runtime keeps its trace in memory instead, and after a SIGKILL `iolens
+    recover` neither reads that file into the recovered log nor deletes it."""
+    logdir, mmapdir = tmp_path / "logs", tmp_path / "mmap"
+    logdir.mkdir()
+    mmapdir.mkdir()
+    mmapdir.chmod(0o1777)
+    p, pid, pin = pinned_run(runtime, shims, probe, tmp_path, logdir, mmapdir,
+                             {"DXT_ENABLE_IO_TRACE": "1"})
+    try:
+        planted = Path(f"{copy_name(mmapdir, pid, pin)}.dxt-posix")
+        planted.write_bytes(b"planted by someone else\n")
+        os.chown(planted, 65534, 65534)
+        planted.chmod(0o644)
+        p.stdin.write("go\n")
+        p.stdin.flush()
+        ready(p)
+        assert safety_copies(mmapdir) == [copy_name(mmapdir, pid, pin)]
+    finally:
+        p.kill()
+        p.wait()
+    r = subprocess.run([str(tool), "recover", "--logdir", str(logdir), str(copy_name(mmapdir, pid, pin))],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "not a file of the copy's owner" in r.stderr, r.stderr
+    assert planted.read_bytes() == b"planted by someone else\n"
+    found = logs(logdir)
+    assert len(found) == 1
+    recs, _ = counters(tool, found[0])
+    assert len(by_file(recs, "POSIX", str(tmp_path / "data.63"))) == 1
