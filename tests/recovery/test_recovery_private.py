@@ -9,6 +9,7 @@ import pwd
 import socket
 import stat
 import subprocess
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -41,8 +42,21 @@ def mode(p):
 
 
 def ready(p):
-    line = p.stdout.readline().split()
+    """The probe's "ready" line, waited for at most WAIT seconds."""
+    timer = threading.Timer(WAIT, p.kill)
+    timer.start()
+    try:
+        line = p.stdout.readline().split()
+    finally:
+        timer.cancel()
     assert line == ["ready"], line
+
+
+def stop(p):
+    """Kill the probe if a failed assertion left it running."""
+    if p is not None and p.poll() is None:
+        p.kill()
+        p.wait()
 
 
 def finish(p, expect=0):
@@ -76,13 +90,16 @@ def test_every_created_file_and_directory_is_private(runtime, tool, probe, shims
     env.pop("XDG_STATE_HOME", None)
     p = subprocess.Popen([str(probe), "many", str(tmp_path)], stdin=subprocess.PIPE,
                          stdout=subprocess.PIPE, env=env, text=True)
-    ready(p)
-    copies = safety_copies(mmapdir)
-    assert len(copies) == 1
-    assert mode(copies[0]) == 0o600, oct(mode(copies[0]))
-    store = Path(f"{copies[0]}.dxt-posix")
-    assert store.exists() and mode(store) == 0o600, oct(mode(store))
-    finish(p)
+    try:
+        ready(p)
+        copies = safety_copies(mmapdir)
+        assert len(copies) == 1
+        assert mode(copies[0]) == 0o600, oct(mode(copies[0]))
+        store = Path(f"{copies[0]}.dxt-posix")
+        assert store.exists() and mode(store) == 0o600, oct(mode(store))
+        finish(p)
+    finally:
+        stop(p)
     made = [home / ".local", home / ".local" / "state", home / ".local" / "state" / "iolens",
             home / ".local" / "state" / "iolens" / "logs"]
     for d in made:
@@ -176,9 +193,7 @@ def test_planted_name_is_never_followed_or_opened(runtime, tool, probe, shims, t
         assert mode(copies[0]) == 0o600 and copies[0].stat().st_size > 0
         finish(p)
     finally:
-        if p.poll() is None:
-            p.kill()
-            p.wait()
+        stop(p)
     assert victim.read_text() == "precious\n", "written through the planted link"
     for t in targets:
         if planted == "symlink":
@@ -225,9 +240,7 @@ def test_another_user_cannot_read_a_running_jobs_safety_copy(runtime, probe, tmp
         p = None
         assert len(logs(logdir)) == 1
     finally:
-        if p is not None and p.poll() is None:
-            p.kill()
-            p.wait()
+        stop(p)
         subprocess.run(["userdel", user], capture_output=True, timeout=60)
 
 
@@ -243,6 +256,7 @@ def test_log_write_failing_midway_leaves_no_partial_file(runtime, tool, probe, t
                        capture_output=True, text=True, timeout=30)
     if m.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here: {m.stderr.strip()}")
+    p = None
     try:
         home = tmp_path / "home"
         home.mkdir()
@@ -263,6 +277,7 @@ def test_log_write_failing_midway_leaves_no_partial_file(runtime, tool, probe, t
         assert len(by_file(recs, "POSIX", str(tmp_path / "many.499"))) == 1
         assert list(home.rglob("*.iolens_partial")) == []
     finally:
+        stop(p)
         subprocess.run(["umount", "-l", str(small)], timeout=30)
 
 
@@ -287,8 +302,7 @@ def test_planted_dxt_store_is_neither_used_nor_removed(runtime, tool, probe, shi
         ready(p)
         assert safety_copies(mmapdir) == [copy_name(mmapdir, pid, pin)]
     finally:
-        p.kill()
-        p.wait()
+        stop(p)
     r = subprocess.run([str(tool), "recover", "--logdir", str(logdir), str(copy_name(mmapdir, pid, pin))],
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
