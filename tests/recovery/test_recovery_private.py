@@ -9,6 +9,7 @@ import pwd
 import socket
 import stat
 import subprocess
+import sys
 import threading
 import time
 import uuid
@@ -312,3 +313,38 @@ def test_planted_dxt_store_is_neither_used_nor_removed(runtime, tool, probe, shi
     assert len(found) == 1
     recs, _ = counters(tool, found[0])
     assert len(by_file(recs, "POSIX", str(tmp_path / "data.63"))) == 1
+
+
+def mpi_params():
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "mpi"))
+    from mpi_helpers import available_mpis
+    return available_mpis()
+
+
+@pytest.mark.parametrize("name", mpi_params())
+def test_mpi_partial_log_is_private(name, tool, shims, tmp_path):
+    """The collective log: process 0 creates the partial file 0600 (not the MPI
+    library's 0644) before every process opens it; the final log is 0400 and
+    no partial file is left."""
+    from mpi_helpers import Mpi, find_mpi_runtime
+    mpi = Mpi(name, find_mpi_runtime(name))
+    exe = mpi.compile(HERE / "progs" / "mpikill.c", tmp_path / "mpikill")
+    data, logdir, mmapdir = tmp_path / "data", tmp_path / "logs", tmp_path / "mmap"
+    for d in (data, logdir, mmapdir):
+        d.mkdir()
+    observed = tmp_path / "observed"
+    mpi.run([exe, data, 5, "finalize"], logdir, preload=False, timeout=WAIT, env={
+        "LD_PRELOAD": f"{shims['chmod_observe_shim']}:{mpi.runtime}",
+        "IOLENS_TEST_OBSERVE": str(observed), "DARSHAN_MMAP_LOGPATH": str(mmapdir)})
+    found = logs(logdir)
+    assert len(found) == 1 and mode(found[0]) == 0o400
+    seen = observed.read_text().split()
+    partial = Path(seen[0])                     # <base>.iolens_partial -> <base>_<n>.darshan
+    assert partial.parent == logdir and partial.name.endswith(".iolens_partial"), seen
+    assert found[0].name.startswith(partial.name[:-len(".iolens_partial")] + "_"), (seen, found)
+    assert seen[1] == "600" and int(seen[2]) > 0 and seen[3] == "1", seen
+    assert list(logdir.rglob("*.iolens_partial")) == []
+    assert safety_copies(mmapdir) == []
+    recs, head = counters(tool, found[0])
+    assert head["nprocs"] == "4"
+    assert len(by_file(recs, "POSIX", str(data / "r3"))) == 1
