@@ -289,6 +289,17 @@ static int recover_one(const char *in, const char *logdir, int keep, int force)
     log_dir_for(&job, logdir, dir, sizeof dir);
     out_name(in, &job, dir, out, sizeof out);
     snprintf(tmp, sizeof tmp, "%s.iolens_partial", out);
+    /* Created here, private, new and not through a link (as the runtime does it):
+     * a log directory may be shared, and a name planted there is never followed. */
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, S_IRUSR | S_IWUSR);
+    if (fd < 0) {
+        fprintf(stderr, "iolens recover: %s: %s\n", tmp, strerror(errno));
+        for (int m = 0; m < IOL_MAX_MODULES; m++)
+            free(dxt.data[m]);
+        iolens_log_close(log);
+        return 1;
+    }
+    close(fd);
     rc = iol_write_recovered(log, tmp, &job, &dxt, err, sizeof err);
     for (int m = 0; m < IOL_MAX_MODULES; m++)
         free(dxt.data[m]);

@@ -348,3 +348,38 @@ def test_mpi_partial_log_is_private(name, tool, shims, tmp_path):
     recs, head = counters(tool, found[0])
     assert head["nprocs"] == "4"
     assert len(by_file(recs, "POSIX", str(data / "r3"))) == 1
+
+
+def test_recover_never_writes_through_a_planted_link(runtime, tool, probe, tmp_path):
+    """`iolens recover` writes its log through a private partial file too: a
+    symbolic link planted at that name makes it fail with a message (the link's
+    target untouched) instead of writing through it; without the link it works."""
+    logdir, mmapdir = tmp_path / "logs", tmp_path / "mmap"
+    logdir.mkdir()
+    mmapdir.mkdir()
+    p = subprocess.Popen([str(probe), "many", str(tmp_path)], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, env=env_for(runtime, logdir, mmapdir), text=True)
+    try:
+        ready(p)
+    finally:
+        stop(p)                                  # SIGKILL: the copy stays
+    copy = safety_copies(mmapdir)
+    assert len(copy) == 1
+    cmd = [str(tool), "recover", "--keep", "--logdir", str(logdir), str(copy[0])]
+    first = subprocess.run(cmd, capture_output=True, text=True, timeout=WAIT)
+    assert first.returncode == 0, first.stderr
+    out = logs(logdir)
+    assert len(out) == 1
+    out[0].unlink()
+    victim = tmp_path / "victim"
+    victim.write_text("precious\n")
+    link = Path(f"{out[0]}.iolens_partial")
+    link.symlink_to(victim)
+    again = subprocess.run(cmd, capture_output=True, text=True, timeout=WAIT)
+    assert again.returncode != 0 and str(link) in again.stderr, again
+    assert victim.read_text() == "precious\n" and link.is_symlink()
+    assert logs(logdir) == []
+    link.unlink()
+    last = subprocess.run(cmd, capture_output=True, text=True, timeout=WAIT)
+    assert last.returncode == 0 and logs(logdir) == out, last.stderr
+    assert mode(out[0]) == 0o400
