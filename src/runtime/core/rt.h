@@ -31,6 +31,15 @@ extern int iol_state __attribute__((visibility("hidden")));
 /* Per-thread guard: non-zero while the runtime itself does I/O (init, log write),
  * so that its own calls are passed through unrecorded. */
 extern __thread int iol_busy __attribute__((tls_model("initial-exec")));
+/* A bit of iol_busy: this thread called vfork (core/vfork.c).  In the child,
+ * which shares our memory, every wrapper passes through; in the parent the bit
+ * is stale once vfork returns, and iol_vfork_child() clears it. */
+#define IOL_BUSY_VFORK (1 << 30)
+/* 1 when running in a vfork child (touch no shared state); else 0, clearing a
+ * stale IOL_BUSY_VFORK.  Async-signal-safe. */
+int iol_vfork_child(void);
+/* A fork child is never a vfork child: drop the mark it may have inherited. */
+void iol_vfork_forget(void);
 
 void iol_core_init_lazy(void);
 void iol_core_shutdown(int write_log);

@@ -36,7 +36,7 @@ void iol_core_init_mpi(int rank, int nprocs);
 extern int (*iol_log_write_mpi)(void);
 extern int iol_mpi_finalizing;
 void iol_log_fill_job(iolens_job *job, iolens_mount *mounts, char *exe_mounts, size_t len);
-void iol_log_base_name(char *out, size_t len);
+void iol_log_base_name(char *out, size_t len, unsigned salt);   /* salt: another name */
 void iol_log_report_path(const char *path);
 
 /* modules/heatmap.c: the common end time of the heatmaps (0 = the process's own). */
