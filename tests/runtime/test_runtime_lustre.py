@@ -6,16 +6,16 @@ reports the Lustre magic and fgetxattr("lustre.lov") returns layout values that
 this test builds from Lustre's public layout structures.  A small program
 (progs/lustre_probe.c) writes files there under the runtime; the log must hold
 one LUSTRE record per file with the layout's stripe settings and OST ids, as
-`iolens parse`, upstream's darshan-parser and PyDarshan 3.5.0 read it."""
+`iolens parse`, upstream's darshan-parser and PyDarshan 3.5.0 read it.  (Under
+MPI: tests/mpi/test_mpi_lustre.py.)"""
 import os
-import shutil
 import struct
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from rt_helpers import find_runtime, logs_in, run_under
+from rt_helpers import logs_in, run_under
 
 UPSTREAM_PARSER = Path("/opt/upstream-3.5.0/bin/darshan-parser")
 INIT = 0x10
@@ -113,11 +113,14 @@ def lustre_lines(text):
 
 # ---------------------------------------------------------------- fixtures
 @pytest.fixture(scope="module")
-def shim():
-    rt = find_runtime()
-    if rt is None:
-        pytest.skip("libiolens.so not built (set IOLENS_RUNTIME or build into build/)")
-    tests = rt.parent.parent.parent / "tests" / "runtime"
+def shim(runtime):
+    return lustre_shim(runtime)
+
+
+def lustre_shim(runtime):
+    """The shim and the probe, built in the build tree of `runtime` (a library in
+    <build>/src/runtime); skips when they are not there."""
+    tests = runtime.parent.parent.parent / "tests" / "runtime"
     lib, prog = tests / "libiolens-lustre-shim.so", tests / "lustre_probe"
     if not lib.exists() or not prog.exists():
         pytest.skip(f"the Lustre shim and probe are not built beside {rt} (ctest build tree)")
@@ -226,44 +229,3 @@ def test_no_lustre_no_module(runtime, tool, shim, tmp_path):
                          timeout=60).stdout
     assert "LUSTRE" not in out
     assert "POSIX\t" in out
-
-
-@pytest.mark.skipif(shutil.which("mpiexec") is None, reason="mpiexec not found")
-def test_mpi_shared_layout_written_once(shim, tool, tmp_path):
-    """Under MPI every rank writes the same file: one LUSTRE record, rank -1."""
-    rt = find_runtime()
-    mpi_rt = rt.parent / "libiolens-mpi.so"
-    if not mpi_rt.exists():
-        pytest.skip(f"{mpi_rt} not built")
-    lib, _ = shim
-    src = Path(__file__).parent / "progs" / "lustre_mpi.c"
-    exe = tmp_path / "lustre_mpi"
-    cc = subprocess.run(["mpicc", str(src), "-o", str(exe)], capture_output=True, text=True,
-                        timeout=120)
-    if cc.returncode != 0:
-        pytest.skip(f"mpicc failed: {cc.stderr[-300:]}")
-    mnt, layouts, logs = tmp_path / "lustre", tmp_path / "layouts", tmp_path / "logs"
-    for d in (mnt, layouts, logs):
-        d.mkdir()
-    (layouts / "shared.dat.lov").write_bytes(LAYOUTS["plain.dat"][0])
-    for rank in (0, 1):
-        (layouts / f"own.dat.{rank}.lov").write_bytes(LAYOUTS["pool.stdio"][0])
-    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
-               LD_PRELOAD=f"{lib} {mpi_rt}", DARSHAN_LOGPATH=str(logs),
-               IOLENS_TEST_LUSTRE_DIR=str(mnt.resolve()), IOLENS_TEST_LUSTRE_LAYOUTS=str(layouts))
-    r = subprocess.run(["mpiexec", "-n", "2", "-x", "LD_PRELOAD", "-x", "DARSHAN_LOGPATH",
-                        "-x", "IOLENS_TEST_LUSTRE_DIR", "-x", "IOLENS_TEST_LUSTRE_LAYOUTS",
-                        str(exe), str(mnt)], env=env, capture_output=True, text=True,
-                       timeout=180)
-    assert r.returncode == 0, r.stderr[-2000:]
-    found = logs_in(logs)
-    assert len(found) == 1, found
-    out = subprocess.run([str(tool), "parse", str(found[0])], capture_output=True, text=True,
-                         timeout=60).stdout
-    ranks = {}
-    for line in out.splitlines():
-        f = line.split("\t")
-        if len(f) >= 6 and f[0] == "LUSTRE" and f[3] == "LUSTRE_NUM_COMPONENTS":
-            ranks.setdefault(os.path.basename(f[5]), []).append(f[1])
-    # shared.dat: both ranks, one record of rank -1; own.dat.<r>: one per rank.
-    assert ranks == {"shared.dat": ["-1"], "own.dat.0": ["0"], "own.dat.1": ["1"]}, out[-2000:]

@@ -1,4 +1,4 @@
-/* MPI program of the Lustre end-to-end test (test_runtime_lustre.py): every rank
+/* MPI program of the Lustre test under MPI (tests/mpi/test_mpi_lustre.py): every rank
  * writes DIR/shared.dat (a file all ranks share) and DIR/own.dat.<rank>. */
 #include <fcntl.h>
 #include <mpi.h>
