@@ -222,10 +222,13 @@ def test_record_limit_sets_partial_flag(runtime, tool, shim, tmp_path):
     assert "the LUSTRE data is partial" in r.stderr
 
 
-def test_no_lustre_no_module(runtime, tool, shim, tmp_path):
-    """Without the shim the directory is no Lustre mount: no LUSTRE region at all."""
-    log = run_probe(runtime, shim, tmp_path, list(LAYOUTS), use_shim=False)
+@pytest.mark.parametrize("case", ["no shim", "module disabled"])
+def test_no_lustre_no_module(runtime, tool, shim, tmp_path, case):
+    """Without the shim the directory is no Lustre mount, and with
+    DARSHAN_MOD_DISABLE=LUSTRE the module is off: no LUSTRE region at all."""
+    log = run_probe(runtime, shim, tmp_path, list(LAYOUTS), use_shim=case == "module disabled",
+                    extra={"DARSHAN_MOD_DISABLE": "LUSTRE"} if case == "module disabled" else None)
     out = subprocess.run([str(tool), "parse", str(log)], capture_output=True, text=True,
                          timeout=60).stdout
-    assert "LUSTRE" not in out
+    assert "LUSTRE module" not in out and "\nLUSTRE\t" not in out
     assert "POSIX\t" in out
