@@ -17,6 +17,8 @@ import pytest
 
 from rt_helpers import logs_in, run_under
 
+HERE = Path(__file__).resolve().parent
+
 UPSTREAM_PARSER = Path("/opt/upstream-3.5.0/bin/darshan-parser")
 INIT = 0x10
 
@@ -232,3 +234,43 @@ def test_no_lustre_no_module(runtime, tool, shim, tmp_path, case):
                          timeout=60).stdout
     assert "LUSTRE module" not in out and "\nLUSTRE\t" not in out
     assert "POSIX\t" in out
+
+
+@pytest.mark.parametrize("sanitizer", ["none", "thread"])
+def test_threads_closing_lustre_files(runtime, tool, shim, tmp_path, sanitizer):
+    """8 threads close Lustre files at once (one file shared by all, one each, and
+    streams): every file has its record, and ThreadSanitizer (the TSan build named by
+    IOLENS_TSAN_RUNTIME; scripts/test.sh builds one) reports nothing."""
+    lib, prog = shim
+    preload, env = f"{lib} {runtime}", {}
+    if sanitizer == "thread":
+        tsan_rt = os.environ.get("IOLENS_TSAN_RUNTIME")
+        if not tsan_rt or not Path(tsan_rt).exists():
+            pytest.skip("no ThreadSanitizer runtime build: set IOLENS_TSAN_RUNTIME (scripts/test.sh does)")
+        libtsan = subprocess.run(["gcc", "-print-file-name=libtsan.so"], capture_output=True,
+                                 text=True).stdout.strip()
+        if not Path(libtsan).exists():
+            pytest.skip("gcc has no libtsan.so")
+        prog = tmp_path / "lustre_probe"
+        subprocess.run(["cc", "-O1", "-g", "-pthread", "-fsanitize=thread", "-o", str(prog),
+                        str(HERE / "progs" / "lustre_probe.c")], check=True, timeout=120)
+        # The TSan runtime first: it must be set up before any wrapper runs.
+        preload = f"{libtsan} {lib} {tsan_rt}"
+        env["TSAN_OPTIONS"] = "halt_on_error=0 exitcode=66"
+    mnt, layouts = tmp_path / "lustre", tmp_path / "layouts"
+    mnt.mkdir()
+    layouts.mkdir()
+    (layouts / "default.lov").write_bytes(LAYOUTS["plain.dat"][0])
+    env.update({"IOLENS_TEST_LUSTRE_DIR": str(mnt.resolve()),
+                "IOLENS_TEST_LUSTRE_LAYOUTS": str(layouts)})
+    r = run_under(preload, [prog, "--threads", "8", mnt], tmp_path / "logs", env, check=False)
+    assert "ThreadSanitizer" not in r.stderr, r.stderr[-3000:]
+    assert r.returncode == 0, r.stderr[-2000:]
+    logs = [p for p in logs_in(tmp_path / "logs") if "lustre_probe" in p.name]
+    assert len(logs) == 1
+    out = subprocess.run([str(tool), "parse", str(logs[0])], capture_output=True, text=True,
+                         timeout=60).stdout
+    got = lustre_lines(out)
+    want = {"shared.dat"} | {f"thread-{t}.{x}" for t in range(8) for x in ("dat", "stdio")}
+    assert set(got) == want
+    assert all(v == expected_lines(EXPECTED["plain.dat"]) for v in got.values())

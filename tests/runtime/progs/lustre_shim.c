@@ -7,14 +7,15 @@
  *  - fgetxattr(fd, "lustre.lov") of a file in it returns the bytes of
  *    $IOLENS_TEST_LUSTRE_LAYOUTS/<file name>.lov; from the second query of the
  *    same file on, <file name>.lov.2 when that exists (a layout that changed, as
- *    a PFL file's does when it grows).  No such file: ENODATA, as for a file
- *    without a layout.
+ *    a PFL file's does when it grows); with neither, default.lov there.  None
+ *    of them: ENODATA, as for a file without a layout.
  *
  * Everything else goes to the real functions. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <mntent.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,28 +107,43 @@ static int query_number(const char *base)
         if (strcmp(seen[i], base) == 0)
             return 2;
     if (nseen < MAX_FILES)
-        snprintf(seen[nseen++], sizeof seen[0], "%s", base);
+        snprintf(seen[nseen++], sizeof seen[0], "%.255s", base);
     return 1;
 }
 
-static ssize_t layout_of(int fd, void *value, size_t size)
+/* A blob file's descriptor (first query number `which`, then the fallbacks). */
+static int open_blob(const char *layouts, const char *base, int which)
 {
-    char p[4096], blob[4600];
+    char blob[4600];
+    int fd = -1;
+    if (which == 2) {
+        snprintf(blob, sizeof blob, "%s/%s.lov.2", layouts, base);
+        fd = open(blob, O_RDONLY | O_CLOEXEC);
+    }
+    if (fd < 0) {
+        snprintf(blob, sizeof blob, "%s/%s.lov", layouts, base);
+        fd = open(blob, O_RDONLY | O_CLOEXEC);
+    }
+    if (fd < 0) {
+        snprintf(blob, sizeof blob, "%s/default.lov", layouts);
+        fd = open(blob, O_RDONLY | O_CLOEXEC);
+    }
+    return fd;
+}
+
+/* Called by the runtime's threads at once (the threaded test): one at a time. */
+static pthread_mutex_t layout_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static ssize_t layout_locked(int fd, void *value, size_t size)
+{
+    char p[4096];
     const char *layouts = getenv("IOLENS_TEST_LUSTRE_LAYOUTS");
     if (!layouts || fd_path(fd, p, sizeof p) != 0) {
         errno = ENODATA;
         return -1;
     }
     const char *base = strrchr(p, '/') ? strrchr(p, '/') + 1 : p;
-    int fd2 = -1;
-    if (query_number(base) == 2) {
-        snprintf(blob, sizeof blob, "%s/%s.lov.2", layouts, base);
-        fd2 = open(blob, O_RDONLY | O_CLOEXEC);
-    }
-    if (fd2 < 0) {
-        snprintf(blob, sizeof blob, "%s/%s.lov", layouts, base);
-        fd2 = open(blob, O_RDONLY | O_CLOEXEC);
-    }
+    int fd2 = open_blob(layouts, base, query_number(base));
     if (fd2 < 0) {
         errno = ENODATA;
         return -1;
@@ -146,6 +162,16 @@ static ssize_t layout_of(int fd, void *value, size_t size)
         return -1;
     }
     memcpy(value, data, (size_t)n);
+    return n;
+}
+
+static ssize_t layout_of(int fd, void *value, size_t size)
+{
+    pthread_mutex_lock(&layout_lock);
+    ssize_t n = layout_locked(fd, value, size);
+    int e = errno;
+    pthread_mutex_unlock(&layout_lock);
+    errno = e;
     return n;
 }
 
