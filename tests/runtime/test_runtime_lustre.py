@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from rt_helpers import logs_in, run_under
+from rt_helpers import logs_in, run_under, tsan_preload
 
 HERE = Path(__file__).resolve().parent
 
@@ -125,7 +125,7 @@ def lustre_shim(runtime):
     tests = runtime.parent.parent.parent / "tests" / "runtime"
     lib, prog = tests / "libiolens-lustre-shim.so", tests / "lustre_probe"
     if not lib.exists() or not prog.exists():
-        pytest.skip(f"the Lustre shim and probe are not built beside {rt} (ctest build tree)")
+        pytest.skip(f"the Lustre shim and probe are not built beside {runtime} (ctest build tree)")
     return lib, prog
 
 
@@ -244,17 +244,10 @@ def test_threads_closing_lustre_files(runtime, tool, shim, tmp_path, sanitizer):
     lib, prog = shim
     preload, env = f"{lib} {runtime}", {}
     if sanitizer == "thread":
-        tsan_rt = os.environ.get("IOLENS_TSAN_RUNTIME")
-        if not tsan_rt or not Path(tsan_rt).exists():
-            pytest.skip("no ThreadSanitizer runtime build: set IOLENS_TSAN_RUNTIME (scripts/test.sh does)")
-        libtsan = subprocess.run(["gcc", "-print-file-name=libtsan.so"], capture_output=True,
-                                 text=True).stdout.strip()
-        if not Path(libtsan).exists():
-            pytest.skip("gcc has no libtsan.so")
+        libtsan, tsan_rt = tsan_preload()
         prog = tmp_path / "lustre_probe"
         subprocess.run(["cc", "-O1", "-g", "-pthread", "-fsanitize=thread", "-o", str(prog),
                         str(HERE / "progs" / "lustre_probe.c")], check=True, timeout=120)
-        # The TSan runtime first: it must be set up before any wrapper runs.
         preload = f"{libtsan} {lib} {tsan_rt}"
         env["TSAN_OPTIONS"] = "halt_on_error=0 exitcode=66"
     mnt, layouts = tmp_path / "lustre", tmp_path / "layouts"
