@@ -166,6 +166,12 @@ typedef struct iol_module_desc {
     /* The record version the payload has, when a setting chooses it (DXT thread
      * ids); NULL = `version`. */
     uint32_t (*out_version)(iol_module *m);
+    /* Per-file records of an own_memory module (LUSTRE), for the MPI shared-record
+     * step: whether a record of id is held here (after `finish`), and marking the
+     * records every process holds (ids sorted): rank -1, and dropped unless `keep`
+     * (process 0 writes them).  NULL = the module has no per-file records. */
+    int (*holds)(iol_module *m, uint64_t id);
+    void (*shared)(iol_module *m, const uint64_t *ids, size_t n, int keep);
 } iol_module_desc;
 
 /* A descriptor's id, printed name and record version, all from the one module list
@@ -294,6 +300,11 @@ void iol_partial_set(int modid);
 
 /* Mounts: block size for FILE_ALIGNMENT (-1 if no mount matches). */
 int64_t iol_mount_block_size(const char *path);
+/* Whether the longest mount that holds path is Lustre (statfs magic at init). */
+int iol_mount_on_lustre(const char *path);
+/* Non-zero when some mount is Lustre: the close wrappers then call the LUSTRE
+ * module (modules/lustre.h); 0 on every other node, which so pays nothing more. */
+extern int iol_lustre_mounted __attribute__((visibility("hidden")));
 
 /* ------------------------------------------------------------ errors */
 enum iol_failure {

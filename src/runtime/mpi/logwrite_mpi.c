@@ -235,6 +235,8 @@ static void write_modules(wctx *w, const iol_shared *s, iolens_header *h)
             continue;
         if (active)
             iol_mod_round_times(m);      /* the variances then come from rounded times */
+        if (!iol_cfg.no_shared_reduction && active && m->d->shared)
+            iol_shared_mark(s, m);
         if (!iol_cfg.no_shared_reduction) {
             size_t count = active ? m->count : 0;
             if (iol_shared_reduce(s, id, active ? m->recs : NULL, m->d ? m->d->rec_size : 0,
