@@ -54,11 +54,12 @@ def clean_env(runtime, tmp_path, **extra):
     return env
 
 
-def run_job(tool, runtime, tmp_path, argv, keep=False, timeout=120, **env):
+def run_job(tool, runtime, tmp_path, argv, keep=False, timeout=120, trace=False, **env):
     """`iolens run` -> (result, job log, process logs listed with --keep-process-logs)."""
     logs = tmp_path / "logs"
     logs.mkdir(exist_ok=True)
     cmd = [str(tool), "run", "--logpath", str(logs)] + (["--keep-process-logs"] if keep else [])
+    cmd += ["--trace"] if trace else []
     r = subprocess.run(cmd + ["--"] + [str(a) for a in argv], capture_output=True, text=True,
                        timeout=timeout, env=clean_env(runtime, tmp_path, **env))
     assert r.returncode == 0, r.stderr
@@ -118,7 +119,25 @@ def check_against_process_logs(job, procs):
     for name in common:
         assert [rk for n, rk in recs if n == name] == [-1], name
     assert {rk for _, rk in recs} - {-1} <= set(range(nprocs))
+    assert heat_totals(job) == sum_dicts(heat_totals(p) for p in procs)   # on one grid
     return nprocs, recs
+
+
+def heat_totals(log):
+    """{(module, op): bytes} of the HEATMAP records, read by PyDarshan (which
+    refuses a log whose heatmap records differ in bin width or count)."""
+    import darshan
+    with darshan.DarshanReport(str(log), read_all=True) as rep:
+        return {(mod, op): int(hm.to_df(ops=[op]).to_numpy().sum())
+                for mod, hm in rep.heatmaps.items() for op in ("read", "write")}
+
+
+def sum_dicts(dicts):
+    out = defaultdict(int)
+    for d in dicts:
+        for k, v in d.items():
+            out[k] += v
+    return dict(out)
 
 
 @pytest.mark.parametrize("how", ["fork", "spawn"])
@@ -203,6 +222,14 @@ def test_launcher_ranks_merged_by_iolens_merge(tool, runtime, rankio, tmp_path):
     for rank in range(4):
         assert [k[1] for k in recs if k[0] == str(data / f"own{rank}")] == [rank]
         assert recs[(str(data / f"own{rank}"), rank)]["POSIX_BYTES_WRITTEN"] == 1000
+    # 3 of the 4 ranks: nothing is shared by all ranks, so nothing is reduced
+    part = tmp_path / "part.darshan"
+    r = subprocess.run([str(tool), "merge", "-o", str(part)] + [str(p) for p in per[:3]],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    nprocs, recs, _ = view(part)
+    assert nprocs == 4 and len([k for k in recs if k[0] == str(data / "shared")]) == 3
+    assert -1 not in {k[1] for k in recs}
     upstream_reads(out, 4)
 
 
@@ -221,6 +248,44 @@ def test_launcher_ranks_under_iolens_run(tool, runtime, rankio, tmp_path):
     for rank in range(4):
         assert [k[1] for k in recs if k[0] == str(data / f"own{rank}")] == [rank]
     assert totals([recs]) == totals([view(p)[1] for p in procs])
+    upstream_reads(job, nprocs)
+
+
+def test_traces_follow_their_processes_ranks(tool, runtime, rankio, tmp_path):
+    """`iolens run --trace`: each process's DXT trace is renumbered with its
+    records, so a rank's own file is traced at that rank."""
+    data = tmp_path / "data"
+    data.mkdir()
+    script = " ".join(f"RANK={r} WORLD_SIZE=4 {rankio} {data} fork &" for r in range(4)) + " wait"
+    r, job, _ = run_job(tool, runtime, tmp_path, ["sh", "-c", script], trace=True)
+    nprocs, recs, _ = view(job)
+    import darshan
+    with darshan.DarshanReport(str(job), read_all=True) as rep:
+        traced = {(rep.name_records[t["id"]], int(t["rank"])): len(t["write_segments"])
+                  for t in rep.records["DXT_POSIX"].to_df()}
+    for rank in range(4):
+        assert traced[(str(data / f"own{rank}"), rank)] == 1
+        (fk,) = [k for k in recs if k[0] == str(data / f"forked{rank}")]
+        assert traced[fk] == 1 and fk[1] >= 4      # the forked worker's rank
+    assert sum(n for (name, _), n in traced.items() if name == str(data / "shared")) == 4
+    upstream_reads(job, nprocs)
+
+
+def test_forked_worker_of_a_rank_gets_a_rank_of_its_own(tool, runtime, rankio, tmp_path):
+    """A worker that rank r forks inherits RANK=r; the first process of a rank
+    (the one the launcher started) keeps it, the worker is numbered after the job's
+    ranks, and the shared file is still reduced over the 4 ranks."""
+    data = tmp_path / "data"
+    data.mkdir()
+    script = " ".join(f"RANK={r} WORLD_SIZE=4 {rankio} {data} fork &" for r in range(4)) + " wait"
+    r, job, procs = run_job(tool, runtime, tmp_path, ["sh", "-c", script], keep=True)
+    nprocs, recs, _ = view(job)
+    assert nprocs == len(procs) >= 8
+    assert [k[1] for k in recs if k[0] == str(data / "shared")] == [-1]
+    forked = [k[1] for k in recs if k[0].startswith(str(data / "forked"))]
+    assert len(forked) == 4 and len(set(forked)) == 4 and min(forked) >= 4
+    for rank in range(4):
+        assert [k[1] for k in recs if k[0] == str(data / f"own{rank}")] == [rank]
     upstream_reads(job, nprocs)
 
 
