@@ -51,29 +51,53 @@ static void usage(FILE *out)
                  "                    one after the other (docs/convert.md)\n");
 }
 
+/* A record id with its position: sorting these by (id, position) groups equal
+ * ids in a stable order in O(n log n) (a job of many processes has ~1,000
+ * names and records per process, hundreds of thousands in all). */
+typedef struct id_at {
+    uint64_t id;
+    size_t at;
+} id_at;
+
+static int by_id_then_at(const void *a, const void *b)
+{
+    const id_at *x = a, *y = b;
+    if (x->id != y->id)
+        return x->id < y->id ? -1 : 1;
+    return x->at < y->at ? -1 : x->at > y->at;
+}
+
+/* Every input's names, each id once (its first appearance, in input order). */
 static int add_names(iolens_writer *w, input *in, size_t n)
 {
-    size_t total = 0;
+    size_t total = 0, at = 0;
     for (size_t i = 0; i < n; i++)
         total += iolens_log_name_count(in[i].log);
-    uint64_t *seen = calloc(total + 1, 8);
-    size_t nseen = 0;
-    int rc = seen ? 0 : IOLENS_E_NOMEM;
+    id_at *all = malloc((total + 1) * sizeof *all);
+    char *first = calloc(total + 1, 1);
+    int rc = all && first ? 0 : IOLENS_E_NOMEM;
     for (size_t i = 0; !rc && i < n; i++)
-        for (size_t k = 0; !rc && k < iolens_log_name_count(in[i].log); k++) {
+        for (size_t k = 0; k < iolens_log_name_count(in[i].log); k++, at++) {
+            const char *name;
+            all[at].at = at;
+            if (iolens_log_name_at(in[i].log, k, &all[at].id, &name) != 0)
+                all[at] = (id_at){0, SIZE_MAX};   /* unreadable: never first */
+        }
+    if (!rc)
+        qsort(all, total, sizeof *all, by_id_then_at);
+    for (size_t k = 0; !rc && k < total; k++)
+        if ((k == 0 || all[k].id != all[k - 1].id) && all[k].at != SIZE_MAX)
+            first[all[k].at] = 1;
+    at = 0;
+    for (size_t i = 0; !rc && i < n; i++)
+        for (size_t k = 0; !rc && k < iolens_log_name_count(in[i].log); k++, at++) {
             uint64_t id;
             const char *name;
-            if (iolens_log_name_at(in[i].log, k, &id, &name) != 0)
-                continue;
-            int dup = 0;   /* names are few (NAMEMEM-bounded per input): a linear scan */
-            for (size_t s = 0; s < nseen && !dup; s++)
-                dup = seen[s] == id;
-            if (dup)
-                continue;
-            seen[nseen++] = id;
-            rc = iolens_writer_add_name(w, id, name);
+            if (first[at] && iolens_log_name_at(in[i].log, k, &id, &name) == 0)
+                rc = iolens_writer_add_name(w, id, name);
         }
-    free(seen);
+    free(all);
+    free(first);
     return rc;
 }
 
@@ -155,17 +179,17 @@ static int put_pool(iolens_writer *w, int module, uint32_t ver, pool *p, const c
 static int reduce(int module, pool *p, const input *in, size_t nmembers, char *take)
 {
     size_t *ord = malloc(p->count * sizeof *ord + 8);
-    if (!ord)
+    id_at *key = malloc(p->count * sizeof *key + 8);
+    if (!ord || !key) {
+        free(ord), free(key);
         return IOLENS_E_NOMEM;
+    }
     for (size_t i = 0; i < p->count; i++)
-        ord[i] = i;
-    /* group by id: a stable insertion sort (records are few per log) */
-    for (size_t i = 1; i < p->count; i++)
-        for (size_t j = i; j > 0 && p->id[ord[j - 1]] > p->id[ord[j]]; j--) {
-            size_t t = ord[j];
-            ord[j] = ord[j - 1];
-            ord[j - 1] = t;
-        }
+        key[i] = (id_at){p->id[i], i};
+    qsort(key, p->count, sizeof *key, by_id_then_at);   /* group by id, stably */
+    for (size_t i = 0; i < p->count; i++)
+        ord[i] = key[i].at;
+    free(key);
     int rc = 0;
     for (size_t a = 0; a < p->count && !rc;) {
         size_t b = a;
