@@ -81,6 +81,11 @@ static int running(long pid)
     return !(p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X'));
 }
 
+int iol_safety_copy_running(const char *path)
+{
+    return running(name_pid(path));
+}
+
 /* The standard streams the runtime would have dropped at exit. */
 static int idle_std_stream(const uint8_t *rec)
 {

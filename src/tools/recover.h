@@ -14,6 +14,9 @@
 int iol_recover_one(const char *in, const char *logdir, int keep, int force, int quiet,
                     char *made, size_t madelen);
 
+/* Does the process whose safety copy this is (the pid in its name) still run? */
+int iol_safety_copy_running(const char *path);
+
 /* Is this log a safety copy (uncompressed, job end time 0)? */
 int iol_is_safety_copy(iolens_log *log);
 /* Regions to add to a recovered log for modules it does not hold (the DXT traces

@@ -113,10 +113,12 @@ static void read_report(const char *report, path_list *logs)
         fclose(f);
 }
 
-/* Turn the safety copies left in this run's directory into logs; returns how
- * many could not be (their processes still run, or the copy is unreadable). */
-static int recover_left(const char *dir, path_list *logs)
+/* Turn the safety copies left in this run's directory into logs.  *alive: the
+ * copies whose processes still run (they will write their own logs); returns
+ * how many others could not be recovered (recover said why). */
+static int recover_left(const char *dir, path_list *logs, int *alive)
 {
+    *alive = 0;
     DIR *d = opendir(dir);
     if (!d)
         return 0;
@@ -134,7 +136,9 @@ static int recover_left(const char *dir, path_list *logs)
     int left = 0;
     for (size_t i = 0; i < copies.n; i++) {
         char made[8192];
-        if (iol_recover_one(copies.path[i], NULL, 0, 0, 1, made, sizeof made) != 0)
+        if (iol_safety_copy_running(copies.path[i]))
+            ++*alive;
+        else if (iol_recover_one(copies.path[i], NULL, 0, 0, 1, made, sizeof made) != 0)
             left++;
         else if (made[0])
             list_add(logs, made);
@@ -197,11 +201,15 @@ void iol_run_job_finish(iol_run_job *job, pid_t root, const char *logpath)
 {
     path_list logs = {0};
     read_report(job->report, &logs);
-    int left = job->safety_dir[0] ? recover_left(job->safety_dir, &logs) : 0;
+    int alive = 0, left = job->safety_dir[0] ? recover_left(job->safety_dir, &logs, &alive) : 0;
+    if (alive)
+        fprintf(stderr, "iolens run: %d process%s started by the program %s still running "
+                        "after the wait (IOLENS_RUN_WAIT seconds, default 10); %s its own log "
+                        "when it ends, outside the job log\n", alive, alive == 1 ? "" : "es",
+                alive == 1 ? "is" : "are", alive == 1 ? "it writes" : "each writes");
     if (left)
-        fprintf(stderr, "iolens run: %d process%s of the program could not be recovered (still "
-                        "running, or an unreadable safety copy in %s); not in the job log\n",
-                left, left == 1 ? "" : "es", job->safety_dir);
+        fprintf(stderr, "iolens run: %d safety cop%s could not be recovered; left in %s\n",
+                left, left == 1 ? "y" : "ies", job->safety_dir);
     iol_run_job_discard(job);
     char path[8192], err[4600] = "";
     if (logs.n == 0) {

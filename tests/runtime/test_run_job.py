@@ -311,6 +311,28 @@ def test_background_process_outliving_the_program(tool, runtime, tmp_path):
     assert totals([recs])[str(late)]["POSIX_BYTES_WRITTEN"] == 2
 
 
+def test_process_still_running_after_the_wait_is_named(tool, runtime, tmp_path):
+    """The wait for left-over processes is bounded (IOLENS_RUN_WAIT): a process
+    still running is named, and the others' job log is written without it."""
+    logs, a, stop = tmp_path / "logs", tmp_path / "a", tmp_path / "stop"
+    logs.mkdir()
+    script = f"echo one > {a}; (while [ ! -e {stop} ]; do sleep 0.05; done) >/dev/null 2>&1 & exit 0"
+    try:
+        r = subprocess.run([str(tool), "run", "--logpath", str(logs), "--", "sh", "-c", script],
+                           capture_output=True, text=True, timeout=60,
+                           env=clean_env(runtime, tmp_path, IOLENS_RUN_WAIT="0.3"))
+    finally:
+        stop.touch()                    # the left-over loop ends, whatever happened
+    assert r.returncode == 0, r.stderr
+    # the loop's subshell, and the sleep it may be in
+    assert re.search(r"^iolens run: [12] process(es)? started by the program (is|are) still "
+                     r"running after the wait \(IOLENS_RUN_WAIT seconds, default 10\)",
+                     r.stderr, re.M), r.stderr
+    (job,) = re.findall(r"^iolens: log written to (.+)$", r.stderr, re.M)
+    _, recs, _ = view(job)
+    assert totals([recs])[str(a)]["POSIX_BYTES_WRITTEN"] == 4
+
+
 def test_nothing_recorded_says_so(tool, runtime, tmp_path):
     logs = tmp_path / "logs"
     logs.mkdir()
