@@ -15,9 +15,9 @@
  * counter tables' combine rules (src/format/combine.c), as an MPI job's shared
  * files are; only when the world inputs are all W ranks.  --no-reduce keeps them
  * apart.  Counter modules are merged record by record; DXT traces are decoded
- * and re-encoded with their ranks renumbered; HEATMAP and other regions are
- * concatenated (HEATMAP ranks renumbered).  --workflow merges logs of different
- * jobs (merge_workflow.h, docs/convert.md). */
+ * and re-encoded with their ranks renumbered; HEATMAP records are renumbered and
+ * re-binned onto one grid (merge_heatmap.h); other regions are concatenated.
+ * --workflow merges logs of different jobs (merge_workflow.h, docs/convert.md). */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -425,12 +425,16 @@ static int64_t single_rank(iolens_log *log)
 }
 
 /* The ranks of a job's processes (see the top of this file).  Inputs are in the
- * order that decides which of two holders of one rank keeps it: the first. */
+ * order that decides which of two holders of one rank keeps it: the first.
+ * IOLENS_E_BAD_JOB when an input claims more processes than any job has. */
+#define MAX_NPROCS (INT64_C(1) << 26)
 static int assign_ranks(input *in, size_t n)
 {
     int64_t world = 0, nworld = 0;
     for (size_t i = 0; i < n; i++) {
         int64_t np = iolens_log_job(in[i].log)->nprocs;
+        if (np > MAX_NPROCS)
+            return IOLENS_E_BAD_JOB;
         if (np > world && np > 1)
             world = np;
     }
@@ -573,8 +577,10 @@ int iol_cmd_merge(int argc, char **argv)
             fprintf(stderr, "iolens merge: warning: %s has job id %lld, %s has %lld\n", in[i].path,
                     (long long)j->jobid, in[0].path, (long long)iolens_log_job(in[0].log)->jobid);
     }
-    if (!rc && !workflow && assign_ranks(in, n) != 0) {
-        fprintf(stderr, "iolens merge: %s\n", iolens_strerror(IOLENS_E_NOMEM));
+    int ranks_rc = rc || workflow ? 0 : assign_ranks(in, n);
+    if (ranks_rc) {
+        fprintf(stderr, "iolens merge: %s%s\n", iolens_strerror(ranks_rc),
+                ranks_rc == IOLENS_E_BAD_JOB ? " (an input's process count is impossibly large)" : "");
         rc = 1;
     }
     if (!rc) {
@@ -630,7 +636,8 @@ int iol_merge_job(const char *const *paths, size_t n, const char *out, char *err
             }
     }
     if (!rc && (rc = assign_ranks(in, n)) != 0)
-        snprintf(err, errlen, "%s", iolens_strerror(rc));
+        snprintf(err, errlen, "%s%s", iolens_strerror(rc),
+                 rc == IOLENS_E_BAD_JOB ? " (a process count is impossibly large)" : "");
     if (!rc && (rc = merge(in, n, out, 1, err, errlen)) != 0)
         remove(out);
     for (size_t i = 0; in && i < opened; i++)
