@@ -233,20 +233,32 @@ def test_launcher_ranks_merged_by_iolens_merge(tool, runtime, rankio, tmp_path):
     upstream_reads(out, 4)
 
 
-def test_launcher_ranks_under_iolens_run(tool, runtime, rankio, tmp_path):
+def launch_4_ranks(rankio, data, *args):
+    """A shell that starts 4 ranks as torchrun would (RANK/WORLD_SIZE) and waits."""
+    return " ".join(f"RANK={r} WORLD_SIZE=4 {rankio} {data} {' '.join(args)} &"
+                    for r in range(4)) + " wait"
+
+
+@pytest.mark.parametrize("fork", [False, True])
+def test_launcher_ranks_under_iolens_run(tool, runtime, rankio, tmp_path, fork):
     """The same 4 ranks started by a shell under `iolens run`: one job log; the
     ranks keep their numbers, any process without a rank (the shell) comes after
-    them."""
+    them.  With fork, each rank forks a worker that inherits RANK=r: the first
+    process of a rank (the one the launcher started) keeps it, the worker is
+    numbered after the job's ranks, and the shared file is still reduced."""
     data = tmp_path / "data"
     data.mkdir()
-    script = " ".join(f"RANK={r} WORLD_SIZE=4 {rankio} {data} &" for r in range(4)) + " wait"
+    script = launch_4_ranks(rankio, data, *(["fork"] if fork else []))
     r, job, procs = run_job(tool, runtime, tmp_path, ["sh", "-c", script], keep=True)
     nprocs, recs, _ = view(job)
-    assert nprocs == len(procs) >= 4
+    assert nprocs == len(procs) >= (8 if fork else 4)
     assert [k[1] for k in recs if k[0] == str(data / "shared")] == [-1]
     assert recs[(str(data / "shared"), -1)]["POSIX_BYTES_WRITTEN"] == 400
     for rank in range(4):
         assert [k[1] for k in recs if k[0] == str(data / f"own{rank}")] == [rank]
+    forked = [k[1] for k in recs if k[0].startswith(str(data / "forked"))]
+    assert len(forked) == len(set(forked)) == (4 if fork else 0)
+    assert all(rank >= 4 for rank in forked)
     assert totals([recs]) == totals([view(p)[1] for p in procs])
     upstream_reads(job, nprocs)
 
@@ -256,8 +268,8 @@ def test_traces_follow_their_processes_ranks(tool, runtime, rankio, tmp_path):
     records, so a rank's own file is traced at that rank."""
     data = tmp_path / "data"
     data.mkdir()
-    script = " ".join(f"RANK={r} WORLD_SIZE=4 {rankio} {data} fork &" for r in range(4)) + " wait"
-    r, job, _ = run_job(tool, runtime, tmp_path, ["sh", "-c", script], trace=True)
+    r, job, _ = run_job(tool, runtime, tmp_path, ["sh", "-c", launch_4_ranks(rankio, data, "fork")],
+                        trace=True)
     nprocs, recs, _ = view(job)
     import darshan
     with darshan.DarshanReport(str(job), read_all=True) as rep:
@@ -268,24 +280,6 @@ def test_traces_follow_their_processes_ranks(tool, runtime, rankio, tmp_path):
         (fk,) = [k for k in recs if k[0] == str(data / f"forked{rank}")]
         assert traced[fk] == 1 and fk[1] >= 4      # the forked worker's rank
     assert sum(n for (name, _), n in traced.items() if name == str(data / "shared")) == 4
-    upstream_reads(job, nprocs)
-
-
-def test_forked_worker_of_a_rank_gets_a_rank_of_its_own(tool, runtime, rankio, tmp_path):
-    """A worker that rank r forks inherits RANK=r; the first process of a rank
-    (the one the launcher started) keeps it, the worker is numbered after the job's
-    ranks, and the shared file is still reduced over the 4 ranks."""
-    data = tmp_path / "data"
-    data.mkdir()
-    script = " ".join(f"RANK={r} WORLD_SIZE=4 {rankio} {data} fork &" for r in range(4)) + " wait"
-    r, job, procs = run_job(tool, runtime, tmp_path, ["sh", "-c", script], keep=True)
-    nprocs, recs, _ = view(job)
-    assert nprocs == len(procs) >= 8
-    assert [k[1] for k in recs if k[0] == str(data / "shared")] == [-1]
-    forked = [k[1] for k in recs if k[0].startswith(str(data / "forked"))]
-    assert len(forked) == 4 and len(set(forked)) == 4 and min(forked) >= 4
-    for rank in range(4):
-        assert [k[1] for k in recs if k[0] == str(data / f"own{rank}")] == [rank]
     upstream_reads(job, nprocs)
 
 
