@@ -190,6 +190,37 @@ static int write_job_log(const path_list *logs, pid_t root, char *job, size_t le
     return rc ? -1 : 0;
 }
 
+/* Does the log hold any module data?  A log without (a shell, or the fork child
+ * of one that only set up a redirection before its exec) adds nothing but a
+ * process to the count; unreadable logs count as holding data, so that the
+ * merge reports them. */
+static int has_records(const char *path)
+{
+    iolens_log *log = NULL;
+    char err[256];
+    if (iolens_log_open(path, &log, err, sizeof err) != 0)
+        return 1;
+    int any = 0;
+    for (int m = 0; m < IOL_MAX_MODULES && !any; m++)
+        any = iolens_log_header(log)->mod[m].len > 0;
+    iolens_log_close(log);
+    return any;
+}
+
+/* Move the logs without data to the end of the list; returns how many have data
+ * (all of them when none has: then every log counts). */
+static size_t with_records_first(path_list *logs)
+{
+    size_t keep = 0;
+    for (size_t i = 0; i < logs->n; i++)
+        if (has_records(logs->path[i])) {
+            char *p = logs->path[i];
+            memmove(logs->path + keep + 1, logs->path + keep, (i - keep) * sizeof *logs->path);
+            logs->path[keep++] = p;
+        }
+    return keep ? keep : logs->n;
+}
+
 static void say_none(const char *logpath)
 {
     fprintf(stderr, "iolens: no log was written%s%s (is DARSHAN_DISABLE set, or the "
@@ -212,6 +243,9 @@ void iol_run_job_finish(iol_run_job *job, pid_t root, const char *logpath)
                 left, left == 1 ? "y" : "ies", job->safety_dir);
     iol_run_job_discard(job);
     char path[8192], err[4600] = "";
+    size_t all = logs.n, empty = all - with_records_first(&logs);
+    int job_log_made = 1;            /* the logs without data may go */
+    logs.n -= empty;                 /* the job: the processes that recorded anything */
     if (logs.n == 0) {
         say_none(logpath);
     } else if (logs.n == 1) {
@@ -221,15 +255,24 @@ void iol_run_job_finish(iol_run_job *job, pid_t root, const char *logpath)
                         "(%s); each is kept:\n", logs.n, err);
         for (size_t i = 0; i < logs.n; i++)
             fprintf(stderr, "iolens: log written to %s\n", logs.path[i]);
+        job_log_made = 0;
     } else {
         fprintf(stderr, "iolens: log written to %s\n", path);
-        fprintf(stderr, "iolens: one log of the program's %zu processes%s\n", logs.n,
-                job->keep_process_logs ? "; each process's log is kept:" : "");
+        fprintf(stderr, "iolens: one log of the program's %zu processes", logs.n);
+        if (empty)
+            fprintf(stderr, " (%zu more recorded nothing)", empty);
+        fprintf(stderr, "%s\n", job->keep_process_logs ? "; each process's log is kept:" : "");
         for (size_t i = 0; i < logs.n; i++)
             if (job->keep_process_logs)
                 fprintf(stderr, "iolens: process log %s\n", logs.path[i]);
             else
                 unlink(logs.path[i]);
     }
+    for (size_t i = logs.n; i < all; i++)      /* the logs without data */
+        if (job->keep_process_logs || !job_log_made)
+            fprintf(stderr, "iolens: process log %s (nothing recorded)\n", logs.path[i]);
+        else
+            unlink(logs.path[i]);
+    logs.n = all;
     list_free(&logs);
 }
