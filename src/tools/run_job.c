@@ -147,15 +147,15 @@ static int recover_left(const char *dir, path_list *logs, int *alive)
     return left;
 }
 
-/* The last log of process `root` (its name holds "-<root>_"): the program the
- * command became after any exec (a launcher script's `exec python3`); else the
- * first log. */
-static const char *root_log(const path_list *logs, pid_t root)
+/* Of the first n logs, the last of process `root` (its name holds "-<root>_"):
+ * the program the command became after any exec (a launcher script's `exec
+ * python3`); else the first log. */
+static const char *root_log(const path_list *logs, size_t n, pid_t root)
 {
     char tag[32];
     const char *found = logs->path[0];
     snprintf(tag, sizeof tag, "-%d_", (int)root);
-    for (size_t i = 0; i < logs->n; i++) {
+    for (size_t i = 0; i < n; i++) {
         const char *base = strrchr(logs->path[i], '/');
         if (strstr(base ? base : logs->path[i], tag))
             found = logs->path[i];
@@ -163,13 +163,14 @@ static const char *root_log(const path_list *logs, pid_t root)
     return found;
 }
 
-/* <dir>/<root's log name without its last "_N.darshan">_job.darshan, written
- * under a new private partial name, made read-only and linked to its final name
- * as the runtime writes logs (never replaces a file).  0, or -1 with err set. */
-static int write_job_log(const path_list *logs, pid_t root, char *job, size_t len, char *err,
-                         size_t errlen)
+/* The merge of logs->path[0..logs->n-1] as <dir>/<name_from without its last
+ * "_N.darshan">_job.darshan, written under a new private partial name, made
+ * read-only and linked to its final name as the runtime writes logs (never
+ * replaces a file).  0, or -1 with err set. */
+static int write_job_log(const path_list *logs, const char *name_from, char *job, size_t len,
+                         char *err, size_t errlen)
 {
-    const char *first = root_log(logs, root);
+    const char *first = name_from;
     const char *slash = strrchr(first, '/'), *cut = strrchr(first, '_');
     size_t stem = cut && (!slash || cut > slash) ? (size_t)(cut - first) : strlen(first);
     snprintf(job, len, "%.*s_job.darshan", (int)(stem < 4000 ? stem : 4000), first);
@@ -250,7 +251,8 @@ void iol_run_job_finish(iol_run_job *job, pid_t root, const char *logpath)
         say_none(logpath);
     } else if (logs.n == 1) {
         fprintf(stderr, "iolens: log written to %s\n", logs.path[0]);
-    } else if (write_job_log(&logs, root, path, sizeof path, err, sizeof err) != 0) {
+    } else if (write_job_log(&logs, root_log(&logs, all, root), path, sizeof path, err,
+                             sizeof err) != 0) {
         fprintf(stderr, "iolens run: could not merge the logs of the program's %zu processes "
                         "(%s); each is kept:\n", logs.n, err);
         for (size_t i = 0; i < logs.n; i++)

@@ -259,6 +259,7 @@ def test_launcher_ranks_under_iolens_run(tool, runtime, rankio, tmp_path, fork):
     # the 4 ranks (and their workers); the shell and its fork children before
     # their exec recorded nothing, so they are not processes of the job log
     assert nprocs == len(procs) == (8 if fork else 4)
+    assert "_sh_" in job.name           # named after the command run, which recorded nothing
     assert re.search(r"^iolens: one log of the program's \d+ processes \(\d+ more recorded "
                      r"nothing\)", r.stderr, re.M), r.stderr
     assert [k[1] for k in recs if k[0] == str(data / "shared")] == [-1]
