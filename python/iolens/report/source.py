@@ -9,6 +9,8 @@ import numpy as np
 import pandas as pd
 
 from ..errors import LogError
+from .needs import report_columns
+from .progress import Progress
 
 
 def _safe(call, default=None):
@@ -23,9 +25,13 @@ def _safe(call, default=None):
 class ReportData:
     """Wraps an open log (the `iolens.open` API) for the report sections."""
 
-    def __init__(self, log, file: str | None = None):
+    def __init__(self, log, file: str | None = None, columns: bool = True):
+        """`columns`: decode only the counters the report reads (needs.py); False
+        decodes every counter (the tests compare the two)."""
         self.log = log
         self.file = file
+        self.columns = columns
+        self.progress = Progress(enabled=False)   # the page sets its own
         self.job = dict(log.job)
         self.exe = log.exe or ""
         self.version = log.version
@@ -70,7 +76,9 @@ class ReportData:
     def _load(self, module: str):
         if module not in self.modules:
             return None
-        frame = _safe(lambda: self.log.records(module))
+        self.progress.note(f"reading the {module} records")
+        columns = report_columns(module) if self.columns else None
+        frame = _safe(lambda: self.log.records(module, columns=columns))
         if frame is None:
             self.notes.append(f"The {module} module could not be decoded; "
                               "its data is left out of this report.")
@@ -87,6 +95,7 @@ class ReportData:
         if module not in self._dxt:
             frame = None
             if module in self.modules:
+                self.progress.note(f"reading the {module} trace")
                 frame = _safe(lambda: self.log.dxt(module))
             self._dxt[module] = None if frame is None else self._restrict(frame)
         return self._dxt[module]
