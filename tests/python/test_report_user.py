@@ -367,6 +367,19 @@ def test_pdf_keeps_headings_with_their_content(mpi_log, long_log, tmp_path):
             assert pages and first in pages[0], (name, head)
 
 
+def test_pdf_fallback_draws_the_short_job(short_log, tmp_path):
+    """The matplotlib PDF takes the (sentence, figure) of a short job's heat map too."""
+    if shutil.which("pdftotext") is None:
+        pytest.skip("pdftotext (poppler-utils) is not installed")
+    from iolens.report.pdf import write_pdf_matplotlib
+    pdf = tmp_path / "fallback.pdf"
+    with iolens.open(short_log) as log:
+        write_pdf_matplotlib(ReportData(log), pdf)
+    text = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True,
+                          timeout=120, check=True).stdout
+    assert "cannot show change over time" in re.sub(r"\s+", " ", text)
+
+
 # ------------------------------------------------------------------ progress
 def _cli(log, out, stderr_tty: bool):
     """Run the report CLI; stderr to a pseudo-terminal or a pipe. (rc, stderr text)."""

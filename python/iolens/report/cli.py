@@ -55,6 +55,7 @@ def run(args) -> int:
     with open_log(args.log) as log:
         data = ReportData(log, file=args.file)
         if args.file is not None and not _file_known(data):
+            progress.clear()
             print(f"iolens report: no records for file {args.file!r} in {args.log}",
                   file=sys.stderr)
             return 1

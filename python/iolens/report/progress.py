@@ -47,6 +47,11 @@ class Progress:
         if self.enabled:
             self._write(f"\r\x1b[K{message} ({self.elapsed():.1f} s)\n")
 
+    def clear(self) -> None:
+        """Erase the bar (before an error message, which then starts its own line)."""
+        if self.enabled:
+            self._write("\r\x1b[K")
+
     def elapsed(self) -> float:
         return time.monotonic() - self.start
 
