@@ -6,7 +6,7 @@ Each test names the rough edge it guards: heat maps of short jobs, visible
 timeline spans, user-facing names, navigation without empty sections, counts
 in words, the standard streams and MPI-internal files kept apart, standard
 deviations in units, PDF headings kept with their content, progress on a
-terminal only, and the report's restricted columns."""
+terminal only, and the diagnosis reusing the report's frames."""
 from __future__ import annotations
 
 import os
@@ -25,7 +25,6 @@ import pytest
 
 import iolens
 from iolens.report import activity, figures, page
-from iolens.report.needs import report_columns
 from iolens.report.registry import sections
 from iolens.report.source import ReportData
 from iolens.report.special import MPI_INTERNAL, STREAM, kind_of
@@ -162,9 +161,9 @@ def _spans_log(path: Path, spans) -> Path:
     return path
 
 
-def render(path, **kw) -> str:
+def render(path) -> str:
     with iolens.open(path) as log:
-        return page.render(ReportData(log, **kw))
+        return page.render(ReportData(log))
 
 
 def section_html(text: str, section: str) -> str:
@@ -419,17 +418,16 @@ def test_progress_on_a_terminal_only(mpi_log, tmp_path):
     assert (tmp_path / "tty.html").read_text() == (tmp_path / "pipe.html").read_text()
 
 
-# ------------------------------------------------------------------- columns
-def test_report_reads_only_the_counters_it_needs(mpi_log, long_log, short_log, tmp_path):
-    """The report from restricted frames equals the one from every counter."""
-    shared = _shared_log(tmp_path / "v.darshan", 0.0004, float(1 << 40))
-    for log in (mpi_log, long_log, short_log, shared):
-        assert render(log, columns=True) == render(log, columns=False), log
-    posix = iolens.module_info("POSIX")
-    wanted = report_columns("POSIX")
-    every = posix.counters + posix.fcounters
-    assert 0 < len(wanted) < len(every)
-    assert not {"POSIX_STRIDE1_STRIDE", "POSIX_F_MAX_READ_TIME", "POSIX_MODE"} & set(wanted)
+# -------------------------------------------------------------------- memory
+def test_diagnosis_reuses_the_report_frames(mpi_log):
+    """The Diagnosis section reads the report's frames themselves: no second decode
+    and no copy of the columns the rules declare (hundreds of MB at 1M records)."""
+    from iolens.report.findings import _ReportLog
     with iolens.open(mpi_log) as log:
         data = ReportData(log)
-        assert set(data.frame("POSIX").columns) == {"id", "rank", "name", *wanted}
+        view = _ReportLog(data)
+        frame = data.frame("POSIX")
+        assert view.records("POSIX", ["POSIX_READS", "POSIX_F_READ_TIME"]) is frame
+        assert view.records("POSIX") is frame
+        # A module the report has no frame for is decoded as asked.
+        assert len(view.records("H5D", ["H5D_READS"])) == 0

@@ -9,7 +9,6 @@ import numpy as np
 import pandas as pd
 
 from ..errors import LogError
-from .needs import report_columns
 from .progress import Progress
 
 
@@ -25,12 +24,9 @@ def _safe(call, default=None):
 class ReportData:
     """Wraps an open log (the `iolens.open` API) for the report sections."""
 
-    def __init__(self, log, file: str | None = None, columns: bool = True):
-        """`columns`: decode only the counters the report reads (needs.py); False
-        decodes every counter (the tests compare the two)."""
+    def __init__(self, log, file: str | None = None):
         self.log = log
         self.file = file
-        self.columns = columns
         self.progress = Progress(enabled=False)   # the page sets its own
         self.job = dict(log.job)
         self.exe = log.exe or ""
@@ -77,8 +73,11 @@ class ReportData:
         if module not in self.modules:
             return None
         self.progress.note(f"reading the {module} records")
-        columns = report_columns(module) if self.columns else None
-        frame = _safe(lambda: self.log.records(module, columns=columns))
+        # Every counter, on purpose: the report reads 80-100 % of each module's
+        # counters, and the reader's full frame views the decompressed region
+        # while columns= copies the selection on top of it (a higher peak:
+        # docs/performance.md).
+        frame = _safe(lambda: self.log.records(module))
         if frame is None:
             self.notes.append(f"The {module} module could not be decoded; "
                               "its data is left out of this report.")
