@@ -159,3 +159,11 @@ def test_fallback_counted_in_metadata(runtime, tool, tmp_path):
     assert int(metadata(tool, log).get("dirfd_cwd_fallbacks", "0")) == 1
     c, _ = posix_counters(log)
     assert c[str(work / "deep.dat")]["POSIX_BYTES_WRITTEN"] == 2
+
+
+def test_fileno_of_a_standard_stream_counted(runtime, atprobe, tmp_path):
+    """fileno(stdin) before any other stdio call is counted on the <STDIN> record
+    (upstream drops it until its STDIO module starts: docs/deviations.md)."""
+    run_under(runtime, [atprobe, "fileno"], tmp_path / "logs")
+    c, _ = posix_counters(one_log(tmp_path / "logs"))
+    assert (c["<STDIN>"]["POSIX_FILENOS"], c["<STDIN>"]["POSIX_OPENS"]) == (1, 1)

@@ -102,10 +102,15 @@ void iol_mod_activate(iol_module *m)
     int64_t want = d->default_records;
     if (!d->fixed_records && iol_cfg.max_records[d->id] > 0)
         want = iol_cfg.max_records[d->id];
-    size_t room = (pool_size - pool_used) / d->rec_size;
-    m->cap = (size_t)want < room ? (size_t)want : room;
-    m->recs = pool + pool_used;
-    pool_used += m->cap * d->rec_size;
+    /* Two modules may be activated at once (each under its own lock): the
+     * reservation is taken from the pool with a compare-and-swap. */
+    size_t used = __atomic_load_n(&pool_used, __ATOMIC_RELAXED), room;
+    do {
+        room = (pool_size - used) / d->rec_size;
+        m->cap = (size_t)want < room ? (size_t)want : room;
+    } while (!__atomic_compare_exchange_n(&pool_used, &used, used + m->cap * d->rec_size, 0,
+                                          __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+    m->recs = pool + used;
     m->hmask = hash_cap(m->cap) - 1;
     m->slots = iol_map((m->hmask + 1) * sizeof *m->slots);
     m->aux = d->aux_size ? iol_map(m->cap * d->aux_size) : NULL;
@@ -114,7 +119,7 @@ void iol_mod_activate(iol_module *m)
         return;
     }
     m->state = 1;
-    m->path_tag = records_gen << 8 | (uint32_t)d->id;
+    __atomic_store_n(&m->path_tag, records_gen << 8 | (uint32_t)d->id, __ATOMIC_RELAXED);
     __atomic_store_n(&m->names, iol_map(m->cap * sizeof *m->names), __ATOMIC_RELAXED);
     if (m->cap)
         iol_safety_module(d->id, d->version, m->recs);
@@ -234,7 +239,7 @@ void iol_modules_freeze(void)
  * copy and the safety file stays a valid log until the real one is written. */
 void iol_records_detach(void)
 {
-    if (!iol_safety_owns(pool) || pool_used == 0)
+    if (!iol_safety_owns(pool) || __atomic_load_n(&pool_used, __ATOMIC_RELAXED) == 0)
         return;
     uint8_t *copy = iol_map(pool_size);
     if (!copy)

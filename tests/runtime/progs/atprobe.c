@@ -7,6 +7,7 @@
  *                         gets the same descriptor number, and openat(d2, "q");
  *                         open(DIR/in, O_DIRECTORY) (a record) + openat(it, ".")
  *   atprobe inherited FD  openat(FD, "inh.dat") + write 3 bytes (FD inherited)
+ *   atprobe fileno        fileno(stdin) as the first and only stdio call
  * Exits non-zero when a call fails. */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -68,6 +69,8 @@ int main(int argc, char **argv)
         run_opendir(argv[2]);
     else if (argc == 3 && strcmp(argv[1], "inherited") == 0)
         write_at(atoi(argv[2]), "inh.dat", 3);
+    else if (argc == 2 && strcmp(argv[1], "fileno") == 0)
+        return fileno(stdin) == 0 ? 0 : 1;
     else
         return 2;
     return 0;
