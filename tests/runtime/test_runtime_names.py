@@ -9,19 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from rt_helpers import logs_in, run_under
-
-HERE = Path(__file__).resolve().parent
+from rt_helpers import compile_prog, logs_in, run_under
 
 
 @pytest.fixture(scope="session")
 def atprobe(tmp_path_factory):
-    exe = tmp_path_factory.mktemp("atprobe") / "atprobe"
-    r = subprocess.run(["cc", "-O1", "-g", "-o", str(exe), str(HERE / "progs" / "atprobe.c")],
-                       capture_output=True, text=True, timeout=120)
-    if r.returncode:
-        pytest.skip(f"no C compiler for the probe program: {r.stderr[-300:]}")
-    return exe
+    return compile_prog(tmp_path_factory, "atprobe.c")
 
 
 def one_log(logdir):
@@ -95,15 +88,10 @@ def test_descriptor_inherited_by_python(runtime, tmp_path):
     try:
         code = ("import os, sys; f = os.open('py.dat', os.O_CREAT | os.O_WRONLY, 0o644, "
                 "dir_fd=int(sys.argv[1])); os.write(f, b'abcd'); os.close(f)")
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("DARSHAN_", "DXT_", "IOLENS_LOG"))}
-        env.update({"LD_PRELOAD": str(runtime), "DARSHAN_ENABLE_NONMPI": "1",
-                    "DARSHAN_LOGPATH": str(tmp_path / "logs")})
-        (tmp_path / "logs").mkdir()
-        r = subprocess.run(["python3", "-c", code, str(fd)], env=env, pass_fds=(fd,), cwd=tmp_path,
-                           capture_output=True, text=True, timeout=120)
+        run_under(runtime, ["python3", "-c", code, fd], tmp_path / "logs", cwd=tmp_path,
+                  pass_fds=(fd,))
     finally:
         os.close(fd)
-    assert r.returncode == 0, r.stderr
     c, _ = posix_counters(one_log(tmp_path / "logs"))
     assert c[str(data / "py.dat")]["POSIX_BYTES_WRITTEN"] == 4
     assert str(tmp_path / "py.dat") not in c
@@ -146,15 +134,9 @@ def test_fallback_counted_in_metadata(runtime, tool, tmp_path):
                 "dir_fd=int(sys.argv[1])); os.write(f, b'xy')")
         work = tmp_path / "work"
         work.mkdir()
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("DARSHAN_", "DXT_", "IOLENS_LOG"))}
-        env.update({"LD_PRELOAD": str(runtime), "DARSHAN_ENABLE_NONMPI": "1",
-                    "DARSHAN_LOGPATH": str(tmp_path / "logs")})
-        (tmp_path / "logs").mkdir()
-        r = subprocess.run(["python3", "-c", code, str(fd)], env=env, pass_fds=(fd,), cwd=work,
-                           capture_output=True, text=True, timeout=120)
+        run_under(runtime, ["python3", "-c", code, fd], tmp_path / "logs", cwd=work, pass_fds=(fd,))
     finally:
         os.close(fd)
-    assert r.returncode == 0, r.stderr
     log = one_log(tmp_path / "logs")
     assert int(metadata(tool, log).get("dirfd_cwd_fallbacks", "0")) == 1
     c, _ = posix_counters(log)
