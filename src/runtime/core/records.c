@@ -44,7 +44,7 @@ int iol_records_init(void)
     iol_clock_setup();
     pool_size = iol_cfg.modmem;
     pool_used = 0;
-    records_gen = (records_gen + 1) & 0xffffff;
+    records_gen = (records_gen + 1) & 0xffff;
     if (records_gen == 0)
         records_gen = 1;                  /* path tags are never 0 */
     partial = 0;
@@ -187,9 +187,11 @@ void *iol_rec_register(iol_module *m, const char *name, uint64_t id, void **aux)
 }
 
 /* Remember record i as this thread's most recent path (lock held). */
-static void path_cache_put(iol_module *m, size_t i)
+static void path_cache_put(iol_module *m, size_t i, const char *path, size_t n)
 {
-    uint64_t v = (uint64_t)m->path_tag << 32 | (uint64_t)(i + 1);
+    if (i + 1 > IOL_PATH_CACHE_MAX_INDEX || n == 0)
+        return;
+    uint64_t v = iol_path_cache_key(m->path_tag, path, n) | (uint64_t)(i + 1);
     for (int k = IOL_PATH_CACHE - 1; k > 0; k--)
         iol_path_cache[k] = iol_path_cache[k - 1];
     iol_path_cache[0] = v;
@@ -212,7 +214,7 @@ void *iol_rec_enter_path_slow(iol_module *m, const char *path, size_t n, void **
     size_t i = iol_rec_index(m, r);
     /* Only a path that is its own name can hit (the cache compares the two). */
     if (name == path && m->names && m->names[i].name)
-        path_cache_put(m, i);
+        path_cache_put(m, i, path, len);
     if (aux)
         *aux = a;
     return r;

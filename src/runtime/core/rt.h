@@ -194,7 +194,8 @@ struct iol_module {
     uint32_t *slots;         /* id hash: index+1, 0 = empty */
     size_t hmask;
     iol_name_ref *names;     /* per record, for the path cache; NULL: no cache */
-    uint32_t path_tag;       /* this activation's tag in path-cache entries (never 0) */
+    uint32_t path_tag;       /* this activation's tag in path-cache entries: 24 bits,
+                                never 0 */
 };
 
 /* The table of modules, generated from the CMake module list (module_table.c). */
@@ -258,14 +259,23 @@ static inline __attribute__((always_inline)) void *iol_rec_get(iol_module *m, co
  * already clean path (nearly every open and stat names one), so that a path seen
  * again costs a strlen and a memcmp against the record's stored name instead of
  * the cleaning scan, the record-id hash and the id lookup.  An entry is one word,
- * (module's path_tag << 32) | (record index + 1), so a signal handler that
- * interrupts an update reads a whole entry or the one before; the tag holds a
- * generation that every (re)start of the records changes (fork children), so
- * entries of an earlier activation never match.  Stored names are clean, so a
- * path equal to one is its own cleaned name and has that record's id. */
+ * [module's path_tag: 24 bits][path's last two bytes: 16][record index + 1: 24],
+ * so a signal handler that interrupts an update reads a whole entry or the one
+ * before; the tag holds a generation that every (re)start of the records changes
+ * (fork children), so entries of an earlier activation never match, and the last
+ * two bytes turn away most misses (f1, f2, ... in a loop) before any memcmp.
+ * Stored names are clean, so a path equal to one is its own cleaned name and has
+ * that record's id. */
 #define IOL_PATH_CACHE 4
+#define IOL_PATH_CACHE_MAX_INDEX ((1u << 24) - 1)   /* records beyond are not cached */
 extern __thread uint64_t iol_path_cache[IOL_PATH_CACHE] __attribute__((tls_model("initial-exec")));
-/* Record index + 1 of path (n = strlen) in this thread's cache, or 0. */
+/* The entry's key part (all but the index) for path (n = strlen >= 1) in module m. */
+static inline uint64_t iol_path_cache_key(uint32_t path_tag, const char *path, size_t n)
+{
+    uint16_t tail = (uint16_t)((unsigned char)path[n - 1] | (n > 1 ? (unsigned char)path[n - 2] << 8 : 0));
+    return (uint64_t)path_tag << 40 | (uint64_t)tail << 24;
+}
+/* Record index + 1 of path (n = strlen >= 1) in this thread's cache, or 0. */
 static inline __attribute__((always_inline)) uint32_t iol_path_cache_find(iol_module *m,
                                                                           const char *path,
                                                                           size_t n)
@@ -273,14 +283,14 @@ static inline __attribute__((always_inline)) uint32_t iol_path_cache_find(iol_mo
     const iol_name_ref *refs = __atomic_load_n(&m->names, __ATOMIC_RELAXED);
     if (__builtin_expect(refs == NULL, 0))
         return 0;
-    uint64_t tag = (uint64_t)__atomic_load_n(&m->path_tag, __ATOMIC_RELAXED);
+    uint64_t key = iol_path_cache_key(__atomic_load_n(&m->path_tag, __ATOMIC_RELAXED), path, n);
     for (int i = 0; i < IOL_PATH_CACHE; i++) {
         uint64_t v = iol_path_cache[i];
-        if ((v >> 32) != tag)
+        if ((v & ~(uint64_t)IOL_PATH_CACHE_MAX_INDEX) != key)
             continue;
-        const iol_name_ref *r = &refs[(uint32_t)v - 1];
+        const iol_name_ref *r = &refs[(v & IOL_PATH_CACHE_MAX_INDEX) - 1];
         if (r->len == n && memcmp(r->name, path, n) == 0)
-            return (uint32_t)v;
+            return (uint32_t)(v & IOL_PATH_CACHE_MAX_INDEX);
     }
     return 0;
 }
