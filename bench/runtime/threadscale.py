@@ -8,8 +8,8 @@ when it is installed, under upstream Darshan 3.5.0's libdarshan.so, interleaved
 operations per second of each (all threads' calls / wall time) and the ratio to
 plain.  Medians, because the machine is shared: compare columns of one run.
 
-usage: threadscale.py [--runtime LIB] [--upstream LIB] [--runs 7] [--n 200000]
-                      [--threads 1,2,4,8]
+usage: threadscale.py [--runtime LIB] [--upstream LIB] [--also NAME=LIB]... [--runs 7]
+                      [--n 200000] [--threads 1,2,4,8]
 """
 import argparse
 import os
@@ -45,12 +45,15 @@ def main():
     ap.add_argument("--runtime", default=os.environ.get("IOLENS_RUNTIME",
                                                         REPO / "build/src/runtime/libiolens.so"))
     ap.add_argument("--upstream", default=str(UPSTREAM) if UPSTREAM.exists() else "")
+    ap.add_argument("--also", action="append", default=[], metavar="NAME=LIB",
+                    help="another runtime to compare, e.g. before=/tmp/old/libiolens.so")
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--n", type=int, default=200_000)
     ap.add_argument("--threads", default="1,2,4,8")
     args = ap.parse_args()
     threads = [int(t) for t in args.threads.split(",")]
     libs = [("plain", None), ("iolens", args.runtime)]
+    libs += [tuple(a.split("=", 1)) for a in args.also]
     if args.upstream:
         libs.append(("upstream", args.upstream))
     with tempfile.TemporaryDirectory(prefix="iolens-threads-") as tmp:

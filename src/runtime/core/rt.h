@@ -196,7 +196,8 @@ struct iol_module {
     iol_name_ref *names;     /* per record, for the path cache; NULL: no cache */
     uint32_t path_tag;       /* this activation's tag in path-cache entries: 24 bits,
                                 never 0 */
-};
+} __attribute__((aligned(64)));   /* one module's lock never shares a cache line
+                                     with another module's fields */
 
 /* The table of modules, generated from the CMake module list (module_table.c). */
 extern const iol_module_desc *const iol_module_descs[];
