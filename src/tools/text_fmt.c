@@ -114,15 +114,17 @@ void iol_text_i64(iol_text *t, int64_t v)
     iol_text_put(t, tmp, iol_fmt_i64(tmp, v));
 }
 
-/* %f of |v| < 1e6 without printf: v*1e6 carries a relative error below 2^-53
- * (absolute < 1.2e-4 here), so its nearest integer is the correctly rounded
- * result unless the product lies near a .5 tie; those cases (and everything
- * else) go to snprintf, which rounds the exact binary value like glibc does. */
-static int fast_f6(double v, char *out, size_t *n)
+/* %.Nf (N = 4 or 6) of |v| < 1e6 without printf: v*10^N carries a relative
+ * error below 2^-53 (absolute < 1.2e-4 here), so its nearest integer is the
+ * correctly rounded result unless the product lies near a .5 tie; those cases
+ * (and everything else) go to snprintf, which rounds the exact binary value like
+ * glibc does. */
+static int fast_fixed(double v, int prec, char *out, size_t *n)
 {
     if (!(fabs(v) < 1e6))
         return 0;
-    double y = fabs(v) * 1e6;
+    uint64_t scale = prec == 4 ? 10000 : 1000000;
+    double y = fabs(v) * (double)scale;
     double fl = floor(y);
     double frac = y - fl;
     if (fabs(frac - 0.5) < 1e-3)
@@ -130,8 +132,8 @@ static int fast_f6(double v, char *out, size_t *n)
     uint64_t r = (uint64_t)fl + (frac > 0.5);
     char tmp[32], *end = tmp + sizeof tmp;
     char *p = end;
-    uint64_t ip = r / 1000000, fp = r % 1000000;
-    for (int i = 0; i < 6; i++) {
+    uint64_t ip = r / scale, fp = r % scale;
+    for (int i = 0; i < prec; i++) {
         *--p = (char)('0' + fp % 10);
         fp /= 10;
     }
@@ -147,8 +149,18 @@ static int fast_f6(double v, char *out, size_t *n)
 size_t iol_fmt_f6(char *out, double v)
 {
     size_t n;
-    if (!fast_f6(v, out, &n)) {
+    if (!fast_fixed(v, 6, out, &n)) {
         int k = snprintf(out, IOL_FMT_F6_MAX, "%f", v);
+        n = k < 0 ? 0 : (size_t)k < IOL_FMT_F6_MAX ? (size_t)k : IOL_FMT_F6_MAX - 1;
+    }
+    return n;
+}
+
+size_t iol_fmt_f4(char *out, double v)
+{
+    size_t n;
+    if (!fast_fixed(v, 4, out, &n)) {
+        int k = snprintf(out, IOL_FMT_F6_MAX, "%.4f", v);
         n = k < 0 ? 0 : (size_t)k < IOL_FMT_F6_MAX ? (size_t)k : IOL_FMT_F6_MAX - 1;
     }
     return n;
