@@ -72,14 +72,26 @@ void iol_text_putc(iol_text *t, char c)
     t->buf[t->len++] = c;
 }
 
-/* Decimal digits of v into the end of tmp[24]; returns the first digit. */
+/* Decimal digits of v ending at `end`, two at a time; returns the first digit. */
 static char *utoa(uint64_t v, char *end)
 {
+    static const char pairs[201] =
+        "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+        "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+        "8081828384858687888990919293949596979899";
     char *p = end;
-    do {
-        *--p = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
+    while (v >= 100) {
+        const char *d = pairs + 2 * (v % 100);
+        v /= 100;
+        *--p = d[1];
+        *--p = d[0];
+    }
+    if (v >= 10) {
+        *--p = pairs[2 * v + 1];
+        *--p = pairs[2 * v];
+    } else {
+        *--p = (char)('0' + v);
+    }
     return p;
 }
 
@@ -114,22 +126,28 @@ void iol_text_i64(iol_text *t, int64_t v)
     iol_text_put(t, tmp, iol_fmt_i64(tmp, v));
 }
 
-/* %.Nf (N = 4 or 6) of |v| < 1e6 without printf: v*10^N carries a relative
- * error below 2^-53 (absolute < 1.2e-4 here), so its nearest integer is the
- * correctly rounded result unless the product lies near a .5 tie; those cases
- * (and everything else) go to snprintf, which rounds the exact binary value like
- * glibc does. */
+/* %.Nf (N = 4 or 6) of |v| < 1e6 without printf, rounded as glibc rounds: the
+ * exact decimal value to nearest, ties to even.  y = |v|*10^N is within 2^-53
+ * relative of the exact product p; away from a .5 tie its nearest integer is
+ * the answer.  Near a tie, p = y + e exactly, with e from fma (the product's
+ * rounding error), and y - floor(y) - 0.5 is exact, so comparing it with -e
+ * decides exactly, ties included.  Everything else goes to snprintf. */
 static int fast_fixed(double v, int prec, char *out, size_t *n)
 {
     if (!(fabs(v) < 1e6))
         return 0;
     uint64_t scale = prec == 4 ? 10000 : 1000000;
-    double y = fabs(v) * (double)scale;
+    double a = fabs(v), y = a * (double)scale;
     double fl = floor(y);
-    double frac = y - fl;
-    if (fabs(frac - 0.5) < 1e-3)
-        return 0;
-    uint64_t r = (uint64_t)fl + (frac > 0.5);
+    double t = (y - fl) - 0.5;
+    uint64_t r = (uint64_t)fl;
+    if (t > 1e-3) {
+        r++;
+    } else if (t >= -1e-3) {
+        double e = fma(a, (double)scale, -y);
+        if (t > -e || (t == -e && (r & 1)))
+            r++;
+    }
     char tmp[32], *end = tmp + sizeof tmp;
     char *p = end;
     uint64_t ip = r / scale, fp = r % scale;
