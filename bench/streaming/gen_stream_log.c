@@ -4,7 +4,7 @@
  * segments need no more memory than a thousand.
  *   gen_stream_log -k posix -n N OUT   N POSIX records (v4), N distinct names
  *   gen_stream_log -k dxt -n M OUT     M DXT_POSIX segments over -f files (1000)
- * Options: -v 1|2 DXT_POSIX version (1: no thread ids, what darshan-dxt-parser
+ * Options: -s KiB of payload per stream (16384), -v 1|2 DXT_POSIX version (1: no thread ids, what darshan-dxt-parser
  * 3.5.0 reads; 2: with thread ids), -z zlib|bzip2.  Values come from a fixed-seed
  * generator, so two runs write the same log. */
 #include <stdio.h>
@@ -13,7 +13,7 @@
 #include <unistd.h>
 #include "iolens/log.h"
 
-#define CHUNK ((size_t)16 << 20)
+static size_t CHUNK = (size_t)16 << 20;   /* payload bytes per stream (-s KiB) */
 #define POSIX_REC (16 + 8 * POSIX_NUM_INDICES + 8 * POSIX_F_NUM_INDICES)
 
 static uint64_t rng = 0x9E3779B97F4A7C15ULL;
@@ -170,8 +170,9 @@ int main(int argc, char **argv)
     const char *kind = "posix";
     size_t n = 1000000, files = 1000;
     int comp = IOLENS_COMP_ZLIB, version = 1, opt;
-    while ((opt = getopt(argc, argv, "k:n:f:v:z:")) != -1) {
+    while ((opt = getopt(argc, argv, "k:n:f:s:v:z:")) != -1) {
         if (opt == 'k') kind = optarg;
+        else if (opt == 's') CHUNK = (strtoull(optarg, NULL, 10) ?: 1) << 10;
         else if (opt == 'n') n = strtoull(optarg, NULL, 10);
         else if (opt == 'f') files = strtoull(optarg, NULL, 10);
         else if (opt == 'v') version = atoi(optarg) == 2 ? 2 : 1;
@@ -180,7 +181,7 @@ int main(int argc, char **argv)
     }
     int dxt = !strcmp(kind, "dxt");
     if (optind != argc - 1 || (!dxt && strcmp(kind, "posix")) || !files) {
-        fprintf(stderr, "usage: %s [-k posix|dxt] [-n count] [-f files] [-v 1|2] "
+        fprintf(stderr, "usage: %s [-k posix|dxt] [-n count] [-f files] [-s KiB] [-v 1|2] "
                         "[-z zlib|bzip2] OUT\n", argv[0]);
         return 2;
     }

@@ -12,8 +12,9 @@
 #include "internal.h"
 #include "log_impl.h"
 
-/* Growable store of the converted entries. */
+/* Growable store of the converted entries; its failures are recorded on log. */
 typedef struct sink {
+    iolens_log *log;
     uint8_t *p;
     size_t len, cap, max;
 } sink;
@@ -23,30 +24,24 @@ static int sink_put(sink *s, const void *data, size_t n)
     if (!s)
         return IOLENS_OK;
     if (n > s->max - s->len)
-        return IOLENS_E_DECOMPRESS;
+        return iol_log_fail(s->log, IOLENS_E_DECOMPRESS,
+                            "name record region [off %llu, len %llu]: decompressed size "
+                            "exceeds the safety limit (possible decompression bomb)",
+                            (unsigned long long)s->log->hdr.names.off,
+                            (unsigned long long)s->log->hdr.names.len);
     if (s->len + n > s->cap) {
         size_t cap = s->cap ? s->cap : (size_t)64 << 10;
         while (cap < s->len + n)
             cap = cap > s->max / 2 ? s->max : cap * 2;
         uint8_t *np = realloc(s->p, cap);
         if (!np)
-            return IOLENS_E_NOMEM;
+            return iol_log_fail(s->log, IOLENS_E_NOMEM, "out of memory reading names");
         s->p = np;
         s->cap = cap;
     }
     memcpy(s->p + s->len, data, n);
     s->len += n;
     return IOLENS_OK;
-}
-
-static int sink_fail(iolens_log *log, int rc)
-{
-    if (rc == IOLENS_E_NOMEM)
-        return iol_log_fail(log, rc, "out of memory reading names");
-    return iol_log_fail(log, rc, "name record region [off %llu, len %llu]: decompressed size "
-                        "exceeds the safety limit (possible decompression bomb)",
-                        (unsigned long long)log->hdr.names.off,
-                        (unsigned long long)log->hdr.names.len);
 }
 
 /* Pass the name bytes of one entry to the sink until the NUL (new layout) or for
@@ -106,11 +101,8 @@ static int scan(iolens_log *log, sink *s, size_t *count)
         iol_zs_consume(z, old ? 12 : 8);
         pos += old ? 12 : 8;
         int ok;
-        if ((rc = sink_put(s, &id, 8)) || (rc = copy_name(z, s, old, len, &pos, &ok))) {
-            if (rc == IOLENS_E_NOMEM || rc == IOLENS_E_DECOMPRESS)
-                rc = sink_fail(log, rc);
+        if ((rc = sink_put(s, &id, 8)) || (rc = copy_name(z, s, old, len, &pos, &ok)))
             break;
-        }
         if (!ok) {
             /* the payload ended inside this entry: how long was it? */
             for (size_t a = 1; !(rc = iol_zs_fill(z, 1, &p, &a)) && a; pos += a)
@@ -203,7 +195,7 @@ int iol_names_parse(iolens_log *log)
     size_t count = 0;
     int rc = IOLENS_OK;
     if (log->hdr.names.len) {
-        sink s = {NULL, 0, 0, iol_region_cap(log->hdr.names.len)};
+        sink s = {log, NULL, 0, 0, iol_region_cap(log->hdr.names.len)};
         rc = scan(log, &s, &count);
         n->payload = s.p;
         n->len = s.len;
