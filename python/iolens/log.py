@@ -200,12 +200,7 @@ class Log:
         """records(columns=...) streamed by the C core: only the chosen counters are
         ever held (never the whole decoded region); None where it does not apply
         (DFS/DAOS, whose ids come from the whole decoder)."""
-        wanted = set(columns)
-        unknown = wanted - set(info.counters) - set(info.fcounters)
-        if unknown:
-            raise KeyError(f"not {info.name} counters: {sorted(unknown)}")
-        ci = [i for i, c in enumerate(info.counters) if c in wanted]
-        fi = [i for i, c in enumerate(info.fcounters) if c in wanted]
+        ci, fi = _frames.selected_counters(info, columns)
         d = self._c.records_columns(info.id, ci, fi)
         if d is None:
             return None

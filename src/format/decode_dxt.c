@@ -133,28 +133,44 @@ static void decode_dxt_all(const struct dxt_ctx *c, iolens_dxt *d, size_t n)
     d->nseg = s;
 }
 
+int iol_dxt_check_module(iolens_log *log, int module, const char **name)
+{
+    if (module != IOL_MOD_DXT_POSIX && module != IOL_MOD_DXT_MPIIO)
+        return iol_log_fail(log, IOLENS_E_INVALID_ARG, "module id %d is not a DXT module",
+                            module);
+    *name = module == IOL_MOD_DXT_POSIX ? "DXT_POSIX" : "DXT_MPIIO";
+    return IOLENS_OK;
+}
+
+int iol_dxt_stored_layout(iolens_log *log, int module, const char *name, uint32_t *ver, size_t *seg)
+{
+    *ver = iolens_log_header(log)->mod_ver[module];
+    *seg = iol_dxt_segment_size(module, *ver);
+    if (!*seg)
+        return iol_log_fail(log, IOLENS_E_BAD_MODULE_VERSION,
+                            "%s module: record version %u is not supported", name, *ver);
+    return IOLENS_OK;
+}
+
 int iolens_log_dxt(iolens_log *log, int module, iolens_dxt **out)
 {
     const void *payload;
-    size_t len, n, s;
+    const char *name;
+    size_t len, n, s, seg;
+    uint32_t ver;
     if (!out)
         return IOLENS_E_INVALID_ARG;
     *out = NULL;
     if (!log)
         return IOLENS_E_INVALID_ARG;
-    if (module != IOL_MOD_DXT_POSIX && module != IOL_MOD_DXT_MPIIO)
-        return iol_log_fail(log, IOLENS_E_INVALID_ARG, "module id %d is not a DXT module",
-                            module);
-    const char *name = module == IOL_MOD_DXT_POSIX ? "DXT_POSIX" : "DXT_MPIIO";
     /* the region first: absent modules give IOLENS_E_NOT_PRESENT */
-    int rc = iolens_log_region(log, module, &payload, &len);
+    int rc = iol_dxt_check_module(log, module, &name);
+    if (rc == IOLENS_OK)
+        rc = iolens_log_region(log, module, &payload, &len);
+    if (rc == IOLENS_OK)
+        rc = iol_dxt_stored_layout(log, module, name, &ver, &seg);
     if (rc != IOLENS_OK)
         return rc;
-    uint32_t ver = iolens_log_header(log)->mod_ver[module];
-    size_t seg = iol_dxt_segment_size(module, ver);
-    if (!seg)
-        return iol_log_fail(log, IOLENS_E_BAD_MODULE_VERSION,
-                            "%s module: record version %u is not supported", name, ver);
     struct dxt_ctx c = {log, name, payload, len, iol_decode_swap(iolens_log_header(log)), seg,
                         module == IOL_MOD_DXT_MPIIO && ver == 1};
     rc = count_dxt(&c, &n, &s);

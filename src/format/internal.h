@@ -94,6 +94,10 @@ size_t iol_rec_decode(const struct rec_layout *lay, const uint8_t *q, int swap, 
 /* DXT segments (decode_dxt.c): bytes per segment of a stored version (0 if the
  * version is unknown), and the decoder of one segment. */
 size_t iol_dxt_segment_size(int module, uint32_t version);
+/* DXT module check (*name = "DXT_POSIX"/"DXT_MPIIO") and stored-version check
+ * (*seg = bytes per segment), shared by the whole and the streaming readers. */
+int iol_dxt_check_module(iolens_log *log, int module, const char **name);
+int iol_dxt_stored_layout(iolens_log *log, int module, const char *name, uint32_t *ver, size_t *seg);
 void iol_dxt_seg_decode(const uint8_t *q, int swap, size_t seg_size, int no_offsets,
                         iolens_dxt_seg *out);
 

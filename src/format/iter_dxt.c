@@ -30,19 +30,18 @@ int iolens_dxt_iter_open(iolens_log *log, int module, iolens_dxt_iter **out)
     *out = NULL;
     if (!log)
         return IOLENS_E_INVALID_ARG;
-    if (module != IOL_MOD_DXT_POSIX && module != IOL_MOD_DXT_MPIIO)
-        return iol_log_fail(log, IOLENS_E_INVALID_ARG, "module id %d is not a DXT module",
-                            module);
-    const char *name = module == IOL_MOD_DXT_POSIX ? "DXT_POSIX" : "DXT_MPIIO";
+    const char *name;
     const iolens_header *h = iolens_log_header(log);
-    if (!h->mod[module].len)
-        return iol_log_fail(log, IOLENS_E_NOT_PRESENT, "%s module has no region in this log",
-                            name);
-    uint32_t ver = h->mod_ver[module];
-    size_t seg = iol_dxt_segment_size(module, ver);
-    if (!seg)
-        return iol_log_fail(log, IOLENS_E_BAD_MODULE_VERSION,
-                            "%s module: record version %u is not supported", name, ver);
+    uint32_t ver;
+    size_t seg;
+    int rc = iol_dxt_check_module(log, module, &name);
+    if (rc == IOLENS_OK && !h->mod[module].len)
+        rc = iol_log_fail(log, IOLENS_E_NOT_PRESENT, "%s module has no region in this log",
+                          name);
+    if (rc == IOLENS_OK)
+        rc = iol_dxt_stored_layout(log, module, name, &ver, &seg);
+    if (rc != IOLENS_OK)
+        return rc;
     iolens_dxt_iter *it = calloc(1, sizeof *it);
     if (!it)
         return iol_log_fail(log, IOLENS_E_NOMEM, "out of memory");
@@ -51,7 +50,7 @@ int iolens_dxt_iter_open(iolens_log *log, int module, iolens_dxt_iter **out)
                             0, 0, 0, 0, 0};
     char what[48];
     snprintf(what, sizeof what, "%s module", name);
-    int rc = iol_zs_open(log, h->mod[module], what, &it->z);
+    rc = iol_zs_open(log, h->mod[module], what, &it->z);
     if (rc) {
         free(it);
         return rc;

@@ -164,25 +164,19 @@ static int fast_fixed(double v, int prec, char *out, size_t *n)
     return 1;
 }
 
-size_t iol_fmt_f6(char *out, double v)
+/* %.<prec>f, by hand when fast_fixed can, else by snprintf. */
+static size_t fmt_fixed(char *out, double v, int prec)
 {
     size_t n;
-    if (!fast_fixed(v, 6, out, &n)) {
-        int k = snprintf(out, IOL_FMT_F6_MAX, "%f", v);
+    if (!fast_fixed(v, prec, out, &n)) {
+        int k = snprintf(out, IOL_FMT_F6_MAX, "%.*f", prec, v);
         n = k < 0 ? 0 : (size_t)k < IOL_FMT_F6_MAX ? (size_t)k : IOL_FMT_F6_MAX - 1;
     }
     return n;
 }
 
-size_t iol_fmt_f4(char *out, double v)
-{
-    size_t n;
-    if (!fast_fixed(v, 4, out, &n)) {
-        int k = snprintf(out, IOL_FMT_F6_MAX, "%.4f", v);
-        n = k < 0 ? 0 : (size_t)k < IOL_FMT_F6_MAX ? (size_t)k : IOL_FMT_F6_MAX - 1;
-    }
-    return n;
-}
+size_t iol_fmt_f6(char *out, double v) { return fmt_fixed(out, v, 6); }
+size_t iol_fmt_f4(char *out, double v) { return fmt_fixed(out, v, 4); }
 
 void iol_text_f6(iol_text *t, double v)
 {
