@@ -186,3 +186,21 @@ def test_lazy_names_are_still_checked(iolens_bin, tmp_path):
     res = run_iolens(iolens_bin, ["parse", "--total", log])
     assert res.returncode == 255
     assert "has no terminating NUL" in res.stderr.decode()
+
+
+def test_thread_count_beyond_the_set_is_exact(iolens_bin, tmp_path):
+    """A record with more distinct thread ids than the counting set holds (2^16) is
+    counted exactly, partition by partition, still in bounded memory."""
+    nseg = 70000
+    head = struct.pack("<Qqq", 77, 0, 0) + b"host".ljust(64, b"\0") + struct.pack("<qq", nseg, 0)
+    segs = b"".join(struct.pack("<qqddQ", k * 8, 8, k * 1e-6, k * 1e-6 + 5e-7, 1000 + k)
+                    for k in range(nseg))
+    # and a second record whose ids repeat: 3 distinct
+    head2 = struct.pack("<Qqq", 78, 1, 0) + b"host".ljust(64, b"\0") + struct.pack("<qq", 0, 6)
+    segs2 = b"".join(struct.pack("<qqddQ", k, 1, 0.0, 0.0, 5 + k % 3) for k in range(6))
+    log = make_log(tmp_path / "t.darshan", {DXT_POSIX: (2, head + segs + head2 + segs2)})
+    res = run_iolens(iolens_bin, ["dxt", log])
+    assert res.returncode == 0, res.stderr.decode()
+    text = res.stdout.decode()
+    assert f"# DXT, number of threads: {nseg}\n" in text
+    assert "# DXT, number of threads: 3\n" in text
