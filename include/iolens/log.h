@@ -124,7 +124,12 @@ typedef struct iolens_log iolens_log;
 
 /* Open and validate the header, job region and name region.  On failure *out is
  * NULL and errbuf (if given) holds a message naming the problem but not the path:
- * the caller names the path once ("iolens parse: PATH: cannot open: ..."). */
+ * the caller names the path once ("iolens parse: PATH: cannot open: ...").
+ * The file is not read whole: later calls read the regions they need, each
+ * through a descriptor opened for it by the file's absolute path and checked to
+ * be the same file, so an open log holds no descriptor (only a streaming iterator
+ * does, while it exists).  A log moved, deleted or replaced after it was opened
+ * gives IOLENS_E_IO on the next read that needs the file. */
 int iolens_log_open(const char *path, iolens_log **out, char *errbuf, size_t errlen);
 /* The same on a buffer the caller keeps alive until close (fuzzing, Python bytes). */
 int iolens_log_open_mem(const void *buf, size_t len, iolens_log **out, char *errbuf, size_t errlen);

@@ -34,7 +34,10 @@ typedef struct iol_region_cache {
 struct iolens_log {
     const uint8_t *buf;      /* the whole buffer (open_mem), or the header bytes (file) */
     size_t size;             /* of the buffer or the file */
-    int fd;                  /* the file, read region by region; -1 for open_mem */
+    int from_file;           /* read region by region from the file (not open_mem) */
+    int fd;                  /* held during open; after it only when `path` is NULL */
+    char *path;              /* absolute path: each read reopens it (a process may */
+    uint64_t dev, ino;       /*   hold thousands of logs open), checked to be the same file */
     uint8_t head[1328];      /* file mode: the first bytes of the file (buf) */
     int swap;                /* log byte order differs from the host */
     iolens_header hdr;
@@ -60,5 +63,10 @@ void iol_job_release(iolens_log *log);
 int iol_log_bytes(iolens_log *log, uint64_t off, size_t len, const uint8_t **p, void **owned);
 /* Read up to `len` bytes at `off` into dst; *got = bytes read (short at end of file). */
 int iol_log_pread(iolens_log *log, uint64_t off, void *dst, size_t len, size_t *got);
+/* File mode: a descriptor of the log's file for a run of reads, and its release. */
+int iol_log_fd(iolens_log *log, int *fd);
+void iol_log_fd_done(iolens_log *log, int fd);
+/* iol_log_pread on a descriptor from iol_log_fd. */
+int iol_log_pread_fd(iolens_log *log, int fd, uint64_t off, void *dst, size_t len, size_t *got);
 
 #endif

@@ -20,6 +20,7 @@ void iolens_log_close(iolens_log *log)
     iol_lognames_free(log);
     if (log->fd >= 0)
         close(log->fd);
+    free(log->path);
     free(log);
 }
 
@@ -65,19 +66,37 @@ int iolens_log_open_mem(const void *buf, size_t len, iolens_log **out, char *err
     return finish_open(log, 0, out, errbuf, errlen);
 }
 
-int iol_log_pread(iolens_log *log, uint64_t off, void *dst, size_t len, size_t *got)
+int iol_log_fd(iolens_log *log, int *fd)
+{
+    struct stat st;
+    if (log->fd >= 0) {
+        *fd = log->fd;
+        return IOLENS_OK;
+    }
+    *fd = open(log->path, O_RDONLY | O_CLOEXEC);
+    if (*fd < 0)
+        return iol_log_fail(log, IOLENS_E_IO, "cannot reopen the log file to read it: %s "
+                            "(was it moved or deleted after it was opened?)", strerror(errno));
+    if (fstat(*fd, &st) != 0 || (uint64_t)st.st_dev != log->dev || (uint64_t)st.st_ino != log->ino) {
+        close(*fd);
+        *fd = -1;
+        return iol_log_fail(log, IOLENS_E_IO, "the log file was replaced after it was opened");
+    }
+    return IOLENS_OK;
+}
+
+void iol_log_fd_done(iolens_log *log, int fd)
+{
+    if (fd >= 0 && fd != log->fd)
+        close(fd);
+}
+
+int iol_log_pread_fd(iolens_log *log, int fd, uint64_t off, void *dst, size_t len, size_t *got)
 {
     size_t n = 0;
     *got = 0;
-    if (log->fd < 0) {                  /* open_mem: the buffer is the file */
-        if (off < log->size)
-            n = log->size - off < len ? log->size - (size_t)off : len;
-        memcpy(dst, log->buf + off, n);
-        *got = n;
-        return IOLENS_OK;
-    }
     while (n < len) {
-        ssize_t r = pread(log->fd, (uint8_t *)dst + n, len - n, (off_t)(off + n));
+        ssize_t r = pread(fd, (uint8_t *)dst + n, len - n, (off_t)(off + n));
         if (r < 0 && errno == EINTR)
             continue;
         if (r < 0)
@@ -91,10 +110,28 @@ int iol_log_pread(iolens_log *log, uint64_t off, void *dst, size_t len, size_t *
     return IOLENS_OK;
 }
 
+int iol_log_pread(iolens_log *log, uint64_t off, void *dst, size_t len, size_t *got)
+{
+    *got = 0;
+    if (!log->from_file) {              /* open_mem: the buffer is the file */
+        size_t n = 0;
+        if (off < log->size)
+            n = log->size - off < len ? log->size - (size_t)off : len;
+        memcpy(dst, log->buf + off, n);
+        *got = n;
+        return IOLENS_OK;
+    }
+    int fd, rc = iol_log_fd(log, &fd);
+    if (rc == IOLENS_OK)
+        rc = iol_log_pread_fd(log, fd, off, dst, len, got);
+    iol_log_fd_done(log, fd);
+    return rc;
+}
+
 int iol_log_bytes(iolens_log *log, uint64_t off, size_t len, const uint8_t **p, void **owned)
 {
     *owned = NULL;
-    if (log->fd < 0) {
+    if (!log->from_file) {
         *p = log->buf + off;
         return IOLENS_OK;
     }
@@ -117,13 +154,15 @@ int iol_log_bytes(iolens_log *log, uint64_t off, size_t len, const uint8_t **p, 
     return IOLENS_OK;
 }
 
-/* Open the file and read its first bytes (the header); regions are read later.
- * A private read of each region cannot change under the reader once read, and
- * every region is validated as it is read.  Messages leave the path out: every
- * caller names it once. */
+/* Open the file and read its first bytes (the header); regions are read later,
+ * each through a descriptor opened for it, so an open log holds no descriptor
+ * (`iolens merge` holds thousands of logs) and no copy of the file.  Every region
+ * is validated as it is read; a file replaced under the reader is an error.
+ * Messages leave the path out: every caller names it once. */
 static int open_file(iolens_log *log, const char *path, char *errbuf, size_t errlen)
 {
     struct stat st;
+    log->from_file = 1;
     log->fd = open(path, O_RDONLY | O_CLOEXEC);
     if (log->fd < 0 || fstat(log->fd, &st) != 0) {
         if (errbuf && errlen)
@@ -131,6 +170,9 @@ static int open_file(iolens_log *log, const char *path, char *errbuf, size_t err
         return IOLENS_E_IO;
     }
     log->size = st.st_size > 0 ? (size_t)st.st_size : 0;
+    log->dev = (uint64_t)st.st_dev;
+    log->ino = (uint64_t)st.st_ino;
+    log->path = realpath(path, NULL);   /* NULL (e.g. no memory): keep the fd instead */
     size_t want = log->size < sizeof log->head ? log->size : sizeof log->head, got;
     if (iol_log_pread(log, 0, log->head, want, &got) != IOLENS_OK) {
         if (errbuf && errlen)
@@ -162,7 +204,12 @@ int iolens_log_open_ex(const char *path, int flags, iolens_log **out, char *errb
         iolens_log_close(log);
         return rc;
     }
-    return finish_open(log, flags, out, errbuf, errlen);
+    rc = finish_open(log, flags, out, errbuf, errlen);
+    if (rc == IOLENS_OK && log->path) {
+        close(log->fd);                 /* reads reopen the file by its path */
+        log->fd = -1;
+    }
+    return rc;
 }
 
 int iolens_log_open(const char *path, iolens_log **out, char *errbuf, size_t errlen)

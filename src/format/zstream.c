@@ -30,6 +30,7 @@ struct iol_zs {
     const uint8_t *in;         /* current input chunk */
     size_t in_left;
     uint8_t *inbuf;            /* file mode: the chunk buffer */
+    int fd;                    /* file mode: the log's file, for the iterator's life */
     uint8_t *out;
     size_t out_start, out_end; /* unread payload is out[out_start..out_end) */
     uint64_t total, cap, consumed;
@@ -74,16 +75,22 @@ int iol_zs_open(iolens_log *log, iolens_region r, const char *what, iol_zs **out
     snprintf(z->what, sizeof z->what, "%s", what);
     z->r = r;
     z->cap = stream_cap(r.len);
+    z->fd = -1;
     z->out = malloc(ZS_OUT);
-    if (log->fd >= 0)
+    if (log->from_file)
         z->inbuf = malloc(ZS_IN);
-    if (!z->out || (log->fd >= 0 && !z->inbuf)) {
+    if (!z->out || (log->from_file && !z->inbuf)) {
         iol_zs_close(z);
         return iol_log_fail(log, IOLENS_E_NOMEM, "out of memory opening the %s region", what);
     }
+    int rc = log->from_file ? iol_log_fd(log, &z->fd) : IOLENS_OK;
+    if (rc) {
+        iol_zs_close(z);
+        return rc;
+    }
 #ifndef IOLENS_HAVE_BZIP2
     if (z->comp == IOLENS_COMP_BZIP2) {
-        int rc = zs_fail(z, IOLENS_E_UNSUPPORTED, "bzip2 support not built in", -1);
+        rc = zs_fail(z, IOLENS_E_UNSUPPORTED, "bzip2 support not built in", -1);
         iol_zs_close(z);
         return rc;
     }
@@ -102,6 +109,7 @@ void iol_zs_close(iol_zs *z)
     if (z->comp == IOLENS_COMP_BZIP2 && z->active)
         BZ2_bzDecompressEnd(&z->bs);
 #endif
+    iol_log_fd_done(z->log, z->fd);
     free(z->inbuf);
     free(z->out);
     free(z);
@@ -115,12 +123,12 @@ static int refill(iol_zs *z)
     uint64_t left = z->r.len - z->next_in;
     if (!left)
         return IOLENS_OK;
-    if (z->log->fd < 0) {
+    if (!z->log->from_file) {
         z->in = z->log->buf + z->r.off + z->next_in;
         z->in_left = left > ZS_MEM_CHUNK ? ZS_MEM_CHUNK : (size_t)left;
     } else {
         size_t want = left > ZS_IN ? ZS_IN : (size_t)left, got;
-        int rc = iol_log_pread(z->log, z->r.off + z->next_in, z->inbuf, want, &got);
+        int rc = iol_log_pread_fd(z->log, z->fd, z->r.off + z->next_in, z->inbuf, want, &got);
         if (rc)
             return z->err = rc;
         if (got < want)

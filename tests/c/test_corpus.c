@@ -8,10 +8,25 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "iolens/log.h"
 #include "check.h"
 
 static size_t nlogs, nregions, nnames_total, nstreamed;
+
+/* Descriptors this process has open: an open log must hold none (a merge holds
+ * thousands of logs), and an iterator only while it exists. */
+static int open_fds(void)
+{
+    int n = 0;
+    DIR *d = opendir("/proc/self/fd");
+    if (!d)
+        return -1;
+    while (readdir(d))
+        n++;
+    closedir(d);
+    return n;
+}
 
 /* iolens_record_iter against iolens_log_records on module m. */
 static void stream_records(const char *path, iolens_log *log, int m)
@@ -103,6 +118,7 @@ static void walk_log(const char *path)
 {
     char err[512];
     iolens_log *log = NULL;
+    int fds = open_fds();
     int rc = iolens_log_open(path, &log, err, sizeof err);
     CHECK(rc == IOLENS_OK, "%s: open failed: %s (%s)", path, iolens_strerror(rc), err);
     if (rc)
@@ -146,6 +162,7 @@ static void walk_log(const char *path)
             stream_dxt(path, log, m);
     }
     lazy_names(path, log);
+    CHECK(open_fds() == fds, "%s: an open log holds %d descriptors", path, open_fds() - fds);
     iolens_log_close(log);
 }
 
