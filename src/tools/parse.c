@@ -175,6 +175,7 @@ static int summaries_init(parse_run *p, const iolens_module_info *mi, summaries 
         (p->o.file && !(s->files = iol_files_new(mi))) ||
         (p->o.perf && !(s->perf = iol_perf_new(mi, p->job->nprocs)))) {
         summaries_free(s);
+        memset(s, 0, sizeof *s);     /* the caller frees it again */
         return IOLENS_E_NOMEM;
     }
     return 0;
