@@ -13,6 +13,7 @@
 #include "check.h"
 
 static size_t nlogs, nregions, nnames_total, nstreamed;
+static char *first_log;          /* a corpus log for deleted_after_open */
 
 /* Descriptors this process has open: an open log must hold none (a merge holds
  * thousands of logs), and an iterator only while it exists. */
@@ -162,7 +163,53 @@ static void walk_log(const char *path)
             stream_dxt(path, log, m);
     }
     lazy_names(path, log);
+    int any = 0;
+    for (int m = 0; m < IOL_MAX_MODULES; m++)
+        any |= h->mod[m].len > 0;
+    if (!first_log && any)
+        first_log = strdup(path);
     CHECK(open_fds() == fds, "%s: an open log holds %d descriptors", path, open_fds() - fds);
+    iolens_log_close(log);
+}
+
+/* A log deleted after it was opened: the next read that needs the file fails with
+ * IOLENS_E_IO and says why (the log holds no descriptor to read it through). */
+static void deleted_after_open(void)
+{
+    CHECK(first_log != NULL, "no corpus log with a module region");
+    char tmp[] = "/tmp/iolens-test-corpus-XXXXXX";
+    int fd = mkstemp(tmp);
+    FILE *in = first_log ? fopen(first_log, "rb") : NULL;
+    if (fd < 0 || !in) {
+        if (in)
+            fclose(in);
+        if (fd >= 0)
+            close(fd);
+        return;
+    }
+    char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+        CHECK(write(fd, buf, n) == (ssize_t)n, "copy of %s", first_log);
+    fclose(in);
+    close(fd);
+    iolens_log *log;
+    char err[256];
+    int rc = iolens_log_open(tmp, &log, err, sizeof err);
+    unlink(tmp);
+    CHECK(rc == IOLENS_OK, "%s: %s", tmp, err);
+    if (rc)
+        return;
+    const iolens_header *h = iolens_log_header(log);
+    for (int m = 0; m < IOL_MAX_MODULES; m++)
+        if (h->mod[m].len) {
+            const void *p;
+            size_t len;
+            rc = iolens_log_region(log, m, &p, &len);
+            CHECK(rc == IOLENS_E_IO && strstr(iolens_log_error(log), "moved or deleted"),
+                  "region of a deleted log: %d %s", rc, iolens_log_error(log));
+            break;
+        }
     iolens_log_close(log);
 }
 
@@ -200,6 +247,8 @@ int main(int argc, char **argv)
     walk_dir(dir);
     CHECK(nlogs > 0, "no corpus log found under %s", dir);
     CHECK(nstreamed > 0, "no record was streamed");
+    deleted_after_open();
+    free(first_log);
     printf("%zu logs, %zu regions, %zu names, %zu records and segments streamed\n", nlogs,
            nregions, nnames_total, nstreamed);
     return check_result("test_corpus");
