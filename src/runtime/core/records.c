@@ -12,23 +12,6 @@ static uint8_t *pool;
 static size_t pool_size, pool_used;
 static uint64_t partial;
 
-/* iol_on() when the state is not IOL_ON or the thread is busy. */
-__attribute__((noinline)) int iol_on_slow(void)
-{
-    int s = __atomic_load_n(&iol_state, __ATOMIC_ACQUIRE);
-    if (s == IOL_ON)
-        return !iol_busy;
-    if (s == IOL_UNINIT && !iol_busy) {
-        /* Init does I/O of its own; a successful wrapped call must leave errno
-         * exactly as it was, so init must not change it. */
-        int saved_errno = errno;
-        iol_core_init_lazy();
-        errno = saved_errno;
-        return __atomic_load_n(&iol_state, __ATOMIC_ACQUIRE) == IOL_ON;
-    }
-    return 0;
-}
-
 void iol_partial_set(int modid)
 {
     __atomic_or_fetch(&partial, (uint64_t)1 << modid, __ATOMIC_RELAXED);

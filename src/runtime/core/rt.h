@@ -36,7 +36,7 @@ void iol_core_init_lazy(void);
 void iol_core_shutdown(int write_log);
 
 /* Should a wrapper record this call?  Fast path: one load and one TLS load; the
- * rest (lazy init, off, busy) is out of line (records.c), so that it costs the
+ * rest (lazy init, off, busy) is out of line (init.c), so that it costs the
  * wrappers neither instructions nor saved registers. */
 int iol_on_slow(void);
 static inline __attribute__((always_inline)) int iol_on(void)
@@ -293,6 +293,7 @@ enum iol_failure {
 };
 /* Count a failure (any thread, lock-free); reported once at shutdown. */
 void iol_fail(enum iol_failure what);
+unsigned long iol_failures(enum iol_failure what);   /* the count so far */
 /* A one-line message on stderr, prefixed "iolens: ", without allocating; at most
  * a fixed number of messages per process. */
 void iol_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
