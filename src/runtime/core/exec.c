@@ -110,17 +110,19 @@ static void fill_args(char **argv, const char *first, size_t n, va_list *ap)
         (void)va_arg(*ap, char *);
 }
 
-/* Declares `char *argv[]` in the calling execl form from its `...`. */
-#define IOL_ARGV_FROM_VA(argv, first, ap)                                       \
+/* In an execl form: declares `va_list ap`, started after `first`, and `char *argv[]`
+ * holding `first` and the arguments after it; ap is left after the terminating
+ * NULL (where execle's envp is), for the caller to va_end. */
+#define IOL_ARGV_FROM_VA(argv, first)                                           \
+    va_list ap;                                                                 \
+    va_start(ap, first);                                                        \
     size_t argv##_n = count_args(first, &ap);                                   \
     char *argv[argv##_n + 1];                                                   \
     fill_args(argv, first, argv##_n, &ap)
 
 int execl(const char *path, const char *arg, ...)
 {
-    va_list ap;
-    va_start(ap, arg);
-    IOL_ARGV_FROM_VA(argv, arg, ap);
+    IOL_ARGV_FROM_VA(argv, arg);
     va_end(ap);
     before_exec();
     return after_exec(IOL_REAL(execv)(path, argv));
@@ -128,9 +130,7 @@ int execl(const char *path, const char *arg, ...)
 
 int execlp(const char *file, const char *arg, ...)
 {
-    va_list ap;
-    va_start(ap, arg);
-    IOL_ARGV_FROM_VA(argv, arg, ap);
+    IOL_ARGV_FROM_VA(argv, arg);
     va_end(ap);
     before_exec();
     return after_exec(IOL_REAL(execvp)(file, argv));
@@ -138,9 +138,7 @@ int execlp(const char *file, const char *arg, ...)
 
 int execle(const char *path, const char *arg, ...)
 {
-    va_list ap;
-    va_start(ap, arg);
-    IOL_ARGV_FROM_VA(argv, arg, ap);
+    IOL_ARGV_FROM_VA(argv, arg);
     char *const *envp = va_arg(ap, char *const *);
     va_end(ap);
     before_exec();

@@ -222,7 +222,7 @@ static inline int iol_mod_enter(iol_module *m)
 }
 static inline void iol_mod_leave(iol_module *m) { iol_unlock(&m->lock); }
 
-/* The cleaned name of `path` (runtime spec 2.0.1) and its length (hash.c).
+/* The cleaned name of `path` (runtime spec 2.0.1) and its length (path.c).
  * Returns `path` itself when it is already clean (absolute, no "//" or "/./",
  * shorter than IOL_PATH_LEN: the usual case, found without copying), otherwise
  * the cleaned copy written into buf (IOL_PATH_LEN bytes).  May call getcwd
