@@ -77,6 +77,11 @@ static int running(long pid)
     return !(p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X'));
 }
 
+int iol_safety_copy_running(const char *path)
+{
+    return running(name_pid(path));
+}
+
 /* The standard streams the runtime would have dropped at exit. */
 static int idle_std_stream(const uint8_t *rec)
 {
@@ -220,9 +225,11 @@ static void extend_end(iolens_job *job, double last)
     }
 }
 
-/* Recover one copy; 0 = done (or nothing to do), 1 = failed. */
-static int recover_one(const char *in, const char *logdir, int keep, int force)
+int iol_recover_one(const char *in, const char *logdir, int keep, int force, int quiet,
+                    char *made, size_t madelen)
 {
+    if (made && madelen)
+        made[0] = '\0';
     long pid = name_pid(in);
     if (!force && running(pid)) {
         fprintf(stderr, "iolens recover: %s: process %ld is still running (use --force)\n", in, pid);
@@ -240,10 +247,11 @@ static int recover_one(const char *in, const char *logdir, int keep, int force)
         int written = h && h->comp_type == IOLENS_COMP_NONE && name_pid(in) > 0;
         iolens_log_close(log);
         if (written) {      /* marked by the runtime after its log was written */
-            printf("iolens: skipped %s: its process wrote its log\n", in);
+            if (!quiet)
+                printf("iolens: skipped %s: its process wrote its log\n", in);
             if (!keep) {
+                iol_recover_dxt_remove(in);    /* first: it checks the copy's owner */
                 unlink(in);
-                iol_recover_dxt_remove(in);
             }
             return 0;
         }
@@ -283,6 +291,17 @@ static int recover_one(const char *in, const char *logdir, int keep, int force)
     log_dir_for(&job, logdir, dir, sizeof dir);
     out_name(in, &job, dir, out, sizeof out);
     snprintf(tmp, sizeof tmp, "%s.iolens_partial", out);
+    /* Created here, private, new and not through a link (as the runtime does it):
+     * a log directory may be shared, and a name planted there is never followed. */
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, S_IRUSR | S_IWUSR);
+    if (fd < 0) {
+        fprintf(stderr, "iolens recover: %s: %s\n", tmp, strerror(errno));
+        for (int m = 0; m < IOL_MAX_MODULES; m++)
+            free(dxt.data[m]);
+        iolens_log_close(log);
+        return 1;
+    }
+    close(fd);
     rc = iol_write_recovered(log, tmp, &job, &dxt, err, sizeof err);
     for (int m = 0; m < IOL_MAX_MODULES; m++)
         free(dxt.data[m]);
@@ -296,10 +315,13 @@ static int recover_one(const char *in, const char *logdir, int keep, int force)
         fprintf(stderr, "iolens recover: %s: %s\n", in, err);
         return 1;
     }
-    printf("iolens: recovered %s -> %s\n", in, out);
+    if (!quiet)
+        printf("iolens: recovered %s -> %s\n", in, out);
+    if (made && madelen)
+        snprintf(made, madelen, "%s", out);
     if (!keep) {
+        iol_recover_dxt_remove(in);            /* first: it checks the copy's owner */
         unlink(in);
-        iol_recover_dxt_remove(in);
     }
     return 0;
 }
@@ -331,6 +353,6 @@ int iol_cmd_recover(int argc, char **argv)
     }
     int failed = 0;
     for (int i = optind; i < argc; i++)
-        failed |= recover_one(argv[i], logdir, keep, force);
+        failed |= iol_recover_one(argv[i], logdir, keep, force, 0, NULL, 0);
     return failed;
 }

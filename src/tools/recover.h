@@ -5,6 +5,18 @@
 #include <stddef.h>
 #include "iolens/log.h"
 
+/* Recover the safety copy `in` into a log in `logdir` (NULL: where the process's
+ * own log would have gone) and delete it (unless `keep`), as `iolens recover`
+ * does; a copy whose process still runs is refused unless `force`.  `quiet`
+ * leaves out the success lines on stdout (errors still go to stderr).  0 = done
+ * or nothing to do, 1 = failed; made (when given) receives the new log's path,
+ * or "" when none was written. */
+int iol_recover_one(const char *in, const char *logdir, int keep, int force, int quiet,
+                    char *made, size_t madelen);
+
+/* Does the process whose safety copy this is (the pid in its name) still run? */
+int iol_safety_copy_running(const char *path);
+
 /* Is this log a safety copy (uncompressed, job end time 0)? */
 int iol_is_safety_copy(iolens_log *log);
 /* Regions to add to a recovered log for modules it does not hold (the DXT traces
@@ -31,7 +43,7 @@ int iol_recover_dxt(const char *copy, int modid, void **region, size_t *len, int
 /* The latest segment end (seconds) in a DXT region as iol_recover_dxt made it,
  * whose segments are seg_size (32 or 40) bytes. */
 double iol_dxt_region_last_end(const void *region, size_t len, size_t seg_size);
-/* Delete the store files beside `copy`. */
+/* Delete the store files beside `copy` (regular files of the copy's owner only). */
 void iol_recover_dxt_remove(const char *copy);
 
 #endif

@@ -41,4 +41,6 @@ extern struct timespec iol_start_abs;
 
 /* logwrite.c */
 int iol_log_write(void);
+/* Names tried in one log directory before the next one (logwrite.c, the MPI writer). */
+#define IOL_LOG_NAME_TRIES 16
 #endif

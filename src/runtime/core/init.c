@@ -42,6 +42,10 @@ static int setup(void)
     iol_config_load(&iol_cfg, getenv, warn_cb);
     if (iol_cfg.disable || (!iol_cfg.enable_nonmpi && !iol_mpi_mode))
         return -1;
+    if (!iol_mpi_mode && iol_cfg.launcher_rank >= 0) {   /* MPI_Init's rank wins */
+        iol_rank = iol_cfg.launcher_rank;    /* before the safety copy takes its name */
+        iol_nprocs = iol_cfg.launcher_size;
+    }
     if (iol_cfg.job_pid > 0 && !iol_fork_parent)   /* spawned/exec'd/piped member of a job */
         iol_job_pid = (pid_t)iol_cfg.job_pid;
     if (iol_cfg.dump_config)
@@ -99,6 +103,8 @@ void iol_core_init_lazy(void)
  * intercepted call of a process starts the runtime here. */
 __attribute__((noinline)) int iol_on_slow(void)
 {
+    if (iol_vfork_child())        /* shares the parent's memory: record nothing */
+        return 0;
     int s = __atomic_load_n(&iol_state, __ATOMIC_ACQUIRE);
     if (s == IOL_ON)
         return !iol_busy;
@@ -175,6 +181,7 @@ static void restart(void)
  * time are re-initialised by iol_records_init. */
 static void atfork_child(void)
 {
+    iol_vfork_forget();
     if (__atomic_load_n(&iol_state, __ATOMIC_ACQUIRE) != IOL_ON)
         return;
     if (iol_mpi_mode) {   /* a child cannot join the parent's collective log write */
@@ -205,7 +212,8 @@ static long thread_count(void)
 
 void iol_core_resume_after_exec(void)
 {
-    if (__atomic_load_n(&iol_state, __ATOMIC_ACQUIRE) != IOL_STOPPING || iol_mpi_mode ||
+    if (iol_vfork_child() ||
+        __atomic_load_n(&iol_state, __ATOMIC_ACQUIRE) != IOL_STOPPING || iol_mpi_mode ||
         iol_busy || !iol_core_exec_ok() || thread_count() != 1)
         return;
     int saved = errno;

@@ -17,12 +17,14 @@ typedef struct mount {
     char path[512];
     char type[64];
     int64_t block_size;
+    int lustre;                       /* statfs magic LL_SUPER_MAGIC */
 } mount;
 
 static mount mounts[MAX_MOUNTS];      /* mtab order (non-nfs first, then nfs) */
 static size_t nmounts;
 static int by_len[MAX_MOUNTS];        /* indexes sorted by descending path length */
 static char exe[EXE_LEN + 1];
+int iol_lustre_mounted;
 
 static const char *const SKIP[] = {"tmpfs", "proc", "sysfs", "devpts", "binfmt_misc", "fusectl",
                                    "debugfs", "securityfs", "nfsd", "none", "rpc_pipefs",
@@ -54,10 +56,14 @@ static void add_mount(const struct mntent *e)
     strcpy(m->path, e->mnt_dir);
     strcpy(m->type, e->mnt_type);
     struct statfs sf;
+    m->lustre = 0;
     if (statfs(m->path, &sf) != 0)
         m->block_size = 4096;
-    else
-        m->block_size = (sf.f_type == 0x0BD00BD0) ? 1048576 : (int64_t)sf.f_bsize;
+    else {
+        m->lustre = sf.f_type == 0x0BD00BD0;
+        m->block_size = m->lustre ? 1048576 : (int64_t)sf.f_bsize;
+    }
+    iol_lustre_mounted |= m->lustre;
 }
 
 static void read_mounts(void)
@@ -121,6 +127,7 @@ static void read_cmdline(void)
 int iol_mounts_init(void)
 {
     nmounts = 0;
+    iol_lustre_mounted = 0;
     read_cmdline();
     read_mounts();
     sort_by_length();
@@ -161,12 +168,24 @@ void iol_mount_at(size_t i, const char **path, const char **type)
     *path = *type = "";
 }
 
-int64_t iol_mount_block_size(const char *path)
+static const mount *mount_of(const char *path)
 {
     for (size_t i = 0; i < nmounts; i++) {
         const mount *m = &mounts[by_len[i]];
         if (strncmp(path, m->path, strlen(m->path)) == 0)
-            return m->block_size;
+            return m;
     }
-    return -1;
+    return NULL;
+}
+
+int64_t iol_mount_block_size(const char *path)
+{
+    const mount *m = mount_of(path);
+    return m ? m->block_size : -1;
+}
+
+int iol_mount_on_lustre(const char *path)
+{
+    const mount *m = mount_of(path);
+    return m && m->lustre;
 }
