@@ -34,12 +34,14 @@ void iol_mount_at(size_t i, const char **path, const char **type);  /* mtab orde
 void iol_note(const char *key, const char *value);
 size_t iol_notes_append(char *out, size_t len);    /* bytes appended (all or none) */
 
-/* logwrite.c */
+/* state.c (set by init.c) */
 extern pid_t iol_fork_parent;      /* 0 unless this process is a forked child */
 extern pid_t iol_job_pid;          /* pid of the first process (forked children inherit it) */
+extern pid_t iol_self_pid;         /* the process whose records these are */
 extern struct timespec iol_start_abs;
+
+/* logwrite.c */
 int iol_log_write(void);
 /* Names tried in one log directory before the next one (logwrite.c, the MPI writer). */
 #define IOL_LOG_NAME_TRIES 16
-pid_t iol_core_pid(void);          /* init.c: the process whose records these are */
 #endif
