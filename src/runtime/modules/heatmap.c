@@ -57,6 +57,13 @@ static inline void spread(heatmap_rec *h, double t1, double t2, int64_t bytes, i
         bins[last] += bytes;
         return;
     }
+    /* Cumulative rounding: bin b gets round(bytes * overlap up to b's end / span)
+     * minus what the bins before it got, and the last bin the rest.  Each bin is
+     * within a byte of its exact share, as with upstream's per-bin round(), but
+     * the bins add up to the op's bytes exactly (per-bin rounding gains or loses
+     * a byte per bin boundary; see docs/deviations.md). */
+    double span = t2 - t1, covered = 0;
+    int64_t given = 0;
     for (long b = first; b <= last; b++) {
         double lo = b * h->width, hi = lo + h->width, overlap = h->width;
         if (t1 > lo)
@@ -65,7 +72,15 @@ static inline void spread(heatmap_rec *h, double t1, double t2, int64_t bytes, i
             overlap -= hi - t2;
         if (overlap < 0)
             return;
-        bins[b] += (t2 == t1) ? bytes : (int64_t)llround((double)bytes * overlap / (t2 - t1));
+        covered += overlap;
+        int64_t upto = bytes;
+        if (b < last) {
+            upto = (int64_t)llround((double)bytes * covered / span);
+            if (upto > bytes)         /* float error: the sum of overlaps passed span */
+                upto = bytes;
+        }
+        bins[b] += upto - given;
+        given = upto;
     }
 }
 
