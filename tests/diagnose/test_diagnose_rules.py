@@ -65,6 +65,7 @@ def straggle(slow_end):
 
 
 POSIX_ID = module_info("POSIX").id
+LOCAL_MOUNTS = [("/", "ext4"), ("/scratch", "lustre"), ("/local/ssd", "xfs")]
 
 # rule id -> (build kwargs that trigger it, build kwargs that leave it silent)
 SCENARIOS = {
@@ -147,6 +148,13 @@ SCENARIOS = {
              POSIX=[posix("/home/u/out.dat", POSIX_BYTES_WRITTEN=200 * MiB)]),
         dict(mounts=[("/", "ext4"), ("/home", "nfs"), ("/scratch", "lustre")],
              POSIX=[posix("/scratch/out.dat", POSIX_BYTES_WRITTEN=200 * MiB)])),
+    # mntfs tokens follow the mount table longest first: /local/ssd (xfs), /scratch, /
+    "node-local-shared": (
+        dict(metadata="nnodes=4\nmntfs=l4K,s1M,l4K\n", mounts=LOCAL_MOUNTS,
+             POSIX=[posix("/local/ssd/out.dat", -1, POSIX_BYTES_WRITTEN=MiB)]),
+        dict(metadata="nnodes=4\nmntfs=l4K,s1M,l4K\n", mounts=LOCAL_MOUNTS,
+             POSIX=[posix("/scratch/out.dat", -1, POSIX_BYTES_WRITTEN=MiB),
+                    posix("/local/ssd/mine.0", 0, POSIX_BYTES_WRITTEN=MiB)])),
     "partial-log": (dict(partial=1 << POSIX_ID, POSIX=[posix(POSIX_OPENS=1)]),
                     dict(POSIX=[posix(POSIX_OPENS=1)])),
     "tiny-files": (

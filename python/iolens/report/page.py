@@ -8,7 +8,7 @@ import re
 
 import matplotlib.pyplot as plt
 
-from .registry import FIGURE, ITEMS, sections
+from .registry import FIGURE, ITEMS, applies, sections
 from .tables import Cell
 
 plt.rcParams["svg.fonttype"] = "none"   # real text: smaller, selectable, searchable
@@ -32,8 +32,8 @@ figure svg{max-width:100%;height:auto}
 
 
 def render(data) -> str:
-    body = [_header(data), _warnings(data), _nav()]
-    for section in sections():
+    body = [_header(data), _warnings(data), _nav(data)]
+    for section in sections(data):
         body.append(_section(data, section))
     notes = "".join(f"<li>{html.escape(n)}</li>" for n in data.notes)
     if notes:
@@ -67,8 +67,8 @@ def _warnings(data) -> str:
             "and undercount the I/O of those modules.</p>")
 
 
-def _nav() -> str:
-    links = "".join(f'<a href="#{_sec_id(s)}">{html.escape(s)}</a>' for s in sections())
+def _nav(data) -> str:
+    links = "".join(f'<a href="#{_sec_id(s)}">{html.escape(s)}</a>' for s in sections(data))
     return f"<nav>{links}</nav>"
 
 
@@ -76,14 +76,10 @@ def _sec_id(section: str) -> str:
     return "sec-" + re.sub(r"[^a-z0-9]+", "-", section.lower()).strip("-")
 
 
-def _applies(data, item) -> bool:
-    return not item.modules or any(m in data.modules for m in item.modules)
-
-
 def _section(data, section: str) -> str:
     parts = []
     for item in ITEMS:
-        if item.section == section and _applies(data, item):
+        if item.section == section and applies(data, item):
             parts.append(_item(data, item))
     if not any(p for p in parts if 'class="nodata"' not in p):
         parts = ['<p class="nodata">This log has no data for this section.</p>']

@@ -166,14 +166,6 @@ def shared_files(data):
                   "variance of time (s²)", "variance of bytes (B²)"], rows)
 
 
-def lustre(data):
-    frame = files.lustre(data)
-    if not len(frame):
-        return None
-    cols = list(frame.columns)
-    return Table(cols, [[str(v) for v in row] for row in frame.itertuples(index=False)])
-
-
 def dxt_threads(data):
     frame = activity.dxt_threads(data)
     if frame is None:

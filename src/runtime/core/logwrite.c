@@ -21,15 +21,28 @@
 #define IOLENS_VERSION "0.0.0"
 #endif
 
+/* The format's metadata field holds 1023 characters and a NUL (log-format 4.3):
+ * upstream's keys first, then module notes, then the platform facts, of which
+ * the least useful are left out when they do not all fit. */
+#define METADATA_ROOM 1024
+
 static void fill_metadata(char *md, size_t len)
 {
+    len = len < METADATA_ROOM ? len : METADATA_ROOM;
     size_t n = (size_t)snprintf(md, len, "lib_ver=iolens-%s\n", IOLENS_VERSION);
     if (iol_cfg.loghints[0] && n < len)
         n += (size_t)snprintf(md + n, len - n, "h=%s\n", iol_cfg.loghints);
     if (iol_fork_parent && n < len)
         n += (size_t)snprintf(md + n, len - n, "fork_parent=%d\n", (int)iol_fork_parent);
     if (n < len)
-        iol_notes_append(md + n, len - n);
+        n += iol_notes_append(md + n, len - n);
+    if (n >= len) {                 /* a hints string too long: keep whole lines only */
+        char *nl = memrchr(md, '\n', len - 1);
+        md[nl ? (size_t)(nl - md) + 1 : 0] = '\0';
+        return;
+    }
+    iol_mountfacts_note();
+    iol_platform_append(md + n, len - n);
 }
 
 static int64_t job_id(void)
