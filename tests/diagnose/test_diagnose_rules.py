@@ -222,6 +222,22 @@ def test_lustre_rule_both_ways(tmp_path, rule):
     assert rule not in fired(tmp_path, "no", no, no_layout)
 
 
+def test_misaligned_on_node_local_storage_is_silent(tmp_path):
+    """Alignment matters on shared servers: the same misaligned accesses on a mount
+    the log calls node-local (mntfs) are not reported, on a shared one they are."""
+    def scenario(path):
+        return dict(metadata="mntfs=l4K,s1M,l4K\n", mounts=LOCAL_MOUNTS,
+                    POSIX=[posix(path, POSIX_WRITES=5000, POSIX_FILE_NOT_ALIGNED=4000,
+                                 POSIX_FILE_ALIGNMENT=4096)])
+    assert "misaligned-file" not in fired(tmp_path, "local", scenario("/local/ssd/out.dat"))
+    assert "misaligned-file" in fired(tmp_path, "shared", scenario("/scratch/out.dat"))
+
+
+def test_node_local_rule_needs_several_nodes(tmp_path):
+    one_node = dict(SCENARIOS["node-local-shared"][0], metadata="nnodes=1\nmntfs=l4K,s1M,l4K\n")
+    assert "node-local-shared" not in fired(tmp_path, "one", one_node)
+
+
 def test_ior_4k_mpiio_is_small_io(tmp_path):
     """The issue's IOR case: 4 KiB transfers through independent MPI-IO are small I/O
     (Drishti reports stragglers and nonblocking I/O instead)."""

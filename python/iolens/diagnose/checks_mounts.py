@@ -2,21 +2,21 @@
 shared, per mount: the platform key mntfs and tmpfs, docs/runtime.md)."""
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
-from ..errors import LogError
 from ..platform import node_kind_of
 from .measure import io_time, per_process, size, total
 from .model import Hit
 
 
-def _mount_facts(ctx):
-    try:
-        facts = ctx.log.mount_facts
-    except (LogError, ValueError) as err:
-        ctx.notes.append(f"mount facts could not be read: {err}")
+def off_node_local(ctx, frame) -> np.ndarray | None:
+    """1.0 for each record not on a node-local mount, 0.0 for one on it; None when
+    the log does not say which mounts are node-local."""
+    facts = ctx.mount_facts
+    if facts is None or frame is None:
         return None
-    return facts if len(facts) and (facts["kind"] == "node-local").any() else None
+    return (node_kind_of(facts, frame["name"]) != "node-local").astype(float)
 
 
 def node_local_shared(ctx):
@@ -24,10 +24,10 @@ def node_local_shared(ctx):
     frame = ctx.frame("POSIX")
     if not nodes or nodes < 2 or frame is None or not len(frame):
         return None
-    facts = _mount_facts(ctx)
-    if facts is None:
+    off = off_node_local(ctx, frame)
+    if off is None:
         return None
-    local = node_kind_of(facts, frame["name"]) == "node-local"
+    local = off == 0
     df = pd.DataFrame({"id": frame["id"].to_numpy(), "rank": frame["rank"].to_numpy(),
                        "name": frame["name"].to_numpy(),
                        "written": total(frame, ["POSIX_BYTES_WRITTEN"]),

@@ -71,7 +71,8 @@ RULES = (
          SMALL),
     Rule("misaligned-file", "Misaligned file accesses", "info", (USER, DEV),
          "more than 10 % of POSIX accesses (at least 1000) start at an offset that is not a "
-         "multiple of the file-system block size (the Lustre stripe size when known)",
+         "multiple of the file-system block size (the Lustre stripe size when known); files "
+         "on node-local mounts do not count when the log says which they are (mntfs)",
          "An access that straddles a block or stripe boundary touches two servers or forces "
          "a read-modify-write of the partial block.",
          "Align offsets and sizes to the stripe size: pad headers, set the HDF5 alignment, or "

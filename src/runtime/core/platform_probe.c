@@ -54,12 +54,20 @@ static const char *field(const char *buf, const char *name, char *out, size_t le
     return NULL;
 }
 
+/* One read() only: the first processor's block names the model, and on x86
+ * every further block makes the kernel sample that CPU's clock (milliseconds
+ * for the EOF read of a two-CPU machine, measured). */
 static void probe_cpu(void)
 {
-    static char buf[8192];
+    static char buf[4096];
     char model[128];
-    if (slurp("/proc/cpuinfo", buf, sizeof buf) <= 0)
+    int fd = open("/proc/cpuinfo", O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof buf - 1);
+    if (fd >= 0)
+        close(fd);
+    if (n <= 0)
         return;
+    buf[n] = '\0';
     /* x86 "model name"; POWER "cpu"; Arm boards "Hardware" or "Processor" */
     if (field(buf, "model name", model, sizeof model) || field(buf, "cpu", model, sizeof model) ||
         field(buf, "Hardware", model, sizeof model) || field(buf, "Processor", model, sizeof model))
