@@ -61,6 +61,17 @@ def test_node_facts(runtime, tmp_path):
     assert abs(int(p["mem_mib"]) - mem_kib // 1024) <= 1
     if cpu_model():
         assert p["cpu"] == cpu_model()[:64]
+    nvidia = [d for d in os.listdir("/dev") if re.fullmatch(r"nvidia\d+", d)]
+    drm = Path("/sys/class/drm")
+    vendors = {"0x1002", "0x8086", "0x10de"}                  # AMD, Intel, NVIDIA
+    gpus = nvidia or Path("/proc/driver/nvidia/gpus").exists() or (
+        drm.is_dir() and any(c.name.startswith("card") and "-" not in c.name
+                             and (c / "device" / "vendor").exists()
+                             and (c / "device" / "vendor").read_text().strip() in vendors
+                             for c in drm.iterdir()))
+    assert ("gpu" in p) == bool(gpus)
+    if nvidia and "gpu" in p:
+        assert p["gpu"].startswith(f"{len(nvidia)}x")
     # mntfs: one token per mount; the mount of the data file was looked up
     assert len(p["mntfs"].split(",")) == len(lg.mounts)
     holder = max((m for m in facts.itertuples() if m.source == "mount table"

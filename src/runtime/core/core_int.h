@@ -45,6 +45,8 @@ enum iol_fact {
 };
 void iol_fact_set(enum iol_fact f, const char *value);   /* cut to the key's cap */
 const char *iol_fact_key(enum iol_fact f);
+/* nnodes (unless < 0) and ppn as "N" or "MIN-MAX" (unless ppn_min < 0). */
+void iol_fact_nodes(long nnodes, long ppn_min, long ppn_max);
 /* As many "key=value\n" lines as fit in `room` bytes (NUL included), in the
  * table's order; returns the bytes written (without the NUL). */
 size_t iol_platform_append(char *out, size_t room);

@@ -3,6 +3,7 @@
  * MPI_Finalize (mpi/nodes.c), and written at the end of the job metadata in the
  * table's order of usefulness, as much as fits.  No allocation; a fact set twice
  * keeps the second value (MPI's node count replaces the scheduler's). */
+#include <stdio.h>
 #include <string.h>
 
 #include "core_int.h"
@@ -74,6 +75,22 @@ size_t iol_platform_append(char *out, size_t room)
         out[used] = '\0';
     iol_unlock(&facts_lock);
     return used;
+}
+
+void iol_fact_nodes(long nnodes, long ppn_min, long ppn_max)
+{
+    char v[48];
+    if (nnodes >= 0) {
+        snprintf(v, sizeof v, "%ld", nnodes);
+        iol_fact_set(IOL_FACT_nnodes, v);
+    }
+    if (ppn_min < 0)
+        return;
+    if (ppn_min == ppn_max)
+        snprintf(v, sizeof v, "%ld", ppn_min);
+    else
+        snprintf(v, sizeof v, "%ld-%ld", ppn_min, ppn_max);
+    iol_fact_set(IOL_FACT_ppn, v);
 }
 
 void iol_platform_reset(void)

@@ -95,7 +95,8 @@ static void probe_cores_memory(void)
     }
 }
 
-/* NVIDIA: the driver's per-GPU information files name the model; AMD and Intel
+/* NVIDIA: the driver's per-GPU information files name the model (else the
+ * /dev/nvidiaN nodes are counted); AMD and Intel
  * GPUs are DRM cards with the vendor's PCI id (NVIDIA cards there are not counted
  * twice). */
 static void probe_gpus(void)
@@ -112,6 +113,13 @@ static void probe_gpus(void)
             field(buf, "Model", model, sizeof model);
         nvidia++;
     }
+    if (d)
+        closedir(d);
+    /* containers often show the device nodes but not the driver's /proc files */
+    d = nvidia ? NULL : opendir("/dev");
+    while (d && (e = readdir(d)))
+        nvidia += strncmp(e->d_name, "nvidia", 6) == 0 && e->d_name[6] >= '0' &&
+                  e->d_name[6] <= '9' && strspn(e->d_name + 6, "0123456789") == strlen(e->d_name + 6);
     if (d)
         closedir(d);
     d = opendir("/sys/class/drm");

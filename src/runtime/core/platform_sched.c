@@ -46,14 +46,8 @@ static void slurm_ppn(const char *t)
         p = strchr(end, ',');
         p = p ? p + 1 : NULL;
     }
-    char v[48];
-    if (lo < 0)
-        return;
-    if (lo == hi)
-        snprintf(v, sizeof v, "%ld", lo);
-    else
-        snprintf(v, sizeof v, "%ld-%ld", lo, hi);
-    iol_fact_set(IOL_FACT_ppn, v);
+    if (lo >= 0)
+        iol_fact_nodes(-1, lo, hi);
 }
 
 /* Host names with their process slots: PBS_NODEFILE has one line per slot,
@@ -85,7 +79,7 @@ static void add_host(hosts *h, const char *s, size_t len, long slots)
 static void set_hosts(hosts *h)
 {
     static const char *ptr[MAX_HOSTS];
-    char v[512], num[48];
+    char v[512];
     long lo = -1, hi = -1;
     for (size_t i = 0; i < h->n; i++) {
         ptr[i] = h->name[i];
@@ -96,13 +90,7 @@ static void set_hosts(hosts *h)
         return;
     iol_hostlist(ptr, h->n, v, 256);
     iol_fact_set(IOL_FACT_hosts, v);
-    snprintf(num, sizeof num, "%zu", h->n + h->more);
-    iol_fact_set(IOL_FACT_nnodes, num);
-    if (lo == hi)
-        snprintf(num, sizeof num, "%ld", lo);
-    else
-        snprintf(num, sizeof num, "%ld-%ld", lo, hi);
-    iol_fact_set(IOL_FACT_ppn, num);
+    iol_fact_nodes((long)(h->n + h->more), lo, hi);
 }
 
 static void pbs_nodefile(hosts *h, const char *path)

@@ -29,13 +29,7 @@ static void set_facts(char *names, int nnodes, int ppn_min, int ppn_max)
         iol_fact_set(IOL_FACT_hosts, v);
         free(ptr);
     }
-    snprintf(v, sizeof v, "%d", nnodes);
-    iol_fact_set(IOL_FACT_nnodes, v);
-    if (ppn_min == ppn_max)
-        snprintf(v, sizeof v, "%d", ppn_min);
-    else
-        snprintf(v, sizeof v, "%d-%d", ppn_min, ppn_max);
-    iol_fact_set(IOL_FACT_ppn, v);
+    iol_fact_nodes(nnodes, ppn_min, ppn_max);
 }
 
 void iol_mpi_nodes(void)
