@@ -192,3 +192,20 @@ def test_upstream_readers_accept_platform_metadata(runtime, tmp_path):
     darshan = pytest.importorskip("darshan")
     job = darshan.DarshanReport(str(log), read_all=True).metadata["job"]
     assert {k: job["metadata"][k] for k in ours} == ours
+
+
+def test_report_platform_section_of_a_runtime_log(runtime, tmp_path):
+    """The report of a log the runtime wrote shows the Platform section with the
+    facts and the mount of the data file."""
+    from iolens.report import render_html
+    log, data = write_log(runtime, tmp_path, {"SLURM_JOB_ID": "3", "SLURM_NTASKS": "2"})
+    with iolens.open(log) as lg:
+        page = render_html(lg)
+        holder = max((m for m in lg.mount_facts.itertuples() if m.source == "mount table"
+                      and str(data).startswith(m.mount.rstrip("/") + "/")),
+                     key=lambda m: len(m.mount))
+    assert 'id="sec-platform"' in page and 'id="platform-table"' in page
+    assert 'data-key="platform.sched.value" data-value="slurm,tasks:2"' in page
+    assert (f'data-key="mount.{holder.mount}.block_size" '
+            f'data-value="{os.statvfs(data).f_bsize}"') in page
+    assert 'id="sec-lustre"' not in page          # no LUSTRE records: no Lustre section
