@@ -40,6 +40,12 @@ def metadata_text(log):
         return lg.metadata_text
 
 
+def holder_of(lg, path):
+    """The mount-table row of log `lg` holding `path` (longest mount point)."""
+    return max((m for m in lg.mount_facts.itertuples() if m.source == "mount table"
+                and str(path).startswith(m.mount.rstrip("/") + "/")), key=lambda m: len(m.mount))
+
+
 def cpu_model():
     for line in Path("/proc/cpuinfo").read_text().splitlines():
         if line.startswith("model name"):
@@ -51,7 +57,8 @@ def test_node_facts(runtime, tmp_path):
     log, data = write_log(runtime, tmp_path)
     with iolens.open(log) as lg:
         p = lg.platform
-        facts = lg.mount_facts
+        holder = holder_of(lg, data)
+        nmounts = len(lg.mounts)
     assert p["nnodes"] == "1" and p["ppn"] == "1"
     assert p["hosts"] == socket.gethostname()
     assert "sched" not in p                               # no scheduler: no geometry
@@ -73,10 +80,7 @@ def test_node_facts(runtime, tmp_path):
     if nvidia and "gpu" in p:
         assert p["gpu"].startswith(f"{len(nvidia)}x")
     # mntfs: one token per mount; the mount of the data file was looked up
-    assert len(p["mntfs"].split(",")) == len(lg.mounts)
-    holder = max((m for m in facts.itertuples() if m.source == "mount table"
-                  and (str(data).startswith(m.mount.rstrip("/") + "/"))),
-                 key=lambda m: len(m.mount))
+    assert len(p["mntfs"].split(",")) == nmounts
     assert holder.block_size == os.statvfs(data).f_bsize
     if holder.fs_type in ("ext4", "xfs", "overlay", "tmpfs", "btrfs"):
         assert holder.kind == "node-local"
@@ -201,9 +205,7 @@ def test_report_platform_section_of_a_runtime_log(runtime, tmp_path):
     log, data = write_log(runtime, tmp_path, {"SLURM_JOB_ID": "3", "SLURM_NTASKS": "2"})
     with iolens.open(log) as lg:
         page = render_html(lg)
-        holder = max((m for m in lg.mount_facts.itertuples() if m.source == "mount table"
-                      and str(data).startswith(m.mount.rstrip("/") + "/")),
-                     key=lambda m: len(m.mount))
+        holder = holder_of(lg, data)
     assert 'id="sec-platform"' in page and 'id="platform-table"' in page
     assert 'data-key="platform.sched.value" data-value="slurm,tasks:2"' in page
     assert (f'data-key="mount.{holder.mount}.block_size" '
