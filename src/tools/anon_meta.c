@@ -52,7 +52,7 @@ static void emit(host_out *h, const char *name, size_t len)
 static void entry(host_out *h, const char *e, size_t len)
 {
     const char *open = memchr(e, '[', len), *close = open ? memchr(open, ']', len - (size_t)(open - e)) : NULL;
-    if (!open || !close) {
+    if (!open || !close || (size_t)(open - e) > 60) {
         emit(h, e, len);
         return;
     }
@@ -62,6 +62,11 @@ static void entry(host_out *h, const char *e, size_t len)
         const char *comma = memchr(p, ',', (size_t)(close - p)), *end = comma ? comma : close;
         const char *dash = memchr(p, '-', (size_t)(end - p));
         size_t width = (size_t)((dash ? dash : end) - p);
+        if (width == 0 || width > 18) {        /* not a number range: one opaque name */
+            emit(h, p, (size_t)(end - p));
+            p = end + 1;
+            continue;
+        }
         unsigned long long lo = strtoull(p, NULL, 10), hi = dash ? strtoull(dash + 1, NULL, 10) : lo;
         for (unsigned long long n = lo; n <= hi && n - lo < 1000000; n++) {
             if (h->left) {                      /* out of room: count the rest at once */

@@ -186,3 +186,23 @@ def test_anonymised_hosts_match_dxt_pseudonyms(log, tmp_path):
     assert "debug" not in p["sched"] and "ib0" not in p["net"] and p["sched"].startswith("v")
     raw = out.read_bytes()
     assert b"nid0" not in raw and b"nid[" not in raw and b"debug" not in raw
+
+
+def test_anonymiser_survives_hostile_host_lists(tmp_path):
+    """Host lists are parsed from a log, i.e. from hostile input: huge ranges,
+    unbalanced brackets and over-long values give bounded, valid output."""
+    tool = iolens_bin()
+    if tool is None:
+        pytest.skip("the iolens tool is not built (set IOLENS_BIN)")
+    bad = ("hosts=x[0-999999999999999],[,]],a[00000000000000000000000001-3],b[1-2\n"
+           "cpu=" + "c" * 400 + "\n")
+    src, out, key = tmp_path / "bad.darshan", tmp_path / "anon.darshan", tmp_path / "k"
+    with Writer(src) as w:
+        w.set_job(nprocs=1, metadata=bad, exe="a", mounts=[("/", "ext4")])
+    run(tool, "keygen", key)
+    run(tool, "convert", "--anonymize", key, src, out)
+    with iolens.open(out) as lg:
+        meta = lg.job["metadata"]
+    assert len(meta["hosts"]) <= 256 and meta["hosts"].rsplit(",", 1)[1].startswith("+")
+    assert int(meta["hosts"].rsplit("+", 1)[1]) > 10 ** 14          # the range was counted
+    assert "c" * 20 not in meta["cpu"]        # too long to keep: pseudonymised
