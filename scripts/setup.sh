@@ -16,7 +16,7 @@ APT_PACKAGES=(build-essential cmake ninja-build pkg-config zlib1g-dev libbz2-dev
   python3 python3-dev python3-venv python3-pip git xz-utils
   openmpi-bin libopenmpi-dev mpich libmpich-dev
   clang libclang-rt-14-dev valgrind chromium
-  libhdf5-dev libhdf5-openmpi-dev libpnetcdf-dev gfortran)
+  libhdf5-dev libhdf5-openmpi-dev libpnetcdf-dev gfortran npm)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
@@ -36,6 +36,16 @@ python -m pip install -q -r requirements-test.txt
 # The package itself: C tools + runtime + Python extension in one build.
 python -m pip install -q --no-build-isolation -v . > .venv/iolens-build.log 2>&1 || {
   tail -40 .venv/iolens-build.log; exit 1; }
+
+# Microsoft's SARIF validator, which also ships the official SARIF 2.1.0 schema
+# (no PyPI package does): the diagnose tests check our SARIF against both.
+SARIF_TOOL=.tools/node_modules/@microsoft/sarif-multitool-linux
+if [ ! -f "$SARIF_TOOL/sarif-2.1.0.json" ]; then
+  mkdir -p .tools
+  npm install --silent --no-audit --no-fund --prefix .tools \
+      @microsoft/sarif-multitool-linux@5.7.0 >/dev/null 2>&1 ||
+    echo "setup: warning: npm could not install the SARIF validator; its tests will skip"
+fi
 
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DIOLENS_WITH_MPI=ON >/dev/null
 cmake --build build -j2 >/dev/null

@@ -248,8 +248,8 @@ static int recover_one(const char *in, const char *logdir, int keep, int force)
         if (written) {      /* marked by the runtime after its log was written */
             printf("iolens: skipped %s: its process wrote its log\n", in);
             if (!keep) {
+                iol_recover_dxt_remove(in);    /* first: it checks the copy's owner */
                 unlink(in);
-                iol_recover_dxt_remove(in);
             }
             return 0;
         }
@@ -289,6 +289,17 @@ static int recover_one(const char *in, const char *logdir, int keep, int force)
     log_dir_for(&job, logdir, dir, sizeof dir);
     out_name(in, &job, dir, out, sizeof out);
     snprintf(tmp, sizeof tmp, "%s.iolens_partial", out);
+    /* Created here, private, new and not through a link (as the runtime does it):
+     * a log directory may be shared, and a name planted there is never followed. */
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, S_IRUSR | S_IWUSR);
+    if (fd < 0) {
+        fprintf(stderr, "iolens recover: %s: %s\n", tmp, strerror(errno));
+        for (int m = 0; m < IOL_MAX_MODULES; m++)
+            free(dxt.data[m]);
+        iolens_log_close(log);
+        return 1;
+    }
+    close(fd);
     rc = iol_write_recovered(log, tmp, &job, &dxt, err, sizeof err);
     for (int m = 0; m < IOL_MAX_MODULES; m++)
         free(dxt.data[m]);
@@ -304,8 +315,8 @@ static int recover_one(const char *in, const char *logdir, int keep, int force)
     }
     printf("iolens: recovered %s -> %s\n", in, out);
     if (!keep) {
+        iol_recover_dxt_remove(in);            /* first: it checks the copy's owner */
         unlink(in);
-        iol_recover_dxt_remove(in);
     }
     return 0;
 }

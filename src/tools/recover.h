@@ -31,7 +31,7 @@ int iol_recover_dxt(const char *copy, int modid, void **region, size_t *len, int
 /* The latest segment end (seconds) in a DXT region as iol_recover_dxt made it,
  * whose segments are seg_size (32 or 40) bytes. */
 double iol_dxt_region_last_end(const void *region, size_t len, size_t seg_size);
-/* Delete the store files beside `copy`. */
+/* Delete the store files beside `copy` (regular files of the copy's owner only). */
 void iol_recover_dxt_remove(const char *copy);
 
 #endif

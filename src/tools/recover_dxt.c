@@ -4,6 +4,7 @@
  * region (include/iolens/dxt_store.h).  A torn or damaged store gives the
  * segments that decode. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,12 +25,26 @@ static void sidecar_path(const char *copy, int modid, char *out, size_t len)
     snprintf(out, len, "%s.%s", copy, suffix_of(modid));
 }
 
+/* Is `path` a store the copy's owner made?  A regular file (not a symbolic link)
+ * with the copy's owner: a name that someone else took (planted where they
+ * guessed a copy would be) is neither read nor removed.  1 yes, 0 no, -1 absent. */
+static int sidecar_ours(const char *copy, const char *path)
+{
+    struct stat c, s;
+    if (lstat(path, &s) != 0)
+        return -1;
+    return stat(copy, &c) == 0 && S_ISREG(s.st_mode) && s.st_uid == c.st_uid;
+}
+
 /* The whole file in memory (a store is at most a few times its budget). */
 static uint8_t *slurp(const char *path, size_t *len, int *err)
 {
-    FILE *f = fopen(path, "rb");
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
     if (!f) {
         *err = errno;
+        if (fd >= 0)
+            close(fd);
         return NULL;
     }
     struct stat st;
@@ -54,8 +69,13 @@ int iol_recover_dxt(const char *copy, int modid, void **region, size_t *len, int
     *len = 0;
     *version = 0;
     note[0] = '\0';
-    if (access(path, F_OK) != 0)
+    int ours = sidecar_ours(copy, path);
+    if (ours < 0)
         return 0;
+    if (!ours) {
+        snprintf(note, notelen, "%.400s: not a file of the copy's owner; ignored", path);
+        return 1;
+    }
     int err = 0;
     size_t size = 0;
     uint8_t *store = slurp(path, &size, &err);
@@ -87,7 +107,8 @@ void iol_recover_dxt_remove(const char *copy)
     char path[8400];
     for (int m = IOL_MOD_DXT_POSIX; m <= IOL_MOD_DXT_MPIIO; m++) {
         sidecar_path(copy, m, path, sizeof path);
-        unlink(path);
+        if (sidecar_ours(copy, path) == 1)
+            unlink(path);
     }
 }
 

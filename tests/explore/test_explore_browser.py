@@ -252,3 +252,40 @@ def test_own_traced_log(browser, served, shots, tmp_path):
     assert p.timeline()["spans"] == len(df) > 0
     p.shot("explore-own")
     assert p.errors == []
+
+
+def test_findings_are_the_diagnosis(browser, served, shots):
+    """The overlay lists what `iolens diagnose` finds (counter rules), in its order,
+    and a finding that names processes moves the view to them."""
+    from iolens.diagnose import RULES, diagnose_log
+    log_path = corpus_log("mpi-io-test_id4373053")
+    url, data = served(log_path)
+    with iolens.open(log_path) as log:
+        want = diagnose_log(log, rules=[r for r in RULES if not r.dxt]).findings
+    from_diag = [f for f in data["findings"] if f["source"] == "diagnosis"]
+    assert [f["kind"] for f in from_diag] == [f.rule.id for f in want] != []
+    assert [f["detail"] for f in from_diag] == [f.hit.message for f in want]
+    p = Page(browser, shots)
+    p.open(url)
+    items = p.page.locator("#findings li")
+    assert items.count() == len(data["findings"])
+    texts = items.all_inner_texts()
+    for f, text in zip(data["findings"], texts):
+        assert f["title"] in text and f["severity"].upper() in text
+    with_ranks = [i for i, f in enumerate(data["findings"]) if f["ranks"]]
+    if with_ranks:
+        f = data["findings"][with_ranks[0]]
+        p.after(lambda: items.nth(with_ranks[0]).click())
+        state = p.timeline()["state"]
+        assert (state["r0"], state["r1"]) == (min(f["ranks"]), max(f["ranks"]))
+    assert p.errors == []
+
+
+def test_findings_without_dxt_come_from_the_diagnosis(served):
+    log_path = corpus_log("imbalanced-io")
+    _, data = served(log_path)
+    kinds = [f["kind"] for f in data["findings"]]
+    assert "imbalance-ranks" in kinds and "metadata-time" in kinds
+    assert all(f["source"] == "diagnosis" for f in data["findings"])
+    imb = data["findings"][kinds.index("imbalance-ranks")]
+    assert imb["ranks"] == [0]      # the diagnosis names rank 0 twice; shown once

@@ -79,3 +79,45 @@ def test_stats_straight_from_logs(logs):
     assert from_store == from_logs
     df = pd.read_csv(io.StringIO(from_logs))
     assert len(df) == 7 and df["total_files"].is_monotonic_decreasing
+
+
+NAME_FILTERS = [("-i", ["^/lus/"]), ("-e", [r"\.log$", "STDOUT"])]
+
+
+@pytest.mark.parametrize("flag,patterns", NAME_FILTERS)
+@pytest.mark.parametrize("command", ["job_stats", "file_stats"])
+def test_name_filters_equal_pydarshan(generated, tmp_path, command, flag, patterns):
+    """--include_names / --exclude_names keep the records PyDarshan keeps, and
+    the job totals are computed over those records only."""
+    listing = tmp_path / "logs.txt"
+    listing.write_text("\n".join(generated[1][:10]) + "\n")
+    args = [a for p in patterns for a in (flag, p)]
+    changed = []
+    for module in ("POSIX", "STDIO"):
+        ours = fleet(command.replace("_", "-"), "--log_paths_file", listing, "-m", module,
+                     "--csv", *args).stdout
+        run = subprocess.run([sys.executable, "-m", "darshan", command, "--log_paths_file",
+                              str(listing), "-m", module, "--csv", *args],
+                             capture_output=True, text=True, timeout=600)
+        assert run.returncode == 0, run.stderr
+        unfiltered = fleet(command.replace("_", "-"), "--log_paths_file", listing, "-m", module,
+                           "--csv").stdout
+        changed.append(ours != unfiltered)
+        if not run.stdout.strip():      # the filter left nothing of this module
+            assert not ours.strip()
+            continue
+        compare(ours, run.stdout, ["log_file", "start_time"] if command == "job_stats" else ["file"])
+    assert any(changed)     # the filter made a difference somewhere
+
+
+def test_name_filters_on_a_store(logs):
+    """A store holds per-file rows, so file-stats filters them; job totals over a
+    subset of records need the logs, and job-stats says so."""
+    _, store, _ = logs
+    kept = fleet("file-stats", store, "--csv", "-i", "^/lus/").stdout
+    files = pd.read_csv(io.StringIO(kept))["file"]
+    assert len(files) > 0 and all(f.startswith("/lus/") for f in files)
+    run = fleet("job-stats", store, "-i", "^/lus/", check=False)
+    assert run.returncode != 0 and "not a store" in run.stderr
+    run = fleet("job-stats", store, "-i", "a", "-e", "b", check=False)
+    assert run.returncode != 0 and "not both" in run.stderr

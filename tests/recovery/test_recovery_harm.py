@@ -302,3 +302,26 @@ def test_recording_resumes_after_failed_exec(runtime, tool, probe, tmp_path):
         recs, _ = counters(tool, log)
         found += by_file(recs, "POSIX", str(tmp_path / "after"))
     assert len(found) == 1 and found[0]["POSIX_WRITES"] == 1, found
+
+
+@pytest.mark.parametrize("mode", ["vfork", "vfork_term"])
+def test_vfork_child_leaves_the_parents_descriptors_alone(runtime, tool, probe, tmp_path, mode):
+    """A vfork child shares the parent's memory: its dup2 over, close of and
+    open onto the parent's tracked descriptor before exec (or its death by a
+    default SIGTERM) must not change the parent's records.  The parent's 6
+    writes are all counted on vf.keep, in the parent's one log."""
+    logdir, mmapdir = dirs(tmp_path)
+    r = subprocess.run([str(probe), mode, str(tmp_path)], env=env_for(runtime, logdir, mmapdir),
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, (r.returncode, r.stderr)
+    keep, child = [], []
+    for log in logs(logdir):
+        recs, _ = counters(tool, log)
+        keep += by_file(recs, "POSIX", str(tmp_path / "vf.keep"))
+        child += by_file(recs, "POSIX", str(tmp_path / "vf.child"))
+    assert len(keep) == 1, keep
+    assert keep[0]["POSIX_WRITES"] == 6 and keep[0]["POSIX_BYTES_WRITTEN"] == 60, keep
+    assert keep[0]["POSIX_OPENS"] == 1, keep
+    # The child's own calls before exec are not recorded (docs/runtime.md).
+    assert child == [], child
+    assert safety_copies(mmapdir) == [], "the parent wrote its log and removed its copy"

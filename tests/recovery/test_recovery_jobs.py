@@ -5,6 +5,7 @@ all logs of a job share its job id, and `iolens merge` makes one log of them."""
 import shutil
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -124,3 +125,44 @@ def test_process_group_killed_then_epilog(runtime, tool, tmp_path):
             assert nbytes == len(text)
         else:
             assert writes == len(lines) - 1 and nbytes == len(text) - len(lines[-1])
+
+
+def test_forkserver_pool_terminated_while_busy(runtime, tool, tmp_path):
+    """Issue #21: Pool(4) with the forkserver start method, terminate() while the
+    workers compute (numpy's BLAS threads running, when numpy is installed):
+    every worker leaves a log or a safety copy, and recover + merge count each
+    worker's write exactly once (no second log of any process), 3 times over."""
+    exclude = ":".join(sorted({sys.prefix, sys.base_prefix, "/usr"}))
+    for k in range(3):
+        run = tmp_path / f"r{k}"
+        run.mkdir()
+        logdir, mmapdir = dirs(run)
+        data = run / "data"
+        data.mkdir()
+        r = subprocess.run([sys.executable, str(HERE / "progs" / "poolterm.py"), str(data)],
+                           env=env_for(runtime, logdir, mmapdir, {"DARSHAN_EXCLUDE_DIRS": exclude}),
+                           capture_output=True, text=True, timeout=180)
+        assert r.returncode == 0, r.stderr
+        pids, how = r.stdout.split("\n")[:2]
+        pids = pids.split()
+        assert len(pids) == 4, r.stdout
+        left = safety_copies(mmapdir)
+        print(f"run {k}: workers busy with {how}; {len(left)} safety copies to recover")
+        if how != "numpy" and k == 0:
+            warnings.warn("numpy is not installed: the pool's workers ran plain Python loops, "
+                          "without BLAS threads")
+        if left:
+            recover(tool, left, logdir)
+        assert safety_copies(mmapdir) == []
+        assert list(logdir.rglob("*.iolens_partial")) == [], "no partial log left"
+        all_logs = logs(logdir)
+        for pid in pids:                               # one log per worker holds its write
+            holders = [p for p in all_logs
+                       if by_file(counters(tool, p)[0], "POSIX", str(data / f"t{pid}"))]
+            assert len(holders) == 1, (pid, [p.name for p in holders])
+            assert f"-{pid}_" in holders[0].name, holders[0].name
+        recs, _ = merged(tool, all_logs, run / "merged.darshan")
+        for pid in pids:
+            w = by_file(recs, "POSIX", str(data / f"t{pid}"))
+            assert sum(x["POSIX_WRITES"] for x in w) == 1, (pid, w)
+            assert sum(x["POSIX_BYTES_WRITTEN"] for x in w) == 100, (pid, w)

@@ -79,6 +79,20 @@ def workloads(shared, tmp_path_factory):
     return out
 
 
+def tsan_preload():
+    """(libtsan.so, the ThreadSanitizer build of the runtime named by
+    IOLENS_TSAN_RUNTIME); skips, saying why, when either is missing.  Preload
+    libtsan first: it must be set up before any of our wrappers runs."""
+    lib = os.environ.get("IOLENS_TSAN_RUNTIME")
+    if not lib or not Path(lib).exists():
+        pytest.skip("no ThreadSanitizer runtime build: set IOLENS_TSAN_RUNTIME (scripts/test.sh does)")
+    libtsan = subprocess.run(["gcc", "-print-file-name=libtsan.so"], capture_output=True,
+                             text=True).stdout.strip()
+    if not Path(libtsan).exists():
+        pytest.skip("gcc has no libtsan.so")
+    return libtsan, lib
+
+
 def run_under(runtime, argv, logdir, extra_env=None, check=True, cwd=None, make_logdir=True):
     """Run argv with the runtime preloaded in non-MPI mode, logs into logdir
     (created first unless make_logdir is false)."""

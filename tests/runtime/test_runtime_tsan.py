@@ -2,26 +2,19 @@
 
 Needs a ThreadSanitizer build of the runtime, named by IOLENS_TSAN_RUNTIME
 (scripts/test.sh builds one in build-tsan/); skipped, saying so, without it."""
-import os
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from rt_helpers import logs_in, run_under
+from rt_helpers import logs_in, run_under, tsan_preload
 
 HERE = Path(__file__).resolve().parent
 
 
 @pytest.fixture(scope="module")
 def tsan_setup(tmp_path_factory):
-    lib = os.environ.get("IOLENS_TSAN_RUNTIME")
-    if not lib or not Path(lib).exists():
-        pytest.skip("no ThreadSanitizer runtime build: set IOLENS_TSAN_RUNTIME (scripts/test.sh does)")
-    libtsan = subprocess.run(["gcc", "-print-file-name=libtsan.so"], capture_output=True,
-                             text=True).stdout.strip()
-    if not Path(libtsan).exists():
-        pytest.skip("gcc has no libtsan.so")
+    libtsan, lib = tsan_preload()
     exe = tmp_path_factory.mktemp("tsan") / "rtprobe"
     subprocess.run(["cc", "-O1", "-g", "-pthread", "-fsanitize=thread", "-o", str(exe),
                     str(HERE / "progs" / "rtprobe.c")], check=True)

@@ -13,7 +13,11 @@ SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 
 
 def _rule(rule) -> dict:
-    return {"id": rule.id, "name": rule.id.replace("-", " ").title().replace(" ", ""),
+    # SARIF 3.49.7: `name` must differ from `id` (compared without case), so a
+    # one-word rule id gets no name rather than a copy of itself.
+    name = rule.id.replace("-", " ").title().replace(" ", "")
+    named = {"name": name} if name.lower() != rule.id.lower() else {}
+    return {"id": rule.id, **named,
             "shortDescription": {"text": rule.title},
             "fullDescription": {"text": rule.condition},
             "help": {"text": rule.recommendation + ("\n" + rule.snippet if rule.snippet else "")},
@@ -21,11 +25,14 @@ def _rule(rule) -> dict:
             "properties": {"audience": list(rule.audience), "rationale": rule.rationale}}
 
 
-def _result(finding, index: dict, log_uri: str) -> dict:
+def _result(finding, index: dict, log_uri: str, log_bytes: int) -> dict:
     text = finding.hit.message + "\n" + "\n".join(s.strip() for s in finding.hit.evidence)
     return {"ruleId": finding.rule.id, "ruleIndex": index[finding.rule.id],
             "level": LEVEL[finding.severity], "message": {"text": text},
-            "locations": [{"physicalLocation": {"artifactLocation": {"uri": log_uri}}}],
+            # A finding is about the whole log, so its region is the whole file.
+            "locations": [{"physicalLocation": {
+                "artifactLocation": {"uri": log_uri},
+                "region": {"byteOffset": 0, "byteLength": log_bytes}}}],
             "properties": {"severity": finding.severity,
                            "timeLostSeconds": float(finding.hit.time_lost),
                            "timeBasis": finding.hit.time_basis,
@@ -39,9 +46,14 @@ def to_dict(diagnoses) -> dict:
     results, artifacts = [], []
     for diag in diagnoses:
         uri = Path(os.path.abspath(diag.path)).as_uri()
-        if {"location": {"uri": uri}} not in artifacts:      # SARIF: artifacts are unique
-            artifacts.append({"location": {"uri": uri}})
-        results += [_result(f, index, uri) for f in diag.findings]
+        try:
+            size = os.path.getsize(diag.path)
+        except OSError:     # the log went away after it was read: still report
+            size = 0
+        artifact = {"location": {"uri": uri}, "length": size}
+        if artifact not in artifacts:                       # SARIF: artifacts are unique
+            artifacts.append(artifact)
+        results += [_result(f, index, uri, size) for f in diag.findings]
     return {"$schema": SCHEMA_URI, "version": "2.1.0",
             "runs": [{"tool": {"driver": {"name": "iolens-diagnose", "version": __version__,
                                           "rules": [_rule(r) for r in RULES]}},

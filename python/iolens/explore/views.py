@@ -10,7 +10,7 @@ from typing import List
 
 import numpy as np
 
-from .findings import findings, per_rank
+from .findings import diagnosis_findings, per_rank, trace_stragglers
 from .index import TraceIndex
 
 MAX_POINTS = 512         # points of the bandwidth curve
@@ -28,7 +28,7 @@ def summary(log, idx: TraceIndex) -> dict:
     out["heatmap"] = _heatmap(log)
     out["counters"] = _counter_views(log)
     if idx.nseg == 0:
-        out["files"], out["findings"] = [], _counter_findings(out["counters"], job["nprocs"])
+        out["files"], out["findings"] = [], diagnosis_findings(log)
         return out
     out["files"] = _files(log, meta)
     out["sizes"] = {"buckets": len(meta["sizes"][0][0]), "posix": meta["sizes"][0],
@@ -41,7 +41,7 @@ def summary(log, idx: TraceIndex) -> dict:
     lt = meta["lane_totals"]
     totals = per_rank([lane["rank"] for lane in meta["lanes"]],
                       np.add(lt["read_bytes"], lt["write_bytes"]).tolist(), lt["busy"])
-    out["findings"] = findings(totals, job["nprocs"])
+    out["findings"] = trace_stragglers(totals) + diagnosis_findings(log)
     out["lane_totals"] = lt
     return out
 
@@ -186,12 +186,3 @@ def _counter_views(log) -> dict:
                     "write": by_rank[wr].astype(float).tolist(),
                     "top_files": [[str(n), float(t)] for n, t in by_file["total"].items()]}
     return out
-
-
-def _counter_findings(counters: dict, nprocs: int) -> List[dict]:
-    views = counters.get("POSIX") or next(iter(counters.values()), None)
-    if not views:
-        return []
-    totals = {r: (rb + wb, 0.0) for r, rb, wb in zip(views["ranks"], views["read"],
-                                                    views["write"]) if r >= 0}
-    return findings(totals, nprocs)

@@ -33,6 +33,10 @@ def _stats_args(p, orders, what):
     p.add_argument("--order_by", "-o", default="total_bytes", choices=orders)
     p.add_argument("--limit", "-l", type=int, default=-1)
     p.add_argument("--csv", "-c", action="store_true", help="CSV output")
+    p.add_argument("--exclude_names", "-e", action="append",
+                   help="regex (Python, searched in the record name) of records to leave out; repeatable")
+    p.add_argument("--include_names", "-i", action="append",
+                   help="regex of the only records to count; repeatable")
 
 
 def parse_args(argv):
@@ -87,6 +91,7 @@ def cmd_query(a) -> int:
 
 def _stats(a, which) -> int:
     from .ingest import ingest
+    from .names import NameFilter
     from .query import connect
     from . import stats
     paths = list(a.log_paths)
@@ -95,14 +100,21 @@ def _stats(a, which) -> int:
             paths += [line.strip() for line in fh if line.strip()]
     if not paths:
         raise ValueError("no store or log paths given")
+    names = NameFilter.from_args(a.include_names, a.exclude_names)
     with tempfile.TemporaryDirectory(prefix="iolens-fleet-") as tmp:
         if len(paths) == 1 and is_store(paths[0]):
             store = paths[0]
-        else:   # plain logs: a throw-away store
+            if names is not None and which == "job":
+                # A store keeps job totals over all records; filtered totals need the logs.
+                raise ValueError("--include_names/--exclude_names with job-stats need the log "
+                                 "files (or --log_paths_file), not a store")
+        else:   # plain logs: a throw-away store holding only the records that pass
             store = os.path.join(tmp, "store")
-            ingest(paths, store, with_findings=False, quiet=True)
+            ingest(paths, store, with_findings=False, quiet=True, names=names)
         with connect(store) as con:
             df = stats.job_stats(con, a.module) if which == "job" else stats.file_stats(con, a.module)
+    if names is not None and which == "file" and not df.empty:
+        df = df[[names.keeps(f) for f in df["file"]]]   # a store's file rows are per name
     if df.empty:
         return 0
     _print(stats.order(df, a.order_by, a.limit), a.csv)

@@ -36,6 +36,10 @@ class Arrays:
         except ValueError:
             return np.zeros(len(self.ids), np.int64)
 
+    def subset(self, keep: np.ndarray) -> "Arrays":
+        """The records where `keep` (a boolean mask) is true."""
+        return Arrays(self.ids[keep], self.rank[keep], self.ints[keep], self.flts[keep], self.info)
+
     def flt(self, name: str, default: Optional[np.ndarray] = None) -> np.ndarray:
         try:
             return self.flts[:, self.info.fcounters.index(name)]

@@ -18,11 +18,14 @@ import time
 from datetime import datetime, timezone
 from typing import Dict, List, Optional
 
+import numpy as np
+
 from .._meta import module_info
 from ..log import open as open_log
 from .classes import StorageClasses
 from .columns import file_numbers, job_numbers, module_arrays
 from .interfaces import interfaces
+from .names import NameFilter
 
 NUMERIC = ("file_id", "bytes_read", "bytes_written", "reads", "writes", "total_bytes",
            "time_by_slowest", "perf_by_slowest")
@@ -116,15 +119,18 @@ def quarantine_row(path: str, error: BaseException) -> dict:
             "ingested_at": time.time(), "date": day(mtime)}
 
 
-def extract(path: str, classes: StorageClasses, with_findings: bool = True) -> dict:
-    """{"job": row, "files": rows, "findings": rows} or {"quarantine": row}."""
+def extract(path: str, classes: StorageClasses, with_findings: bool = True,
+            name_filter: Optional[NameFilter] = None) -> dict:
+    """{"job": row, "files": rows, "findings": rows} or {"quarantine": row}.
+    `name_filter` keeps only the records whose names pass it (job-stats/file-stats)."""
     try:
-        return _extract(path, classes, with_findings)
+        return _extract(path, classes, with_findings, name_filter)
     except Exception as e:  # noqa: BLE001 - any failure on one log quarantines it
         return {"quarantine": quarantine_row(path, e)}
 
 
-def _extract(path: str, classes: StorageClasses, with_findings: bool) -> dict:
+def _extract(path: str, classes: StorageClasses, with_findings: bool,
+             name_filter: Optional[NameFilter]) -> dict:
     st = os.stat(path)
     key = log_key(path)
     with open_log(path) as log:
@@ -149,6 +155,9 @@ def _extract(path: str, classes: StorageClasses, with_findings: bool) -> dict:
             k = itf.key
             present = itf.module in log.modules
             arrays = module_arrays(log, module_info(itf.module)) if present else None
+            if arrays is not None and name_filter is not None:
+                arrays = arrays.subset(np.array(
+                    [name_filter.keeps(log.name(i) or "") for i in arrays.ids.tolist()], dtype=bool))
             n = 0 if arrays is None else len(arrays.ids)
             row[f"{k}_records"] = n
             row[f"{k}_partial"] = bool(present and log.modules[itf.module]["partial"])

@@ -18,6 +18,7 @@ from typing import Iterable, Iterator, List, Optional
 
 from .classes import StorageClasses
 from .extract import extract, log_key
+from .names import NameFilter
 from .store import Store
 
 LOG_SUFFIXES = (".darshan",)
@@ -38,9 +39,10 @@ def find_logs(sources: Iterable[str]) -> List[str]:
     return sorted(set(out))
 
 
-def extract_many(paths: List[str], classes: StorageClasses, with_findings: bool = True) -> list:
+def extract_many(paths: List[str], classes: StorageClasses, with_findings: bool = True,
+                 names: Optional[NameFilter] = None) -> list:
     """The unit of remote work: a chunk of logs (fewer round trips than one each)."""
-    return [extract(p, classes, with_findings) for p in paths]
+    return [extract(p, classes, with_findings, names) for p in paths]
 
 
 def _chunks(items: List[str], size: int) -> Iterator[List[str]]:
@@ -52,14 +54,14 @@ def _chunks(items: List[str], size: int) -> Iterator[List[str]]:
         yield chunk
 
 
-def _local(chunks, classes, workers: int, with_findings: bool) -> Iterator[list]:
+def _local(chunks, classes, workers: int, with_findings: bool, names) -> Iterator[list]:
     if workers <= 1:
         for chunk in chunks:
-            yield extract_many(chunk, classes, with_findings)
+            yield extract_many(chunk, classes, with_findings, names)
         return
     ctx = multiprocessing.get_context("forkserver")
     with ctx.Pool(workers) as pool:
-        args = ((c, classes, with_findings) for c in chunks)
+        args = ((c, classes, with_findings, names) for c in chunks)
         yield from pool.imap_unordered(_star, args)
 
 
@@ -67,7 +69,7 @@ def _star(args):
     return extract_many(*args)
 
 
-def _dask(address: str, chunks, classes, with_findings: bool) -> Iterator[list]:
+def _dask(address: str, chunks, classes, with_findings: bool, names) -> Iterator[list]:
     """Chunks on an existing Dask cluster, at most 2 per worker thread in flight."""
     from distributed import Client, as_completed
 
@@ -76,13 +78,13 @@ def _dask(address: str, chunks, classes, with_findings: bool) -> Iterator[list]:
         pending = as_completed()
         chunks = iter(chunks)
         for chunk in itertools.islice(chunks, 2 * threads):
-            pending.add(client.submit(extract_many, chunk, classes, with_findings, pure=False))
+            pending.add(client.submit(extract_many, chunk, classes, with_findings, names, pure=False))
         for fut in pending:
             result = fut.result()
             fut.release()
             nxt = next(chunks, None)
             if nxt is not None:
-                pending.add(client.submit(extract_many, nxt, classes, with_findings, pure=False))
+                pending.add(client.submit(extract_many, nxt, classes, with_findings, names, pure=False))
             yield result
 
 
@@ -141,13 +143,15 @@ class Result:
 def ingest(sources: Iterable[str], store: str, *, classes: Optional[StorageClasses] = None,
            workers: int = 0, dask: Optional[str] = None, batch: int = 2000,
            chunk: int = 32, with_findings: bool = True, quiet: bool = False,
-           limit: Optional[int] = None) -> Result:
+           limit: Optional[int] = None, names: Optional[NameFilter] = None) -> Result:
     """Ingest every log under `sources` that the store does not hold yet.
 
     workers: local processes (0 = one per core; 1 = in this process).
     dask: address of a Dask scheduler; when given, workers is ignored.
     batch: logs per committed batch (a kill loses at most the batch in progress).
     limit: stop after this many new logs (for sampling and tests).
+    names: keep only the records whose names pass this filter (the throw-away
+    stores of job-stats/file-stats; a facility store keeps every record).
     """
     classes = classes or StorageClasses()
     with Store(store) as st:
@@ -160,9 +164,9 @@ def ingest(sources: Iterable[str], store: str, *, classes: Optional[StorageClass
         chunk = max(1, min(chunk, batch))
         chunks = _chunks(todo, chunk)
         if dask:
-            results = _dask(dask, chunks, classes, with_findings)
+            results = _dask(dask, chunks, classes, with_findings, names)
         else:
-            results = _local(chunks, classes, workers or os.cpu_count() or 1, with_findings)
+            results = _local(chunks, classes, workers or os.cpu_count() or 1, with_findings, names)
         buf = {"jobs": [], "files": [], "quarantine": [], "findings": []}
         pending = batches = ingested = quarantined = 0
         for chunk_results in results:

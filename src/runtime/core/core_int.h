@@ -67,5 +67,7 @@ extern pid_t iol_fork_parent;      /* 0 unless this process is a forked child */
 extern pid_t iol_job_pid;          /* pid of the first process (forked children inherit it) */
 extern struct timespec iol_start_abs;
 int iol_log_write(void);
+/* Names tried in one log directory before the next one (logwrite.c, the MPI writer). */
+#define IOL_LOG_NAME_TRIES 16
 pid_t iol_core_pid(void);          /* init.c: the process whose records these are */
 #endif

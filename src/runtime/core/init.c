@@ -170,6 +170,7 @@ static void restart(void)
  * time are re-initialised by iol_records_init. */
 static void atfork_child(void)
 {
+    iol_vfork_forget();
     if (__atomic_load_n(&iol_state, __ATOMIC_ACQUIRE) != IOL_ON)
         return;
     if (iol_mpi_mode) {   /* a child cannot join the parent's collective log write */
@@ -200,7 +201,8 @@ static long thread_count(void)
 
 void iol_core_resume_after_exec(void)
 {
-    if (__atomic_load_n(&iol_state, __ATOMIC_ACQUIRE) != IOL_STOPPING || iol_mpi_mode ||
+    if (iol_vfork_child() ||
+        __atomic_load_n(&iol_state, __ATOMIC_ACQUIRE) != IOL_STOPPING || iol_mpi_mode ||
         iol_busy || !iol_core_exec_ok() || thread_count() != 1)
         return;
     int saved = errno;

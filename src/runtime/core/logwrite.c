@@ -167,8 +167,9 @@ static void report_timing(double total)
 #undef LINE
 }
 
-/* <user>_<prog>_id<jobid>-<pid>_<M>-<D>-<secs>-<hash> (runtime spec 3.7). */
-static void base_name(char *out, size_t len)
+/* <user>_<prog>_id<jobid>-<pid>_<M>-<D>-<secs>-<hash> (runtime spec 3.7); `salt`
+ * moves the hash to another name when this one is taken. */
+static void base_name(char *out, size_t len, unsigned salt)
 {
     extern char *program_invocation_short_name;
     char user[256];
@@ -180,7 +181,8 @@ static void base_name(char *out, size_t len)
     gethostname(host, sizeof host - 1);
     struct timespec now;
     clock_gettime(CLOCK_REALTIME, &now);
-    uint64_t h = iolens_record_id(host, strlen(host)) ^ ((uint64_t)now.tv_sec * 1000000u + now.tv_nsec / 1000);
+    uint64_t h = (iolens_record_id(host, strlen(host)) ^
+                  ((uint64_t)now.tv_sec * 1000000u + now.tv_nsec / 1000)) + salt;
     snprintf(out, len, "%s_%s_id%lld-%d_%d-%d-%d-%llu", user, program_invocation_short_name,
              (long long)job_id(), (int)iol_core_pid(), tm.tm_mon + 1, tm.tm_mday,
              tm.tm_hour * 3600 + tm.tm_min * 60 + tm.tm_sec, (unsigned long long)h);
@@ -209,19 +211,29 @@ static int write_as(const built *b, const char *final)
     return rc;
 }
 
-static int write_in_dir(const built *b, const char *dir, const char *base, double t_start,
-                        char *final, size_t len)
+/* In `dir`, under the first name not taken (a stale partial file, or a file or
+ * link someone planted at a name they guessed, is neither used nor followed). */
+static int write_in_dir(const built *b, const char *dir, double t_start, char *final, size_t len)
 {
-    int n = (int)(iol_wtime() - t_start + 1);
-    snprintf(final, len, "%.4095s/%.1023s_%d.darshan", dir, base, n < 1 ? 1 : n);
-    return write_as(b, final);
+    int rc = EEXIST;
+    for (unsigned salt = 0; rc == EEXIST && salt < IOL_LOG_NAME_TRIES; salt++) {
+        char base[1024];
+        base_name(base, sizeof base, salt);
+        int n = (int)(iol_wtime() - t_start + 1);
+        snprintf(final, len, "%.4095s/%.1023s_%d.darshan", dir, base, n < 1 ? 1 : n);
+        rc = write_as(b, final);
+    }
+    return rc;
 }
 
 static void report_path(const char *path)
 {
     if (!iol_cfg.report_path[0])
         return;
-    int fd = open(iol_cfg.report_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    /* Shared by the processes of a job (appended to), so it may exist; private
+     * when we create it, and never written through a symbolic link. */
+    int fd = open(iol_cfg.report_path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
+                  S_IRUSR | S_IWUSR);
     if (fd < 0)
         return;
     char line[IOL_PATH_LEN + 2];
@@ -245,9 +257,9 @@ void iol_log_fill_job(iolens_job *job, iolens_mount *mounts, char *exe_mounts, s
     fill_job(job, mounts, exe_mounts, len);
 }
 
-void iol_log_base_name(char *out, size_t len)
+void iol_log_base_name(char *out, size_t len, unsigned salt)
 {
-    base_name(out, len);
+    base_name(out, len, salt);
 }
 
 void iol_log_report_path(const char *path)
@@ -268,9 +280,8 @@ int iol_log_write(void)
     static built b;                  /* static: large, and shutdown runs once */
     double t0 = iol_wtime();
     build(&b);
-    char base[1024], final[IOL_PATH_LEN + 1200], first[IOL_PATH_LEN];
+    char final[IOL_PATH_LEN + 1200], first[IOL_PATH_LEN];
     static char dirs[IOL_LOG_DIRS_MAX][IOL_PATH_LEN];
-    base_name(base, sizeof base);
     int rc = ENOENT, first_rc = 0;
     first[0] = '\0';
     if (iol_cfg.logfile[0]) {
@@ -281,7 +292,7 @@ int iol_log_write(void)
     /* The one fallback order of both writers (logpath.c). */
     int ndirs = rc ? iol_log_dirs(&iol_cfg, iol_start_abs.tv_sec, getenv, dirs) : 0;
     for (int i = 0; rc && i < ndirs; i++) {
-        rc = write_in_dir(&b, dirs[i], base, t0, final, sizeof final);
+        rc = write_in_dir(&b, dirs[i], t0, final, sizeof final);
         if (rc && !first[0]) {
             memcpy(first, dirs[i], strlen(dirs[i]) + 1);   /* both IOL_PATH_LEN */
             first_rc = rc;

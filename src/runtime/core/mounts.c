@@ -21,6 +21,7 @@ typedef struct mount {
     char path[512];
     char type[64];
     int64_t block_size;               /* 0 until looked up (atomic: lookups race benignly) */
+    int lustre;                       /* file-system type "lustre" */
 } mount;
 
 static mount mounts[MAX_MOUNTS];      /* mtab order (non-nfs first, then nfs) */
@@ -28,6 +29,7 @@ static size_t nmounts;
 static int by_len[MAX_MOUNTS];        /* indexes sorted by descending path length */
 static char exe[EXE_LEN + 1];
 static char tmpfs_points[97];          /* the tmpfs mounts left out of the table (platform fact) */
+int iol_lustre_mounted;
 
 static const char *const SKIP[] = {"tmpfs", "proc", "sysfs", "devpts", "binfmt_misc", "fusectl",
                                    "debugfs", "securityfs", "nfsd", "none", "rpc_pipefs",
@@ -87,6 +89,10 @@ static void add_mount(const struct mntent *e)
     strcpy(m->path, e->mnt_dir);
     strcpy(m->type, e->mnt_type);
     m->block_size = 0;
+    /* by type, not statfs magic: known without touching the mount (the shim of the
+     * Lustre test reports both) */
+    m->lustre = strcmp(m->type, "lustre") == 0;
+    iol_lustre_mounted |= m->lustre;
 }
 
 /* Upstream's rule: statfs f_bsize, 1 MiB on Lustre, 4096 when statfs fails. */
@@ -168,6 +174,7 @@ int iol_mounts_init(void)
 {
     nmounts = 0;
     tmpfs_points[0] = '\0';
+    iol_lustre_mounted = 0;
     read_cmdline();
     read_mounts();
     sort_by_length();
@@ -220,12 +227,24 @@ int64_t iol_mount_known_block_size(size_t i)
     return j < 0 ? 0 : __atomic_load_n(&mounts[j].block_size, __ATOMIC_RELAXED);
 }
 
-int64_t iol_mount_block_size(const char *path)
+static mount *mount_of(const char *path)
 {
     for (size_t i = 0; i < nmounts; i++) {
         mount *m = &mounts[by_len[i]];
         if (strncmp(path, m->path, strlen(m->path)) == 0)
-            return block_size_of(&mounts[by_len[i]]);
+            return m;
     }
-    return -1;
+    return NULL;
+}
+
+int64_t iol_mount_block_size(const char *path)
+{
+    mount *m = mount_of(path);
+    return m ? block_size_of(m) : -1;
+}
+
+int iol_mount_on_lustre(const char *path)
+{
+    const mount *m = mount_of(path);
+    return m && m->lustre;
 }

@@ -15,6 +15,8 @@ static uint64_t partial;
 /* iol_on() when the state is not IOL_ON or the thread is busy. */
 __attribute__((noinline)) int iol_on_slow(void)
 {
+    if (iol_vfork_child())        /* shares the parent's memory: record nothing */
+        return 0;
     int s = __atomic_load_n(&iol_state, __ATOMIC_ACQUIRE);
     if (s == IOL_ON)
         return !iol_busy;

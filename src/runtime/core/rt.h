@@ -31,6 +31,15 @@ extern int iol_state __attribute__((visibility("hidden")));
 /* Per-thread guard: non-zero while the runtime itself does I/O (init, log write),
  * so that its own calls are passed through unrecorded. */
 extern __thread int iol_busy __attribute__((tls_model("initial-exec")));
+/* A bit of iol_busy: this thread called vfork (core/vfork.c).  In the child,
+ * which shares our memory, every wrapper passes through; in the parent the bit
+ * is stale once vfork returns, and iol_vfork_child() clears it. */
+#define IOL_BUSY_VFORK (1 << 30)
+/* 1 when running in a vfork child (touch no shared state); else 0, clearing a
+ * stale IOL_BUSY_VFORK.  Async-signal-safe. */
+int iol_vfork_child(void);
+/* A fork child is never a vfork child: drop the mark it may have inherited. */
+void iol_vfork_forget(void);
 
 void iol_core_init_lazy(void);
 void iol_core_shutdown(int write_log);
@@ -157,6 +166,12 @@ typedef struct iol_module_desc {
     /* The record version the payload has, when a setting chooses it (DXT thread
      * ids); NULL = `version`. */
     uint32_t (*out_version)(iol_module *m);
+    /* Per-file records of an own_memory module (LUSTRE), for the MPI shared-record
+     * step: whether a record of id is held here (after `finish`), and marking the
+     * records every process holds (ids sorted): rank -1, and dropped unless `keep`
+     * (process 0 writes them).  NULL = the module has no per-file records. */
+    int (*holds)(iol_module *m, uint64_t id);
+    void (*shared)(iol_module *m, const uint64_t *ids, size_t n, int keep);
 } iol_module_desc;
 
 /* A descriptor's id, printed name and record version, all from the one module list
@@ -285,6 +300,11 @@ void iol_partial_set(int modid);
 
 /* Mounts: block size for FILE_ALIGNMENT (-1 if no mount matches). */
 int64_t iol_mount_block_size(const char *path);
+/* Whether the longest mount that holds path is Lustre (statfs magic at init). */
+int iol_mount_on_lustre(const char *path);
+/* Non-zero when some mount is Lustre: the close wrappers then call the LUSTRE
+ * module (modules/lustre.h); 0 on every other node, which so pays nothing more. */
+extern int iol_lustre_mounted __attribute__((visibility("hidden")));
 
 /* ------------------------------------------------------------ errors */
 enum iol_failure {

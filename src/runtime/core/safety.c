@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../wrappers/real.h"
@@ -39,8 +40,9 @@ static int64_t job_id(void)
 }
 
 /* <dir>/<user>_<prog>_id<jobid>-<pid>_mmap-log-<hash>-<rank>.darshan: the pid keeps
- * the processes of one node apart (without MPI every rank is 0). */
-static void make_path_in(char *out, size_t len, const char *dir)
+ * the processes of one node apart (without MPI every rank is 0).  `salt` moves
+ * the hash to another name when this one is taken. */
+static void make_path_in(char *out, size_t len, const char *dir, unsigned salt)
 {
     extern char *program_invocation_short_name;
     char user[256];
@@ -51,12 +53,19 @@ static void make_path_in(char *out, size_t len, const char *dir)
                  ((uint64_t)iol_t0.tv_sec * 1000000u + (uint64_t)iol_t0.tv_nsec / 1000);
     snprintf(out, len, "%s/%s_%s_id%lld-%d_mmap-log-%llu-%d.darshan", dir,
              user, program_invocation_short_name, (long long)job_id(), (int)getpid(),
-             (unsigned long long)(h % 1000000007u), iol_rank);
+             (unsigned long long)((h + salt) % 1000000007u), iol_rank);
 }
 
-static void make_path(const char *dir)
+/* Names tried before giving up on a directory (each one taken: a stale copy, or
+ * a file or link planted by someone who guessed the name). */
+#define NAME_TRIES 16
+
+/* A private file, new and never reached through a link: mode 0600 (the copy
+ * holds the command line, which may carry credentials, and every file name);
+ * O_EXCL|O_NOFOLLOW so that a planted file or symbolic link is never opened. */
+static int create_private(const char *p)
 {
-    make_path_in(path, sizeof path, dir);
+    return open(p, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, S_IRUSR | S_IWUSR);
 }
 
 /* Give the file its size, with every block reserved now (posix_fallocate), on
@@ -71,8 +80,13 @@ static int size_file(int fd, size_t len)
 
 static int create_in(const char *dir, int *err)
 {
-    make_path(dir);
-    int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    int fd = -1;
+    for (unsigned salt = 0; fd < 0 && salt < NAME_TRIES; salt++) {
+        make_path_in(path, sizeof path, dir, salt);
+        fd = create_private(path);
+        if (fd < 0 && errno != EEXIST)
+            break;
+    }
     if (fd < 0) {
         *err = errno;
         return -1;
@@ -173,14 +187,24 @@ void iol_safety_rejob(void)
     if (!slash)
         return;
     *slash = '\0';
-    make_path_in(fresh, sizeof fresh, dir);
     iol_safety_job();
-    if (strcmp(fresh, path) == 0 || rename(path, fresh) != 0)
+    /* Never onto an existing name (RENAME_NOREPLACE): a file there is not ours. */
+    int moved_copy = 0;
+    for (unsigned salt = 0; !moved_copy && salt < NAME_TRIES; salt++) {
+        make_path_in(fresh, sizeof fresh, dir, salt);
+        if (strcmp(fresh, path) == 0)
+            return;
+        if (renameat2(AT_FDCWD, path, AT_FDCWD, fresh, RENAME_NOREPLACE) == 0)
+            moved_copy = 1;
+        else if (errno != EEXIST)
+            return;
+    }
+    if (!moved_copy)
         return;
     for (int i = 0; i < nsidecars; i++) {     /* <copy>.<suffix> follow the copy */
         char moved[sizeof sidecars[0]];
         snprintf(moved, sizeof moved, "%s%s", fresh, sidecars[i] + strlen(path));
-        if (rename(sidecars[i], moved) == 0)
+        if (renameat2(AT_FDCWD, sidecars[i], AT_FDCWD, moved, RENAME_NOREPLACE) == 0)
             memcpy(sidecars[i], moved, sizeof moved);
     }
     memcpy(path, fresh, sizeof path);
@@ -227,7 +251,7 @@ void *iol_safety_sidecar(const char *suffix, size_t len)
     snprintf(sp, sizeof sidecars[0], "%s.%s", path, suffix);
     /* Our own I/O, from inside a wrapper (a module's first use): not recorded. */
     iol_busy++;
-    int fd = open(sp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    int fd = create_private(sp);   /* a name taken by someone else: no sidecar */
     void *p = MAP_FAILED;
     if (fd >= 0) {
         if (size_file(fd, len) == 0)

@@ -64,6 +64,17 @@ void iol_signal_default_now(int sig)
 static void on_term(int sig)
 {
     int saved = errno;
+    if (iol_vfork_child()) {
+        /* A vfork child shares our memory (and `taken`): the default action for
+         * it alone (its dispositions are its own), nothing else. */
+        struct sigaction dfl;
+        memset(&dfl, 0, sizeof dfl);
+        dfl.sa_handler = SIG_DFL;
+        IOL_REAL(sigaction)(sig, &dfl, NULL);
+        kill(getpid(), sig);
+        errno = saved;
+        return;
+    }
     int s = __atomic_load_n(&iol_state, __ATOMIC_ACQUIRE);
     if (s == IOL_ON && !iol_mpi_mode) {
         iol_core_shutdown_async();       /* async-signal-safe; bounded */
@@ -167,7 +178,8 @@ static int has_records(void)
 static void before_exec(void)
 {
     int saved = errno;
-    if (__atomic_load_n(&iol_state, __ATOMIC_ACQUIRE) == IOL_ON && !iol_busy && !iol_mpi_mode &&
+    if (!iol_vfork_child() && __atomic_load_n(&iol_state, __ATOMIC_ACQUIRE) == IOL_ON &&
+        !iol_busy && !iol_mpi_mode &&
         iol_core_exec_ok()) {
         int write = has_records();
         iol_core_shutdown(write);

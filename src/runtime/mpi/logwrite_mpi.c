@@ -9,6 +9,7 @@
  * all processes take the same path: every decision that could differ is agreed
  * on with an Allreduce first. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,7 +134,6 @@ static int open_log(wctx *w, char *final_base, size_t len, char *tmp, size_t tle
     static char dirs[IOL_LOG_DIRS_MAX][IOL_PATH_LEN];
     int ndirs = 0;
     if (w->rank == 0) {
-        iol_log_base_name(base, sizeof base);
         /* The one fallback order of both writers (core/logpath.c). */
         ndirs = iol_log_dirs(&iol_cfg, iol_start_abs.tv_sec, getenv, dirs);
     }
@@ -142,23 +142,44 @@ static int open_log(wctx *w, char *final_base, size_t len, char *tmp, size_t tle
     PMPI_Bcast(&attempts, 1, MPI_INT, 0, iol_mpi_comm);
     int rc = MPI_ERR_OTHER;
     for (int a = 0; a < attempts && rc != MPI_SUCCESS; a++) {
+        /* Process 0 creates the file: private (0600; the MPI library would use
+         * its own mode, 0644 by default), new, never through a symbolic link,
+         * under another name when this one is taken.  "" = none: all skip. */
         if (w->rank == 0) {
-            if (iol_cfg.logfile[0] && a == 0)
-                snprintf(final_base, len, "%s", iol_cfg.logfile);
+            int fd = -1;
+            for (unsigned salt = 0; fd < 0 && salt < IOL_LOG_NAME_TRIES; salt++) {
+                if (iol_cfg.logfile[0] && a == 0) {
+                    if (salt)
+                        break;                 /* the exact name asked for, or nothing */
+                    snprintf(final_base, len, "%s", iol_cfg.logfile);
+                } else {
+                    iol_log_base_name(base, sizeof base, salt);
+                    snprintf(final_base, len, "%s/%s", dirs[iol_cfg.logfile[0] ? a - 1 : a], base);
+                }
+                snprintf(tmp, tlen, "%s.iolens_partial", final_base);
+                fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                          S_IRUSR | S_IWUSR);
+                if (fd < 0 && errno != EEXIST)
+                    break;
+            }
+            if (fd >= 0)
+                close(fd);
             else
-                snprintf(final_base, len, "%s/%s", dirs[iol_cfg.logfile[0] ? a - 1 : a], base);
-            snprintf(tmp, tlen, "%s.iolens_partial", final_base);
+                tmp[0] = '\0';
         }
         PMPI_Bcast(tmp, (int)tlen, MPI_CHAR, 0, iol_mpi_comm);
-        rc = PMPI_File_open(iol_mpi_comm, tmp, MPI_MODE_CREATE | MPI_MODE_WRONLY | MPI_MODE_EXCL,
-                            info, &w->fh);
+        rc = tmp[0] ? PMPI_File_open(iol_mpi_comm, tmp, MPI_MODE_WRONLY, info, &w->fh)
+                    : MPI_ERR_OTHER;
         int ok = rc == MPI_SUCCESS;
         PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, iol_mpi_comm);
         if (!ok && rc == MPI_SUCCESS)
             PMPI_File_close(&w->fh);
+        if (!ok && w->rank == 0 && tmp[0])
+            unlink(tmp);                       /* ours: created above */
         rc = ok ? MPI_SUCCESS : MPI_ERR_OTHER;
         if (!ok && a == 0 && w->rank == 0)
-            iol_warn("could not create the log %s; trying another directory", tmp);
+            iol_warn("could not create the log %s.iolens_partial; trying another directory",
+                     final_base);
     }
     if (info != MPI_INFO_NULL)
         PMPI_Info_free(&info);
@@ -215,6 +236,8 @@ static void write_modules(wctx *w, const iol_shared *s, iolens_header *h)
             continue;
         if (active)
             iol_mod_round_times(m);      /* the variances then come from rounded times */
+        if (!iol_cfg.no_shared_reduction && active && m->d->shared)
+            iol_shared_mark(s, m);
         if (!iol_cfg.no_shared_reduction) {
             size_t count = active ? m->count : 0;
             if (iol_shared_reduce(s, id, active ? m->recs : NULL, m->d ? m->d->rec_size : 0,

@@ -36,7 +36,7 @@ void iol_core_init_mpi(int rank, int nprocs);
 extern int (*iol_log_write_mpi)(void);
 extern int iol_mpi_finalizing;
 void iol_log_fill_job(iolens_job *job, iolens_mount *mounts, char *exe_mounts, size_t len);
-void iol_log_base_name(char *out, size_t len);
+void iol_log_base_name(char *out, size_t len, unsigned salt);   /* salt: another name */
 void iol_log_report_path(const char *path);
 
 /* modules/heatmap.c: the common end time of the heatmaps (0 = the process's own). */
@@ -65,6 +65,10 @@ typedef struct iol_shared {
 } iol_shared;
 int iol_shared_detect(iol_shared *s);
 void iol_shared_free(iol_shared *s);
+/* The shared records of a module with per-file records outside the core (its
+ * `shared` callback): not reduced, only marked (not collective). */
+struct iol_module;
+void iol_shared_mark(const iol_shared *s, struct iol_module *m);
 uint64_t iol_shared_mask(const iol_shared *s, uint64_t id);
 int iol_shared_reduce(const iol_shared *s, int module, uint8_t *recs, size_t rec_size,
                       size_t *count);

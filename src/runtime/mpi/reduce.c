@@ -26,8 +26,10 @@ static uint64_t local_mask(uint64_t id)
     uint64_t mask = 0;
     for (int m = 0; m < IOL_MAX_MODULES; m++) {
         iol_module *mod = &iol_mods[m];
-        if (mod->d && !mod->d->own_memory && mod->state == 1 && mod->count &&
-            iol_rec_find(mod, id, NULL))
+        if (!mod->d || mod->state != 1 || !mod->count)
+            continue;
+        if (mod->d->own_memory ? mod->d->holds && mod->d->holds(mod, id)
+                               : iol_rec_find(mod, id, NULL) != NULL)
             mask |= 1ull << m;
     }
     return mask;
@@ -63,6 +65,24 @@ int iol_shared_detect(iol_shared *s)
     PMPI_Allreduce(MPI_IN_PLACE, s->mask, (int)n, MPI_UINT64_T, MPI_BAND, iol_mpi_comm);
     s->n = (size_t)n;
     return 0;
+}
+
+void iol_shared_mark(const iol_shared *s, iol_module *m)
+{
+    int id = m->d->id, rank;
+    size_t n = 0;
+    for (size_t i = 0; i < s->n; i++)
+        n += (s->mask[i] >> id) & 1;
+    uint64_t *ids = n ? malloc(n * sizeof *ids) : NULL;
+    if (!ids)
+        return;                    /* none shared; or no memory: written per process */
+    n = 0;
+    for (size_t i = 0; i < s->n; i++)
+        if ((s->mask[i] >> id) & 1)
+            ids[n++] = s->id[i];   /* s->id is sorted */
+    PMPI_Comm_rank(iol_mpi_comm, &rank);
+    m->d->shared(m, ids, n, rank == 0);
+    free(ids);
 }
 
 void iol_shared_free(iol_shared *s)

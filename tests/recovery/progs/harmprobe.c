@@ -15,6 +15,12 @@
  *                 a pipe's read end then reuses the number and is read;
  *                 OUTDIR/cr.b marked by CLOSE_RANGE_CLOEXEC, then written
  *                 again (it is still open)
+ *   vfork         OUTDIR/vf.keep opened and written once; a vfork child dup2()s
+ *                 /dev/null over its descriptor, closes it, opens OUTDIR/vf.child
+ *                 (same number) and execs /bin/true; the parent then writes
+ *                 vf.keep 5 more times (6 writes of 10 bytes in all)
+ *   vfork_term    the same, but the vfork child is ended by SIGTERM (default
+ *                 action) before it can exec
  *   wait          sleeps until killed (SIGTERM at its default action)
  *   many          reads a line from stdin, then opens 500 new files (new
  *                 records in pages of the safety copy not touched so far)
@@ -28,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static const char *outdir;
@@ -73,6 +80,39 @@ static void *hammer_open(void *arg)
             close(fd);
     }
     return NULL;
+}
+
+/* The parent's descriptor must keep naming vf.keep whatever the vfork child did
+ * to the shared number before it exec'd or died. */
+static int vfork_mode(int die_by_term)
+{
+    char keep[4096], child[4096];
+    snprintf(keep, sizeof keep, "%s/vf.keep", outdir);
+    snprintf(child, sizeof child, "%s/vf.child", outdir);
+    int k = open(keep, O_CREAT | O_WRONLY | O_TRUNC, 0644);
+    int nul = open("/dev/null", O_WRONLY);
+    if (k < 0 || nul < 0 || write(k, "0123456789", 10) != 10)
+        return 2;
+    pid_t pid = vfork();
+    if (pid == 0) {
+        if (dup2(nul, k) != k || close(k) != 0 || open(child, O_CREAT | O_WRONLY, 0644) != k)
+            _exit(20);
+        if (die_by_term)
+            kill(getpid(), SIGTERM);
+        execl("/bin/true", "true", (char *)NULL);
+        _exit(21);
+    }
+    int st;
+    if (pid < 0 || waitpid(pid, &st, 0) != pid)
+        return 3;
+    if (die_by_term ? !(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM)
+                    : !(WIFEXITED(st) && WEXITSTATUS(st) == 0))
+        return 4;
+    for (int i = 0; i < 5; i++)
+        if (write(k, "0123456789", 10) != 10)
+            return 5;
+    close(k);
+    return 0;
 }
 
 static void on_term_exit(int sig)
@@ -136,6 +176,8 @@ int main(int argc, char **argv)
             return 5;
         return 0;
     }
+    if (!strcmp(mode, "vfork") || !strcmp(mode, "vfork_term"))
+        return vfork_mode(!strcmp(mode, "vfork_term"));
     if (!strcmp(mode, "exit_handler") || !strcmp(mode, "malloc_term")) {
         pthread_create(&t, NULL, hammer_malloc, NULL);
         /* this thread hammers too: the signal may land in either */

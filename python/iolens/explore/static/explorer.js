@@ -18,7 +18,7 @@
   const rankMin = ranks.length ? Math.min(...ranks) : 0, rankMax = ranks.length ? Math.max(...ranks) : 0;
   const hasMpi = (S.modules || []).includes("DXT_MPIIO") && (S.modules || []).includes("DXT_POSIX");
   const stragglers = new Set();
-  (S.findings || []).forEach((f) => { if (f.kind === "straggler") f.ranks.forEach((r) => stragglers.add(r)); });
+  (S.findings || []).forEach((f) => { if (f.kind.endsWith("stragglers")) f.ranks.forEach((r) => stragglers.add(r)); });
 
   // ------------------------------------------------------------ state <-> URL
   const state = { t0: 0, t1: S.span, r0: rankMin, r1: rankMax, op: "all", file: -1 };
@@ -282,12 +282,15 @@
     (S.files || []).forEach((f, i) => { const o = document.createElement("option"); o.value = String(i); o.textContent = f.name; $("f-file").appendChild(o); });
     const fl = $("findings"); fl.replaceChildren();
     (S.findings || []).forEach((f) => {
-      const li = document.createElement("li"); li.className = f.kind;
-      li.textContent = `${f.title}: ${f.detail} (ranks ${f.ranks.join(", ")})`;
-      li.addEventListener("click", () => { state.r0 = Math.min(...f.ranks); state.r1 = Math.max(...f.ranks); clampState(); update(); });
+      const li = document.createElement("li"); li.className = `${f.kind} ${f.severity}`;
+      li.dataset.source = f.source;
+      const ranks = f.ranks.length ? ` (ranks ${f.ranks.join(", ")})` : "";
+      li.textContent = `${f.severity.toUpperCase()} ${f.title}: ${f.detail}${ranks} [${f.source}]`;
+      // Only a finding that names processes can move the view to them.
+      if (f.ranks.length) li.addEventListener("click", () => { state.r0 = Math.min(...f.ranks); state.r1 = Math.max(...f.ranks); clampState(); update(); });
       fl.appendChild(li);
     });
-    if (!(S.findings || []).length) fl.innerHTML = "<li>no stragglers, imbalance or rank-0-only I/O found</li>";
+    if (!(S.findings || []).length) fl.innerHTML = "<li>no findings: the diagnosis and the trace show no problem</li>";
     if (S.has_dxt) {
       table($("phases"), ["phase", "start (s)", "end (s)", "processes", "bytes", "fastest", "slowest"],
         S.phases.map((p, i) => [i + 1, p.t0.toPrecision(5), p.t1.toPrecision(5), p.processes, fmtBytes(p.bytes),

@@ -1,0 +1,16 @@
+/* LUSTRE module (lustre.c): the layout of each file on Lustre, taken when the
+ * POSIX or STDIO wrappers close it.
+ *
+ * iol_lustre_mounted (core/rt.h) is set once at init when the node mounts a
+ * Lustre file system; while it is 0 the close wrappers call nothing here. */
+#ifndef IOLENS_RUNTIME_LUSTRE_H
+#define IOLENS_RUNTIME_LUSTRE_H
+
+#include <stdint.h>
+
+/* Before the real close of fd, which holds the file of record id (the POSIX or
+ * STDIO record: the LUSTRE record shares its id and name).  Takes the LUSTRE
+ * lock; keeps errno; any failure means no record, silently. */
+void iol_lustre_closing(int fd, uint64_t id);
+
+#endif
