@@ -211,3 +211,23 @@ def test_report_platform_section_of_a_runtime_log(runtime, tmp_path):
     assert (f'data-key="mount.{holder.mount}.block_size" '
             f'data-value="{os.statvfs(data).f_bsize}"') in page
     assert 'id="sec-lustre"' not in page          # no LUSTRE records: no Lustre section
+
+
+def test_lustre_mount_facts_and_report_end_to_end(runtime, tmp_path):
+    """A program writing on a (shimmed) Lustre mount under the runtime: the mount is
+    'shared' with the Lustre block size in mntfs, and the report's Lustre section
+    lists every file's striping and the OSTs that served it."""
+    from iolens.report import render_html
+    from test_runtime_lustre import LAYOUTS, lustre_shim, run_probe
+    log = run_probe(runtime, lustre_shim(runtime), tmp_path, list(LAYOUTS))
+    mnt = str((tmp_path / "lustre").resolve())
+    with iolens.open(log) as lg:
+        facts = lg.mount_facts.set_index("mount")
+        names = set(lg.lustre()["name"])
+        page = render_html(lg)
+    assert facts.at[mnt, "fs_type"] == "lustre" and facts.at[mnt, "kind"] == "shared"
+    assert facts.at[mnt, "block_size"] == 1 << 20
+    assert names and all(n.startswith(mnt + "/") for n in names)
+    assert 'id="sec-lustre"' in page and 'id="ost-table"' in page
+    for name in names:
+        assert f'data-key="lustre.{name}.stripe_count"' in page
