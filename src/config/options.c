@@ -328,6 +328,9 @@ void iol_config_load(iol_config *c, char *(*get)(const char *), iol_warn_fn warn
     int j;
     if (jv && sscanf(jv, "%d", &j) == 1)
         c->jobid = j;
+    c->launcher_rank = c->launcher_size = -1;
+    c->launcher_var = NULL;
+    iol_launcher_rank(get, &c->launcher_rank, &c->launcher_size, &c->launcher_var);
     uint64_t dxt = ((uint64_t)1 << 10) | ((uint64_t)1 << 11);
     c->mod_disabled = (dxt | module_mask(c->mod_disable, warn)) & ~module_mask(c->mod_enable, warn);
     if (c->dxt_enable)

@@ -52,6 +52,8 @@ typedef struct iol_config {
     char report_path[IOL_PATH_LEN];      /* IOLENS_LOG_REPORT: append final path here */
     char username[256];                  /* LOGNAME (the uid when empty) */
     int64_t jobid;                       /* value of the JOBID variable; -1 = none */
+    int launcher_rank, launcher_size;    /* from a launcher's variables; -1 = none */
+    const char *launcher_var;            /* the rank variable used (static string) */
     char exclude_dirs[IOL_LIST_LEN];     /* DARSHAN_EXCLUDE_DIRS (3.5.0 semantics) */
     int exclude_dirs_set;
     char app_exclude[IOL_LIST_LEN], app_include[IOL_LIST_LEN];
@@ -82,6 +84,14 @@ void iol_config_dump(const iol_config *c, void (*out)(const char *line, void *ar
 int iol_config_rank_excluded(const iol_config *c, int rank, int nprocs, iol_warn_fn warn);
 /* Is the program (first token of the exe string) excluded by APP_*? */
 int iol_config_app_excluded(const iol_config *c, const char *exe, iol_warn_fn warn);
+
+/* ---- ranks from launchers without MPI (launcher.c). */
+/* The rank and job size set by the innermost launcher (RANK/WORLD_SIZE,
+ * OMPI_COMM_WORLD_RANK/_SIZE, PMI_RANK/PMI_SIZE, PMIX_RANK, PALS_RANKID,
+ * SLURM_PROCID/SLURM_STEP_NUM_TASKS or SLURM_NTASKS, in that order).  1 with
+ * *rank, *size (rank + 1 when the launcher exports no size) and *var (the rank
+ * variable's name, a static string) set; 0 when none is set or valid. */
+int iol_launcher_rank(char *(*getenv_fn)(const char *), int *rank, int *size, const char **var);
 
 /* ---- log location (logpath.c): shared by the runtime and `iolens config`. */
 /* The default log directory when nothing is configured:

@@ -1,14 +1,22 @@
 /* `iolens merge`: the logs of one job's processes (finished logs or safety
  * copies, e.g. the workers of a Python multiprocessing pool) into one log.
  *
- * Job: the first input's, with start = earliest, end = latest, nprocs = number of
- * single-process inputs plus the largest nprocs of the MPI inputs (the ranks of
- * one MPI job, e.g. its recovered safety copies).  Each single-process input (nprocs 1) becomes rank <input index>, so its
- * records stay apart; MPI inputs keep their ranks.  Records of a file that every
- * input has (per module) are combined into one shared record (rank -1) with the
+ * Ranks (assign_ranks): inputs with nprocs > 1 are ranks of one job (an MPI
+ * job's log or its recovered safety copies, or processes a launcher gave a rank:
+ * RANK/WORLD_SIZE, SLURM_PROCID, ...) and keep their ranks; they are the job's
+ * "world", of the largest nprocs among them (W).  A later input holding only a
+ * rank already held (e.g. a worker that a ranked process forked, which inherits
+ * its rank) and every single-process input (nprocs 1) get the ranks W, W+1, ...
+ * in input order, so their records stay apart.  Job: the first input's, with
+ * start = earliest, end = latest, nprocs = W + those extra processes.
+ *
+ * Reduction: the records of a file that every world rank has (every input, when
+ * there is no world) are combined into one shared record (rank -1) with the
  * counter tables' combine rules (src/format/combine.c), as an MPI job's shared
- * files are; --no-reduce keeps them apart.  Counter modules are merged record by
- * record; HEATMAP and other regions are concatenated with their ranks renumbered.
+ * files are; only when the world inputs are all W ranks.  --no-reduce keeps them
+ * apart.  Counter modules are merged record by record; DXT traces are decoded
+ * and re-encoded with their ranks renumbered; HEATMAP records are renumbered and
+ * re-binned onto one grid (merge_heatmap.h); other regions are concatenated.
  * --workflow merges logs of different jobs (merge_workflow.h, docs/convert.md). */
 #include <getopt.h>
 #include <stdio.h>
@@ -18,6 +26,8 @@
 
 #include "iolens/counters.h"
 #include "iolens/log.h"
+#include "merge.h"
+#include "merge_heatmap.h"
 #include "merge_workflow.h"
 #include "recover.h"
 #include "tools.h"
@@ -27,6 +37,7 @@ typedef struct input {
     const char *path;
     int64_t rank_as;       /* -2: keep the stored ranks */
     int64_t wf_offset;     /* --workflow: this job's first rank in the merged log; else -1 */
+    int member;            /* one of the ranks whose common files are reduced */
 } input;
 
 static void usage(FILE *out)
@@ -40,29 +51,53 @@ static void usage(FILE *out)
                  "                    one after the other (docs/convert.md)\n");
 }
 
+/* A record id with its position: sorting these by (id, position) groups equal
+ * ids in a stable order in O(n log n) (a job of many processes has ~1,000
+ * names and records per process, hundreds of thousands in all). */
+typedef struct id_at {
+    uint64_t id;
+    size_t at;
+} id_at;
+
+static int by_id_then_at(const void *a, const void *b)
+{
+    const id_at *x = a, *y = b;
+    if (x->id != y->id)
+        return x->id < y->id ? -1 : 1;
+    return x->at < y->at ? -1 : x->at > y->at;
+}
+
+/* Every input's names, each id once (its first appearance, in input order). */
 static int add_names(iolens_writer *w, input *in, size_t n)
 {
-    size_t total = 0;
+    size_t total = 0, at = 0;
     for (size_t i = 0; i < n; i++)
         total += iolens_log_name_count(in[i].log);
-    uint64_t *seen = calloc(total + 1, 8);
-    size_t nseen = 0;
-    int rc = seen ? 0 : IOLENS_E_NOMEM;
+    id_at *all = malloc((total + 1) * sizeof *all);
+    char *first = calloc(total + 1, 1);
+    int rc = all && first ? 0 : IOLENS_E_NOMEM;
     for (size_t i = 0; !rc && i < n; i++)
-        for (size_t k = 0; !rc && k < iolens_log_name_count(in[i].log); k++) {
+        for (size_t k = 0; k < iolens_log_name_count(in[i].log); k++, at++) {
+            const char *name;
+            all[at].at = at;
+            if (iolens_log_name_at(in[i].log, k, &all[at].id, &name) != 0)
+                all[at] = (id_at){0, SIZE_MAX};   /* unreadable: never first */
+        }
+    if (!rc)
+        qsort(all, total, sizeof *all, by_id_then_at);
+    for (size_t k = 0; !rc && k < total; k++)
+        if ((k == 0 || all[k].id != all[k - 1].id) && all[k].at != SIZE_MAX)
+            first[all[k].at] = 1;
+    at = 0;
+    for (size_t i = 0; !rc && i < n; i++)
+        for (size_t k = 0; !rc && k < iolens_log_name_count(in[i].log); k++, at++) {
             uint64_t id;
             const char *name;
-            if (iolens_log_name_at(in[i].log, k, &id, &name) != 0)
-                continue;
-            int dup = 0;   /* names are few (NAMEMEM-bounded per input): a linear scan */
-            for (size_t s = 0; s < nseen && !dup; s++)
-                dup = seen[s] == id;
-            if (dup)
-                continue;
-            seen[nseen++] = id;
-            rc = iolens_writer_add_name(w, id, name);
+            if (first[at] && iolens_log_name_at(in[i].log, k, &id, &name) == 0)
+                rc = iolens_writer_add_name(w, id, name);
         }
-    free(seen);
+    free(all);
+    free(first);
     return rc;
 }
 
@@ -138,39 +173,48 @@ static int put_pool(iolens_writer *w, int module, uint32_t ver, pool *p, const c
     return rc;
 }
 
-/* Fold every group of records of one id held by all `nin` inputs into its first
- * member (rank -1); the others are not taken. */
-static int reduce(int module, pool *p, size_t nin, char *take)
+/* Fold every group of records of one id held by each of the `nmembers` member
+ * inputs (exactly one record each) into its first member's record (rank -1); the
+ * other members' records are not taken.  Records of other inputs stay. */
+static int reduce(int module, pool *p, const input *in, size_t nmembers, char *take)
 {
     size_t *ord = malloc(p->count * sizeof *ord + 8);
-    if (!ord)
+    id_at *key = malloc(p->count * sizeof *key + 8);
+    if (!ord || !key) {
+        free(ord), free(key);
         return IOLENS_E_NOMEM;
+    }
     for (size_t i = 0; i < p->count; i++)
-        ord[i] = i;
-    /* group by id: a stable insertion sort (records are few per log) */
-    for (size_t i = 1; i < p->count; i++)
-        for (size_t j = i; j > 0 && p->id[ord[j - 1]] > p->id[ord[j]]; j--) {
-            size_t t = ord[j];
-            ord[j] = ord[j - 1];
-            ord[j - 1] = t;
-        }
+        key[i] = (id_at){p->id[i], i};
+    qsort(key, p->count, sizeof *key, by_id_then_at);   /* group by id, stably */
+    for (size_t i = 0; i < p->count; i++)
+        ord[i] = key[i].at;
+    free(key);
     int rc = 0;
     for (size_t a = 0; a < p->count && !rc;) {
         size_t b = a;
         while (b < p->count && p->id[ord[b]] == p->id[ord[a]])
             b++;
-        int distinct = 1;              /* ids are grouped stably, so sources ascend */
-        for (size_t k = a + 1; k < b; k++)
-            distinct &= p->src[ord[k]] > p->src[ord[k - 1]];
-        for (size_t k = a; p->workflow && k < b; k++)
-            distinct &= p->rank[ord[k]] == -1;
-        if (b - a == nin && distinct) {  /* one record per input: shared by the whole job */
-            size_t first = ord[a];
+        /* ids are grouped stably, so the sources of a group ascend */
+        size_t nmem = 0, first = 0;
+        int distinct = 1, last_src = -1;
+        for (size_t k = a; k < b; k++) {
+            size_t o = ord[k];
+            if (!in[p->src[o]].member)
+                continue;
+            distinct &= p->src[o] > last_src && (!p->workflow || p->rank[o] == -1);
+            last_src = p->src[o];
+            if (!nmem++)
+                first = o;
+        }
+        if (nmem == nmembers && distinct) {  /* one record per member: shared by all */
             iolens_combine_acc acc, acc2;
             rc = iolens_combine_prepare(module, p->rank[first], p->ints + first * p->n_int,
                                         p->flts + first * p->n_flt, &acc);
-            for (size_t k = a + 1; !rc && k < b; k++) {
+            for (size_t k = a; !rc && k < b; k++) {
                 size_t o = ord[k];
+                if (o == first || !in[p->src[o]].member)
+                    continue;
                 rc = iolens_combine_prepare(module, p->rank[o], p->ints + o * p->n_int,
                                             p->flts + o * p->n_flt, &acc2);
                 if (!rc)
@@ -220,8 +264,11 @@ static int merge_counters(iolens_writer *w, int module, input *in, size_t n, int
     else
         memset(take, 1, p.count + 1);
     p.workflow = in[0].wf_offset >= 0;
-    if (!rc && do_reduce && n > 1)
-        rc = reduce(module, &p, n, take);
+    size_t nmembers = 0;
+    for (size_t i = 0; i < n; i++)
+        nmembers += in[i].member != 0;
+    if (!rc && do_reduce && nmembers > 1)
+        rc = reduce(module, &p, in, nmembers, take);
     for (size_t i = 0; !rc && p.workflow && i < p.count; i++)
         if (p.src[i] >= 0)
             p.rank[i] = wf_rank(p.rank[i], in[p.src[i]].wf_offset);
@@ -232,7 +279,7 @@ static int merge_counters(iolens_writer *w, int module, input *in, size_t n, int
     return rc;
 }
 
-/* HEATMAP and anything else: regions concatenated; HEATMAP ranks renumbered. */
+/* Modules of no known kind: regions concatenated. */
 static int merge_raw(iolens_writer *w, int module, input *in, size_t n)
 {
     size_t total = 0, at = 0;
@@ -255,17 +302,6 @@ static int merge_raw(iolens_writer *w, int module, input *in, size_t n)
             total = at + len;
         }
         memcpy(buf + at, p, len);
-        if (module == IOL_MOD_HEATMAP && (in[i].rank_as >= 0 || in[i].wf_offset >= 0))
-            for (size_t off = 0; off + 48 <= len;) {     /* id, rank, width, nbins, 2 x u64 */
-                int64_t nb, rank = in[i].rank_as;
-                if (in[i].wf_offset >= 0) {
-                    memcpy(&rank, buf + at + off + 8, 8);
-                    rank = wf_rank(rank, in[i].wf_offset);
-                }
-                memcpy(buf + at + off + 8, &rank, 8);
-                memcpy(&nb, buf + at + off + 24, 8);
-                off += 48 + (size_t)(nb > 0 ? nb : 0) * 16;
-            }
         at += len;
         ver = iolens_log_header(in[i].log)->mod_ver[module];
     }
@@ -317,25 +353,117 @@ static int64_t workflow_nprocs(input *in, size_t n)
         for (size_t i = 0; i < n; i++) {
             in[i].wf_offset = off[i];
             in[i].rank_as = -2;
+            in[i].member = 1;
         }
     }
     free(logs), free(off);
     return total;
 }
 
-static int merge_dxt_workflow(iolens_writer *w, int module, input *in, size_t n)
+/* HEATMAP records with their inputs' ranks, on one grid from the job's start. */
+static int merge_heatmap(iolens_writer *w, input *in, size_t n)
 {
     iolens_log **logs = malloc(n * sizeof *logs);
-    int64_t *off = malloc(n * sizeof *off);
-    int rc = logs && off ? 0 : IOLENS_E_NOMEM;
+    int64_t *off = malloc(n * sizeof *off), *rank_as = malloc(n * sizeof *rank_as);
+    double *shift = malloc(n * sizeof *shift);
+    int rc = logs && off && rank_as && shift ? 0 : IOLENS_E_NOMEM;
+    const iolens_job *first = rc ? NULL : iolens_log_job(in[0].log);
     for (size_t i = 0; !rc && i < n; i++) {
+        const iolens_job *j = iolens_log_job(in[i].log);
+        if (j->start_sec < first->start_sec ||
+            (j->start_sec == first->start_sec && j->start_nsec < first->start_nsec))
+            first = j;
+    }
+    for (size_t i = 0; !rc && i < n; i++) {
+        const iolens_job *j = iolens_log_job(in[i].log);
         logs[i] = in[i].log;
-        off[i] = in[i].wf_offset;
+        off[i] = in[i].wf_offset >= 0 ? in[i].wf_offset : 0;
+        rank_as[i] = in[i].rank_as;
+        shift[i] = (double)(j->start_sec - first->start_sec) +
+                   (double)(j->start_nsec - first->start_nsec) * 1e-9;
     }
     if (!rc)
-        rc = wf_merge_dxt(w, module, logs, off, n);
-    free(logs), free(off);
+        rc = merge_heatmaps(w, logs, shift, rank_as, off, n);
+    free(logs), free(off), free(rank_as), free(shift);
     return rc;
+}
+
+/* DXT traces with the ranks their inputs' records get (decoded: the raw regions
+ * carry their ranks inside, and their stored versions may differ). */
+static int merge_dxt(iolens_writer *w, int module, input *in, size_t n)
+{
+    iolens_log **logs = malloc(n * sizeof *logs);
+    int64_t *off = malloc(n * sizeof *off), *rank_as = malloc(n * sizeof *rank_as);
+    int rc = logs && off && rank_as ? 0 : IOLENS_E_NOMEM;
+    for (size_t i = 0; !rc && i < n; i++) {
+        logs[i] = in[i].log;
+        off[i] = in[i].wf_offset >= 0 ? in[i].wf_offset : 0;
+        rank_as[i] = in[i].rank_as;
+    }
+    if (!rc)
+        rc = wf_merge_dxt(w, module, logs, off, rank_as, n);
+    free(logs), free(off), free(rank_as);
+    return rc;
+}
+
+/* The one rank all counter records of a log carry, -1 when they carry several
+ * (a whole MPI job's log) and -2 when there are none. */
+static int64_t single_rank(iolens_log *log)
+{
+    int64_t rank = -2;
+    for (int m = 0; m < IOL_MAX_MODULES && rank != -1; m++) {
+        const iolens_module_info *mi = iolens_module_info_get(m);
+        iolens_records *r = NULL;
+        if (!mi || mi->kind != IOLENS_KIND_COUNTERS || !iolens_log_header(log)->mod[m].len ||
+            iolens_log_records(log, m, &r) != 0 || !r)
+            continue;
+        for (size_t k = 0; k < r->count && rank != -1; k++)
+            rank = rank == -2 || rank == r->rank[k] ? r->rank[k] : -1;
+        iolens_records_free(r);
+    }
+    return rank < -2 ? -1 : rank;
+}
+
+/* The ranks of a job's processes (see the top of this file).  Inputs are in the
+ * order that decides which of two holders of one rank keeps it: the first.
+ * IOLENS_E_BAD_JOB when an input claims more processes than any job has. */
+#define MAX_NPROCS (INT64_C(1) << 26)
+static int assign_ranks(input *in, size_t n)
+{
+    int64_t world = 0, nworld = 0;
+    for (size_t i = 0; i < n; i++) {
+        int64_t np = iolens_log_job(in[i].log)->nprocs;
+        if (np > MAX_NPROCS)
+            return IOLENS_E_BAD_JOB;
+        if (np > world && np > 1)
+            world = np;
+    }
+    char *held = calloc((size_t)world + 1, 1);
+    if (!held)
+        return IOLENS_E_NOMEM;
+    int64_t next = world;
+    for (size_t i = 0; i < n; i++) {
+        int64_t np = iolens_log_job(in[i].log)->nprocs, r = np > 1 ? single_rank(in[i].log) : -1;
+        in[i].member = 0;
+        if (np > 1 && r == -2) {
+            in[i].rank_as = -2;            /* a rank that recorded nothing: not shared */
+        } else if (np > 1 && (r < 0 || r >= world || !held[r])) {
+            in[i].rank_as = -2;            /* a rank of the job (or all of them) */
+            in[i].member = 1;
+            nworld += r >= 0 && r < world ? 1 : np;
+            if (r >= 0 && r < world)
+                held[r] = 1;
+        } else {
+            in[i].rank_as = next++;        /* one more process */
+        }
+    }
+    free(held);
+    for (size_t i = 0; i < n; i++)
+        if (world == 0)                    /* no ranks at all: every process counts */
+            in[i].member = 1;
+        else if (nworld != world)          /* ranks are missing: nothing is shared by all */
+            in[i].member = 0;
+    return 0;
 }
 
 static int merge(input *in, size_t n, const char *out, int do_reduce, char *err, size_t errlen)
@@ -363,8 +491,10 @@ static int merge(input *in, size_t n, const char *out, int do_reduce, char *err,
         const iolens_module_info *mi = iolens_module_info_get(m);
         if (!present || !mi)
             continue;
-        if (mi->kind == IOLENS_KIND_DXT && in[0].wf_offset >= 0)
-            rc = merge_dxt_workflow(w, m, in, n);
+        if (mi->kind == IOLENS_KIND_DXT)
+            rc = merge_dxt(w, m, in, n);
+        else if (m == IOL_MOD_HEATMAP)
+            rc = merge_heatmap(w, in, n);
         else
             rc = mi->kind == IOLENS_KIND_COUNTERS ? merge_counters(w, m, in, n, do_reduce)
                                                   : merge_raw(w, m, in, n);
@@ -431,7 +561,6 @@ int iol_cmd_merge(int argc, char **argv)
             break;
         }
         const iolens_job *j = iolens_log_job(in[i].log);
-        in[i].rank_as = j->nprocs <= 1 ? (int64_t)i : -2;
         size_t twin = same_process(in, i);
         if (twin < i) {
             fprintf(stderr, "iolens merge: %s%s and %s are logs of the same process (same job id "
@@ -448,6 +577,12 @@ int iol_cmd_merge(int argc, char **argv)
             fprintf(stderr, "iolens merge: warning: %s has job id %lld, %s has %lld\n", in[i].path,
                     (long long)j->jobid, in[0].path, (long long)iolens_log_job(in[0].log)->jobid);
     }
+    int ranks_rc = rc || workflow ? 0 : assign_ranks(in, n);
+    if (ranks_rc) {
+        fprintf(stderr, "iolens merge: %s%s\n", iolens_strerror(ranks_rc),
+                ranks_rc == IOLENS_E_BAD_JOB ? " (an input's process count is impossibly large)" : "");
+        rc = 1;
+    }
     if (!rc) {
         struct stat st;
         if (stat(out, &st) == 0) {
@@ -460,6 +595,52 @@ int iol_cmd_merge(int argc, char **argv)
         }
     }
     for (size_t i = 0; in && i < n; i++)
+        iolens_log_close(in[i].log);
+    free(in);
+    return rc;
+}
+
+/* Earlier process start first; the pid in the name (a stable order) on a tie. */
+static int by_start(const void *a, const void *b)
+{
+    const iolens_job *x = iolens_log_job(((const input *)a)->log);
+    const iolens_job *y = iolens_log_job(((const input *)b)->log);
+    if (x->start_sec != y->start_sec)
+        return x->start_sec < y->start_sec ? -1 : 1;
+    if (x->start_nsec != y->start_nsec)
+        return x->start_nsec < y->start_nsec ? -1 : 1;
+    return strcmp(((const input *)a)->path, ((const input *)b)->path);
+}
+
+int iol_merge_job(const char *const *paths, size_t n, const char *out, char *err, size_t errlen)
+{
+    input *in = calloc(n + 1, sizeof *in);
+    int rc = in ? 0 : IOLENS_E_NOMEM;
+    size_t opened = 0;
+    if (rc)
+        snprintf(err, errlen, "%s", iolens_strerror(rc));
+    for (; !rc && opened < n; opened++) {
+        in[opened].path = paths[opened];
+        in[opened].wf_offset = -1;
+        char why[400] = "";
+        if ((rc = iolens_log_open(paths[opened], &in[opened].log, why, sizeof why)) != 0)
+            snprintf(err, errlen, "%.3000s: %s", paths[opened], why);
+    }
+    if (!rc) {
+        qsort(in, n, sizeof *in, by_start);
+        for (size_t i = 1; !rc && i < n; i++)
+            if (same_process(in, i) < i) {
+                rc = IOLENS_E_INVALID_ARG;
+                snprintf(err, errlen, "%.2000s and %.2000s are logs of the same process",
+                         in[same_process(in, i)].path, in[i].path);
+            }
+    }
+    if (!rc && (rc = assign_ranks(in, n)) != 0)
+        snprintf(err, errlen, "%s%s", iolens_strerror(rc),
+                 rc == IOLENS_E_BAD_JOB ? " (a process count is impossibly large)" : "");
+    if (!rc && (rc = merge(in, n, out, 1, err, errlen)) != 0)
+        remove(out);
+    for (size_t i = 0; in && i < opened; i++)
         iolens_log_close(in[i].log);
     free(in);
     return rc;

@@ -21,7 +21,7 @@ int64_t wf_offsets(iolens_log *const *logs, size_t n, int64_t *offset)
 }
 
 /* Grow-and-append of one decoded DXT module into `all`. */
-static int append_dxt(iolens_dxt *all, const iolens_dxt *d, int64_t offset)
+static int append_dxt(iolens_dxt *all, const iolens_dxt *d, int64_t offset, int64_t rank_as)
 {
     size_t c = all->count + d->count, s = all->nseg + d->nseg;
     uint64_t *id = realloc(all->id, (c + 1) * 8);
@@ -51,7 +51,7 @@ static int append_dxt(iolens_dxt *all, const iolens_dxt *d, int64_t offset)
     for (size_t i = 0; i < d->count; i++) {
         size_t k = all->count + i;
         all->id[k] = d->id[i];
-        all->rank[k] = wf_rank(d->rank[i], offset);
+        all->rank[k] = rank_as >= 0 ? rank_as : wf_rank(d->rank[i], offset);
         memset(all->hostname[k], 0, sizeof all->hostname[k]);
         if (d->hostname)
             memcpy(all->hostname[k], d->hostname[i], sizeof all->hostname[k]);
@@ -71,7 +71,7 @@ static int append_dxt(iolens_dxt *all, const iolens_dxt *d, int64_t offset)
 }
 
 int wf_merge_dxt(iolens_writer *w, int module, iolens_log *const *logs, const int64_t *offset,
-                 size_t n)
+                 const int64_t *rank_as, size_t n)
 {
     iolens_dxt all;
     memset(&all, 0, sizeof all);
@@ -83,7 +83,7 @@ int wf_merge_dxt(iolens_writer *w, int module, iolens_log *const *logs, const in
             continue;
         rc = iolens_log_dxt(logs[i], module, &d);
         if (!rc)
-            rc = append_dxt(&all, d, offset[i]);
+            rc = append_dxt(&all, d, offset[i], rank_as ? rank_as[i] : -1);
         iolens_dxt_free(d);
     }
     if (!rc && all.count)

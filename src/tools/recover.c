@@ -81,6 +81,11 @@ static int running(long pid)
     return !(p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X'));
 }
 
+int iol_safety_copy_running(const char *path)
+{
+    return running(name_pid(path));
+}
+
 /* The standard streams the runtime would have dropped at exit. */
 static int idle_std_stream(const uint8_t *rec)
 {
@@ -226,9 +231,11 @@ static void extend_end(iolens_job *job, double last)
     }
 }
 
-/* Recover one copy; 0 = done (or nothing to do), 1 = failed. */
-static int recover_one(const char *in, const char *logdir, int keep, int force)
+int iol_recover_one(const char *in, const char *logdir, int keep, int force, int quiet,
+                    char *made, size_t madelen)
 {
+    if (made && madelen)
+        made[0] = '\0';
     long pid = name_pid(in);
     if (!force && running(pid)) {
         fprintf(stderr, "iolens recover: %s: process %ld is still running (use --force)\n", in, pid);
@@ -246,7 +253,8 @@ static int recover_one(const char *in, const char *logdir, int keep, int force)
         int written = h && h->comp_type == IOLENS_COMP_NONE && name_pid(in) > 0;
         iolens_log_close(log);
         if (written) {      /* marked by the runtime after its log was written */
-            printf("iolens: skipped %s: its process wrote its log\n", in);
+            if (!quiet)
+                printf("iolens: skipped %s: its process wrote its log\n", in);
             if (!keep) {
                 iol_recover_dxt_remove(in);    /* first: it checks the copy's owner */
                 unlink(in);
@@ -313,7 +321,10 @@ static int recover_one(const char *in, const char *logdir, int keep, int force)
         fprintf(stderr, "iolens recover: %s: %s\n", in, err);
         return 1;
     }
-    printf("iolens: recovered %s -> %s\n", in, out);
+    if (!quiet)
+        printf("iolens: recovered %s -> %s\n", in, out);
+    if (made && madelen)
+        snprintf(made, madelen, "%s", out);
     if (!keep) {
         iol_recover_dxt_remove(in);            /* first: it checks the copy's owner */
         unlink(in);
@@ -348,6 +359,6 @@ int iol_cmd_recover(int argc, char **argv)
     }
     int failed = 0;
     for (int i = optind; i < argc; i++)
-        failed |= recover_one(argv[i], logdir, keep, force);
+        failed |= iol_recover_one(argv[i], logdir, keep, force, 0, NULL, 0);
     return failed;
 }

@@ -5,6 +5,18 @@
 #include <stddef.h>
 #include "iolens/log.h"
 
+/* Recover the safety copy `in` into a log in `logdir` (NULL: where the process's
+ * own log would have gone) and delete it (unless `keep`), as `iolens recover`
+ * does; a copy whose process still runs is refused unless `force`.  `quiet`
+ * leaves out the success lines on stdout (errors still go to stderr).  0 = done
+ * or nothing to do, 1 = failed; made (when given) receives the new log's path,
+ * or "" when none was written. */
+int iol_recover_one(const char *in, const char *logdir, int keep, int force, int quiet,
+                    char *made, size_t madelen);
+
+/* Does the process whose safety copy this is (the pid in its name) still run? */
+int iol_safety_copy_running(const char *path);
+
 /* Is this log a safety copy (uncompressed, job end time 0)? */
 int iol_is_safety_copy(iolens_log *log);
 /* Regions to add to a recovered log for modules it does not hold (the DXT traces

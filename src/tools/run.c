@@ -1,7 +1,7 @@
 /* `iolens run [--logpath DIR] [--trace] [--] CMD ARGS...`: run a program with the runtime
- * preloaded in non-MPI mode, wait for it, say where its logs went, and exit with
- * its status.  The runtime appends each final log path to the file named by
- * IOLENS_LOG_REPORT, which this verb creates and reads back. */
+ * preloaded in non-MPI mode, wait for it and every process it started, merge
+ * their logs into one job log (run_job.c), say where it went, and exit with the
+ * program's status. */
 #define _GNU_SOURCE   /* pipe2 */
 #include <errno.h>
 #include <signal.h>
@@ -9,11 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "run_job.h"
 #include "tools.h"
 #ifdef IOLENS_HAVE_RTCONFIG
 #include "options.h"      /* iol_mkdirs: the runtime's own mkdir -p */
@@ -28,14 +31,16 @@ static int iol_mkdirs(const char *path, mode_t mode)
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: iolens run [--logpath DIR [--mkdir]] [--trace] [--] CMD [ARGS...]\n"
-                 "  Runs CMD with libiolens.so preloaded (DARSHAN_ENABLE_NONMPI=1) and prints\n"
-                 "  where the log(s) went.  Exits with CMD's exit status (127 when CMD\n"
-                 "  could not be started, 2 for a usage error).\n"
+    fprintf(out, "usage: iolens run [--logpath DIR [--mkdir]] [--trace] [--keep-process-logs] [--] CMD [ARGS...]\n"
+                 "  Runs CMD with libiolens.so preloaded (DARSHAN_ENABLE_NONMPI=1), waits for it\n"
+                 "  and every process it started, merges their logs into one job log and\n"
+                 "  prints its path.  Exits with CMD's exit status (127 when CMD could not\n"
+                 "  be started, 2 for a usage error).\n"
                  "  --logpath DIR  write logs under DIR (DIR/Y/M/D when that tree exists);\n"
                  "                 DIR must exist unless --mkdir is given\n"
                  "  --mkdir        create DIR (and its parents) when it does not exist\n"
                  "  --trace        also record DXT traces (DXT_ENABLE_IO_TRACE=1, docs/dxt.md)\n"
+                 "  --keep-process-logs  keep each process's own log beside the job log\n"
                  "  The runtime is found via $IOLENS_RUNTIME, <prefix>/lib next to this\n"
                  "  program, the build tree, then the install directory.\n"
                  "  --version      print the version and exit\n");
@@ -85,37 +90,6 @@ static int set_preload(const char *lib)
     else
         snprintf(buf, sizeof buf, "%s", lib);
     return setenv("LD_PRELOAD", buf, 1);
-}
-
-/* A fresh empty file for the runtime to append log paths to. */
-static int make_report(char *path, size_t len)
-{
-    const char *tmp = getenv("TMPDIR");
-    snprintf(path, len, "%s/iolens-run-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    int fd = mkstemp(path);
-    if (fd < 0)
-        return -1;
-    close(fd);
-    return setenv("IOLENS_LOG_REPORT", path, 1);
-}
-
-static int print_logs(const char *report, const char *logpath)
-{
-    FILE *f = fopen(report, "r");
-    int n = 0;
-    char line[8192];
-    while (f && fgets(line, sizeof line, f)) {
-        line[strcspn(line, "\n")] = '\0';
-        fprintf(stderr, "iolens: log written to %s\n", line);
-        n++;
-    }
-    if (f)
-        fclose(f);
-    if (!n)
-        fprintf(stderr, "iolens: no log was written%s%s (is DARSHAN_DISABLE set, or the "
-                        "program statically linked?)\n", logpath ? " to " : "",
-                logpath ? logpath : "");
-    return n;
 }
 
 /* --logpath DIR before anything starts: a missing directory is created when asked
@@ -188,6 +162,29 @@ static pid_t start(char **cmd, int *exec_errno)
     return pid;
 }
 
+/* Processes the program left running (a background job, a daemon) were given
+ * to us (PR_SET_CHILD_SUBREAPER): their logs belong to the job too, so wait for
+ * them, but at most IOLENS_RUN_WAIT seconds (default 10) in all, so that a
+ * process that never ends cannot hold `iolens run` forever. */
+static void wait_descendants(void)
+{
+    const char *w = getenv("IOLENS_RUN_WAIT");
+    double limit = w && *w ? atof(w) : 10.0;
+    struct timespec t0, now, nap = {0, 5000000};
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+        pid_t r = waitpid(-1, NULL, WNOHANG);
+        if (r > 0)
+            continue;
+        if (r < 0 && errno != EINTR)
+            return;                          /* ECHILD: the whole tree has ended */
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if ((double)(now.tv_sec - t0.tv_sec) + (now.tv_nsec - t0.tv_nsec) * 1e-9 >= limit)
+            return;
+        nanosleep(&nap, NULL);
+    }
+}
+
 static int wait_child(pid_t pid)
 {
     struct sigaction ign = {.sa_handler = SIG_IGN}, oldint, oldquit;
@@ -198,6 +195,7 @@ static int wait_child(pid_t pid)
         ;
     sigaction(SIGINT, &oldint, NULL);
     sigaction(SIGQUIT, &oldquit, NULL);
+    wait_descendants();
     if (WIFEXITED(status))
         return WEXITSTATUS(status);
     return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 1;
@@ -208,6 +206,7 @@ int iol_cmd_run(int argc, char **argv)
     int i = 1;
     const char *logpath = NULL;
     int trace = 0, mkdir_ok = 0;
+    iol_run_job job = {.keep_process_logs = 0};
     for (; i < argc && argv[i][0] == '-'; i++) {
         if (!strcmp(argv[i], "--")) {
             i++;
@@ -218,6 +217,8 @@ int iol_cmd_run(int argc, char **argv)
             trace = 1;
         } else if (!strcmp(argv[i], "--mkdir")) {
             mkdir_ok = 1;
+        } else if (!strcmp(argv[i], "--keep-process-logs")) {
+            job.keep_process_logs = 1;
         } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             usage(stdout);
             return 0;
@@ -237,28 +238,34 @@ int iol_cmd_run(int argc, char **argv)
     }
     if (logpath && check_logpath(logpath, mkdir_ok) != 0)
         return 2;
-    char lib[4096], report[4096];
+    /* Absolute, so that a process that changes directory logs to the same place. */
+    char abs_logpath[4096];
+    if (logpath && logpath[0] != '/' && realpath(logpath, abs_logpath))
+        logpath = abs_logpath;
+    char lib[4096];
     if (find_runtime(lib, sizeof lib) != 0) {
         fprintf(stderr, "iolens run: cannot find libiolens.so (set IOLENS_RUNTIME)\n");
         return 2;
     }
-    if (set_preload(lib) || setenv("DARSHAN_ENABLE_NONMPI", "1", 1) || make_report(report, sizeof report) ||
+    if (set_preload(lib) || setenv("DARSHAN_ENABLE_NONMPI", "1", 1) ||
         (logpath && setenv("DARSHAN_LOGPATH", logpath, 1)) ||
-        (trace && setenv("DXT_ENABLE_IO_TRACE", "1", 1))) {
+        (trace && setenv("DXT_ENABLE_IO_TRACE", "1", 1)) || iol_run_job_prepare(&job)) {
         fprintf(stderr, "iolens run: cannot prepare the environment: %s\n", strerror(errno));
+        iol_run_job_discard(&job);
         return 2;
     }
+    /* Orphans of the program's tree become our children, so we can wait for them. */
+    prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
     fflush(NULL);
     int exec_errno;
     pid_t pid = start(argv + i, &exec_errno);
     if (pid < 0) {
         /* Never started: nothing ran, so there is no log to talk about. */
         fprintf(stderr, "iolens run: cannot run %s: %s\n", argv[i], strerror(exec_errno));
-        unlink(report);
+        iol_run_job_discard(&job);
         return IOL_EXIT_NOT_STARTED;
     }
     int rc = wait_child(pid);
-    print_logs(report, logpath);
-    unlink(report);
+    iol_run_job_finish(&job, pid, logpath);
     return rc;
 }

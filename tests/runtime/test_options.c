@@ -36,6 +36,63 @@ static void load(iol_config *c, const char *const *env)
     iol_config_load(c, fake_getenv, count_warn);
 }
 
+/* Ranks of launchers without MPI (src/config/launcher.c): which variable wins,
+ * which pairs are refused. */
+static int launcher(const char *const *env, int *rank, int *size, const char **var)
+{
+    fake_env = env;
+    *rank = *size = -7;
+    return iol_launcher_rank(fake_getenv, rank, size, var);
+}
+
+static void launcher_ranks(void)
+{
+    int r, n;
+    const char *v;
+    CHECK(!launcher((const char *const[]){"HOME=/", NULL}, &r, &n, &v));
+    CHECK(launcher((const char *const[]){"RANK=3", "WORLD_SIZE=4", NULL}, &r, &n, &v) &&
+          r == 3 && n == 4 && !strcmp(v, "RANK"));
+    /* RANK alone (a common word) or out of range is no launcher's */
+    CHECK(!launcher((const char *const[]){"RANK=3", NULL}, &r, &n, &v));
+    CHECK(!launcher((const char *const[]){"RANK=4", "WORLD_SIZE=4", NULL}, &r, &n, &v));
+    CHECK(!launcher((const char *const[]){"RANK=-1", "WORLD_SIZE=4", NULL}, &r, &n, &v));
+    CHECK(!launcher((const char *const[]){"RANK=1x", "WORLD_SIZE=4", NULL}, &r, &n, &v));
+    CHECK(!launcher((const char *const[]){"RANK=", "WORLD_SIZE=", NULL}, &r, &n, &v));
+    /* ... and a refused pair leaves the next launcher's */
+    CHECK(launcher((const char *const[]){"RANK=9", "WORLD_SIZE=2", "SLURM_PROCID=1",
+                                         "SLURM_NTASKS=8", NULL}, &r, &n, &v) &&
+          r == 1 && n == 8 && !strcmp(v, "SLURM_PROCID"));
+    /* the innermost launcher first: torchrun under srun, mpiexec in a batch script */
+    CHECK(launcher((const char *const[]){"SLURM_PROCID=0", "SLURM_NTASKS=2", "RANK=5",
+                                         "WORLD_SIZE=8", NULL}, &r, &n, &v) &&
+          r == 5 && n == 8 && !strcmp(v, "RANK"));
+    CHECK(launcher((const char *const[]){"SLURM_PROCID=0", "SLURM_NTASKS=1",
+                                         "OMPI_COMM_WORLD_RANK=2", "OMPI_COMM_WORLD_SIZE=3",
+                                         NULL}, &r, &n, &v) &&
+          r == 2 && n == 3 && !strcmp(v, "OMPI_COMM_WORLD_RANK"));
+    CHECK(launcher((const char *const[]){"PMI_RANK=6", "PMI_SIZE=7", NULL}, &r, &n, &v) &&
+          r == 6 && n == 7);
+    /* a step's task count before the allocation's */
+    CHECK(launcher((const char *const[]){"SLURM_PROCID=3", "SLURM_NTASKS=64",
+                                         "SLURM_STEP_NUM_TASKS=4", NULL}, &r, &n, &v) &&
+          r == 3 && n == 4);
+    /* no size exported: at least rank + 1 processes */
+    CHECK(launcher((const char *const[]){"PMIX_RANK=5", NULL}, &r, &n, &v) && r == 5 && n == 6 &&
+          !strcmp(v, "PMIX_RANK"));
+    CHECK(launcher((const char *const[]){"PALS_RANKID=2", NULL}, &r, &n, &v) && r == 2 && n == 3);
+    CHECK(launcher((const char *const[]){"PALS_RANKID=2", "PMI_SIZE=16", NULL}, &r, &n, &v) &&
+          n == 16 && !strcmp(v, "PALS_RANKID"));
+    /* the config table carries it */
+    iol_config c;
+    memset(&c, 0, sizeof c);
+    load(&c, (const char *const[]){"RANK=1", "WORLD_SIZE=2", NULL});
+    CHECK(c.launcher_rank == 1 && c.launcher_size == 2 && !strcmp(c.launcher_var, "RANK"));
+    iol_config_free(&c);
+    load(&c, (const char *const[]){NULL});
+    CHECK(c.launcher_rank == -1 && c.launcher_var == NULL);
+    iol_config_free(&c);
+}
+
 int main(void)
 {
     static iol_config c;
@@ -89,6 +146,8 @@ int main(void)
     CHECK(!((c.mod_disabled >> 9) & 1));                /* file MOD_DISABLE dropped */
     iol_config_free(&c);
     unlink(path);
+
+    launcher_ranks();
 
     if (failures)
         fprintf(stderr, "%d failures\n", failures);

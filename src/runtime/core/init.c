@@ -53,6 +53,10 @@ static int setup(void)
     iol_config_load(&iol_cfg, getenv, warn_cb);
     if (iol_cfg.disable || (!iol_cfg.enable_nonmpi && !iol_mpi_mode))
         return -1;
+    if (!iol_mpi_mode && iol_cfg.launcher_rank >= 0) {   /* MPI_Init's rank wins */
+        iol_rank = iol_cfg.launcher_rank;    /* before the safety copy takes its name */
+        iol_nprocs = iol_cfg.launcher_size;
+    }
     if (iol_cfg.job_pid > 0 && !iol_fork_parent)   /* spawned/exec'd/piped member of a job */
         iol_job_pid = (pid_t)iol_cfg.job_pid;
     if (iol_cfg.dump_config)

@@ -14,6 +14,7 @@
 
 #include "../wrappers/real.h"
 #include "core_int.h"
+#include "exitwrite.h"      /* iol_mpi_mode */
 #include "iolens/log.h"
 #include "safety.h"
 
@@ -34,6 +35,8 @@ static void fill_metadata(char *md, size_t len)
         n += (size_t)snprintf(md + n, len - n, "h=%s\n", iol_cfg.loghints);
     if (iol_fork_parent && n < len)
         n += (size_t)snprintf(md + n, len - n, "fork_parent=%d\n", (int)iol_fork_parent);
+    if (iol_cfg.launcher_var && !iol_mpi_mode && n < len)   /* whose rank the records carry */
+        n += (size_t)snprintf(md + n, len - n, "rank_from=%s\n", iol_cfg.launcher_var);
     if (n < len)
         n += iol_notes_append(md + n, len - n);
     if (n >= len) {                 /* a hints string too long: keep whole lines only */
