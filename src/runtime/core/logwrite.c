@@ -26,6 +26,7 @@
  * upstream's keys first, then module notes, then the platform facts, of which
  * the least useful are left out when they do not all fit. */
 #define METADATA_ROOM 1024
+#define TOOLS_ROOM 24
 
 static void fill_metadata(char *md, size_t len)
 {
@@ -45,7 +46,10 @@ static void fill_metadata(char *md, size_t len)
         return;
     }
     iol_mountfacts_note();
-    iol_platform_append(md + n, len - n);
+    /* TOOLS_ROOM characters stay free for the pairs the tools add to a log
+     * ("merged=N", "recovered=1") */
+    if (n + TOOLS_ROOM < len)
+        iol_platform_append(md + n, len - n - TOOLS_ROOM);
 }
 
 static int64_t job_id(void)

@@ -156,8 +156,8 @@ void iol_safety_job(void)
         n += snprintf(job.metadata + n, sizeof job.metadata - (size_t)n, "fork_parent=%d\n",
                       (int)iol_fork_parent);
     /* the platform facts known at start, so a recovered log has them too; the
-     * 12 bytes kept free are for the "recovered=1\n" `iolens recover` adds */
-    iol_platform_append(job.metadata + n, 1024 - 12 - (size_t)n);
+     * 24 bytes kept free (as in logwrite.c) are for "recovered=1", "merged=N" */
+    iol_platform_append(job.metadata + n, 1024 - 24 - (size_t)n);
     job.exe = (char *)iol_exe_string();
     job.nmounts = iol_mount_count() < 64 ? iol_mount_count() : 64;
     for (size_t i = 0; i < job.nmounts; i++) {
