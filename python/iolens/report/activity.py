@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .interfaces import PREFIX, TIMELINE_MODULES, TRACE_MODULES
+from .interfaces import PREFIX, TIMELINE_MODULES, TRACE_MODULES, api_name
 from .perf import col
 
 def timeline(data) -> pd.DataFrame:
@@ -28,28 +28,45 @@ def timeline(data) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
 
 
-HEAT_BINS = 100
+# Bins of a heat map binned here (from DXT segments): a round number of seconds
+# (1, 2 or 5 times a power of ten), the smallest that gives at most MAX_BINS bins,
+# so 24 to 60 bins whether the job ran 0.08 s or 10 hours.
+MAX_BINS = 60
+
+
+def bin_width(span: float) -> float:
+    """The smallest round width that cuts `span` seconds into at most MAX_BINS bins."""
+    raw = max(float(span), 1e-9) / MAX_BINS
+    power = 10.0 ** np.floor(np.log10(raw))
+    return float(next(step * power for step in (1, 2, 5, 10) if step * power >= raw))
+
+
+def _bins_of(seg, data):
+    """(width, number of bins, bin of each segment's start) for a trace."""
+    span = max(float(seg["end"].max()), data.run_time, 1e-9)
+    width = bin_width(span)
+    nbins = max(int(np.ceil(span / width)), 1)
+    bins = np.minimum((seg["start"].to_numpy() / width).astype(np.int64), nbins - 1)
+    return width, nbins, np.maximum(bins, 0)
 
 
 def dxt_heatmap(data):
     """Bytes per rank per time bin from DXT segments: {api: (width, read,
     write, ranks)}; each segment's bytes go to the bin of its start time."""
     out = {}
-    for module, api in ((m, m.split("_", 1)[1]) for m in TRACE_MODULES):
+    for module in TRACE_MODULES:
         seg = data.dxt(module)
         if seg is None or not len(seg):
             continue
-        end = max(float(seg["end"].max()), data.run_time, 1e-9)
-        width = end / HEAT_BINS
+        width, nbins, bins = _bins_of(seg, data)
         ranks, idx = np.unique(seg["rank"].to_numpy(), return_inverse=True)
-        bins = np.minimum((seg["start"].to_numpy() / width).astype(np.int64), HEAT_BINS - 1)
         mats = {}
         for op in ("read", "write"):
-            mat = np.zeros((len(ranks), HEAT_BINS))
+            mat = np.zeros((len(ranks), nbins))
             mask = (seg["op"] == op).to_numpy()
             np.add.at(mat, (idx[mask], bins[mask]), seg["length"].to_numpy()[mask])
             mats[op] = mat
-        out[api] = (width, mats["read"], mats["write"], ranks)
+        out[api_name(module)] = (width, mats["read"], mats["write"], ranks)
     return out
 
 
@@ -62,7 +79,8 @@ def dxt_threads(data) -> pd.DataFrame | None:
     operations, bytes, first start, last end and busy seconds (sum of durations).
     None when no DXT module has thread ids; empty when there are no segments."""
     parts, any_ids = [], False
-    for module, api in (("DXT_POSIX", "POSIX"), ("DXT_MPIIO", "MPI-IO")):
+    for module in TRACE_MODULES:
+        api = api_name(module)
         seg = data.dxt(module)
         if seg is None or "thread_id" not in seg:
             continue
@@ -85,13 +103,11 @@ def dxt_thread_bins(data, module: str):
     seg = data.dxt(module)
     if seg is None or "thread_id" not in seg or not len(seg):
         return None
-    end = max(float(seg["end"].max()), data.run_time, 1e-9)
-    width = end / HEAT_BINS
+    width, nbins, bins = _bins_of(seg, data)
     lanes = seg[["rank", "thread"]].astype("int64").drop_duplicates().sort_values(["rank", "thread"])
     labels = [f"rank {r} thread {t}" for r, t in lanes.itertuples(index=False)]
     lane_of = {k: i for i, k in enumerate(lanes.itertuples(index=False, name=None))}
     rows = np.array([lane_of[k] for k in zip(seg["rank"].tolist(), seg["thread"].astype("int64").tolist())])
-    bins = np.minimum((seg["start"].to_numpy() / width).astype(np.int64), HEAT_BINS - 1)
-    mat = np.zeros((len(labels), HEAT_BINS))
+    mat = np.zeros((len(labels), nbins))
     np.add.at(mat, (rows, bins), seg["length"].to_numpy())
     return width, mat, labels

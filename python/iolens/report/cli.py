@@ -7,6 +7,7 @@ from pathlib import Path
 
 from .page import render
 from .pdf import write_pdf
+from .progress import Progress
 from .source import ReportData
 
 
@@ -48,20 +49,29 @@ def open_log(path: str):
 
 
 def run(args) -> int:
+    # Progress goes to stderr, and only when it is a terminal (progress.py).
+    progress = Progress(total=1 + bool(args.pdf))
+    progress.note(f"opening {args.log}")
     with open_log(args.log) as log:
         data = ReportData(log, file=args.file)
         if args.file is not None and not _file_known(data):
+            progress.clear()
             print(f"iolens report: no records for file {args.file!r} in {args.log}",
                   file=sys.stderr)
             return 1
-        text = render(data)
+        text = render(data, progress)
+        progress.step("writing the page")
         if args.output or not args.pdf:
             out = Path(args.output) if args.output else default_output(args.log)
             out.write_text(text, encoding="utf-8")
-            print(f"report written to {out.resolve()}")
         if args.pdf:
+            progress.step("printing the PDF")
             engine = write_pdf(data, text, Path(args.pdf))
-            print(f"PDF report written to {Path(args.pdf).resolve()} (via {engine})")
+    progress.done("iolens report: done")
+    if args.output or not args.pdf:
+        print(f"report written to {out.resolve()}")
+    if args.pdf:
+        print(f"PDF report written to {Path(args.pdf).resolve()} (via {engine})")
     return 0
 
 

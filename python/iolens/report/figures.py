@@ -11,9 +11,10 @@ from matplotlib.ticker import MaxNLocator  # noqa: E402
 import numpy as np  # noqa: E402
 
 from . import activity, files, stats  # noqa: E402
+from .interfaces import TRACE_MODULES, api_name  # noqa: E402
+from .units import byte_scale, human_seconds  # noqa: E402
 
 READ, WRITE, META = "#4C72B0", "#DD8452", "#55A868"
-MIB = 1048576.0
 
 
 def _figure(width=7.0, height=3.2, rows=1, cols=1, **kw):
@@ -94,19 +95,23 @@ def by_mount(data):
     frame = files.by_mount(data)
     if not len(frame) or not (frame["read"] + frame["written"]).any():
         return None
-    frame = frame[(frame["read"] + frame["written"]) > 0].head(files.TOP_N)
+    # The standard streams and MPI-internal files stay in the table only.
+    frame = frame[~frame["special"] & ((frame["read"] + frame["written"]) > 0)].head(files.TOP_N)
+    if not len(frame):
+        return None
     labels = [f"{m} ({mod})" for m, mod in zip(frame["mount"], frame["module"])]
-    fig, ax = _figure(height=0.8 + 0.45 * len(frame))
+    fig, ax = _figure(height=1.6 + 0.45 * len(frame))
     ax = ax[0, 0]
     y = np.arange(len(frame))
-    ax.barh(y - 0.2, frame["read"] / MIB, 0.4, color=READ, label="read")
-    ax.barh(y + 0.2, frame["written"] / MIB, 0.4, color=WRITE, label="written")
+    scale, unit = byte_scale(max(frame["read"].max(), frame["written"].max()))
+    ax.barh(y - 0.2, frame["read"] / scale, 0.4, color=READ, label="read")
+    ax.barh(y + 0.2, frame["written"] / scale, 0.4, color=WRITE, label="written")
     ax.set_yticks(y, labels, fontsize="small")
     ax.invert_yaxis()
-    ax.set_xlabel("data (MiB)")
+    ax.set_xlabel(f"data ({unit})")
     ax.set_ylabel("mount point (module)")
     ax.set_title("Data per mount point")
-    ax.legend(fontsize="small")
+    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return _finish(fig)
 
 
@@ -129,79 +134,167 @@ def sequential(data):
     return _finish(fig)
 
 
+# The access timeline draws a span shorter than this share of the time axis at
+# this width, outlined, so that a 10 ms open-to-close shows in a 10 min job.
+MIN_SPAN_SHARE = 0.006
+
+
 def timeline(data):
     frame = activity.timeline(data)
     if not len(frame):
         return None
     modules = list(dict.fromkeys(frame["module"]))
     nranks = frame["rank"].nunique()
-    fig, ax = _figure(height=min(2.2 + 0.08 * nranks, 7.0))
+    span = max(data.run_time, float(frame["end"].max()), 1e-9)
+    min_width = MIN_SPAN_SHARE * span
+    fig, ax = _figure(height=min(2.2 + 0.18 * nranks * len(modules) ** 0.5, 7.0))
     ax = ax[0, 0]
     colors = plt.get_cmap("tab10")
-    # Each module gets its own slice of a rank's row, thin enough not to
-    # hide the others when there are many ranks.
+    # Each module gets its own slice of a rank's row.
     lane = 0.8 / len(modules)
-    width = max(0.3, min(4.0, 220.0 / (nranks * len(modules))))
+    outline = f"< {human_seconds(min_width)}, widened"
     for k, module in enumerate(modules):
         part = frame[frame["module"] == module]
-        offset = (k - (len(modules) - 1) / 2) * lane
-        ax.hlines(part["rank"] + offset, part["start"], part["end"], color=colors(k),
-                  linewidth=width, label=module, rasterized=len(part) > 2000)
+        y = part["rank"].to_numpy() + (k - (len(modules) - 1) / 2) * lane
+        start = part["start"].to_numpy()
+        width = part["end"].to_numpy() - start
+        short = width < min_width
+        many = len(part) > 2000
+        ax.barh(y, np.maximum(width, min_width), left=start, height=lane * 0.9,
+                color=colors(k), label=module, rasterized=many)
+        if short.any():
+            ax.barh(y[short], min_width, left=start[short], height=lane * 0.9, fill=False,
+                    edgecolor="black", linewidth=0.6, rasterized=many, label=outline)
+            outline = None   # one legend entry for all modules
+    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    ax.set_xlim(0, max(span, float(frame["start"].max()) + min_width) * 1.01)
     ax.set_xlabel("time since job start (seconds)")
-    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    ranks = np.unique(frame["rank"].to_numpy())
+    if len(ranks) <= 32:
+        ax.set_yticks(ranks)
+    else:
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_ylabel("rank (−1 = shared files)")
     ax.set_title("File access timeline per process")
-    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return _finish(fig)
 
 
-def _heat(maps, title):
+# A heat map with fewer bins than this inside the job's run time shows no change
+# over time; per-process bars show what it recorded instead.
+MIN_HEAT_BINS = 3
+
+
+def _heat(maps, title, run_time):
+    """Heat maps of {api: (width, read, write, ranks)}: one panel per API that
+    moved data, bins after the job's end left out, the colour scale in the unit
+    that fits the largest bin.  A single process gets bars over time instead,
+    because a one-row heat map shows amounts only as shades of one band."""
+    maps = {api: m for api, m in maps.items() if (m[1] + m[2]).any()}
     if not maps:
         return None
     fig, axes = _figure(height=2.8 * len(maps), rows=len(maps))
     for ax, (api, (width, read, write, ranks)) in zip(axes[:, 0], maps.items()):
-        total = (read + write) / MIB
-        extent = (0, width * total.shape[1], ranks.max() + 0.5, ranks.min() - 0.5)
-        image = ax.imshow(total, aspect="auto", interpolation="nearest", cmap="viridis",
-                          extent=extent, vmin=0)
-        fig.colorbar(image, ax=ax, label="data moved (MiB)")
-        ax.set_title(f"{title}: {api}")
+        ax.set_title(f"{title}: {api_name(api)}" + (f" (rank {ranks[0]})" if len(ranks) == 1 else ""))
         ax.set_xlabel("time since job start (seconds)")
-        # Rows are the ranks that moved data; only a contiguous set of ranks
-        # may be labelled with rank numbers.
-        contiguous = ranks.max() - ranks.min() + 1 == len(ranks)
-        ax.set_ylabel("rank" if contiguous else "process (ranks with data, ascending)")
-        if not contiguous:
-            image.set_extent((0, width * total.shape[1], len(ranks) - 0.5, -0.5))
+        if len(ranks) == 1:
+            _bins_as_bars(ax, width, _trim(read, width, run_time, read + write),
+                          _trim(write, width, run_time, read + write))
+        else:
+            _heat_panel(fig, ax, width, _trim(read + write, width, run_time), ranks)
     return _finish(fig)
+
+
+def _bins_as_bars(ax, width, read, write):
+    scale, unit = byte_scale((read + write).max())
+    x = np.arange(read.shape[1]) * width
+    ax.bar(x, read[0] / scale, width, align="edge", color=READ, label="read")
+    ax.bar(x, write[0] / scale, width, bottom=read[0] / scale, align="edge", color=WRITE,
+           label="written")
+    ax.set_xlim(0, x[-1] + width)
+    ax.set_ylabel(f"data moved ({unit})")
+    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
+
+
+def _heat_panel(fig, ax, width, total, ranks):
+    scale, unit = byte_scale(total.max())
+    # Rows are the ranks that moved data; only a contiguous set of ranks may be
+    # labelled with rank numbers.
+    contiguous = ranks.max() - ranks.min() + 1 == len(ranks)
+    top, bottom = (ranks.min() - 0.5, ranks.max() + 0.5) if contiguous else (-0.5, len(ranks) - 0.5)
+    image = ax.imshow(total / scale, aspect="auto", interpolation="nearest", cmap="viridis",
+                      extent=(0, width * total.shape[1], bottom, top), vmin=0)
+    fig.colorbar(image, ax=ax, label=f"data moved ({unit})")
+    ax.set_ylabel("rank" if contiguous else "process (ranks with data, ascending)")
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True, min_n_ticks=1))
+
+
+def _trim(matrix, width, run_time, data=None):
+    """The bins up to the job's end, and every bin that holds data (in `data`,
+    default `matrix`)."""
+    data = matrix if data is None else data
+    used = np.flatnonzero(data.any(axis=0))
+    keep = max(int(np.ceil(run_time / width)) if width > 0 else 0,
+               int(used[-1]) + 1 if len(used) else 0, 1)
+    return matrix[:, :keep]
+
+
+def _per_process(maps, run_time, width):
+    """Bytes read and written per process and API, for a heat map too coarse to
+    show time: (sentence, figure)."""
+    maps = {api: m for api, m in maps.items() if (m[1] + m[2]).any()}
+    if not maps:
+        return "The runtime heat map recorded no data moved."
+    fig, axes = _panels(len(maps), 2.6)
+    for ax, (api, (_, read, write, ranks)) in zip(axes, maps.items()):
+        reads, writes = read.sum(axis=1), write.sum(axis=1)
+        scale, unit = byte_scale(max(reads.max(), writes.max()))
+        x = np.arange(len(ranks))
+        ax.bar(x - 0.2, reads / scale, 0.4, color=READ, label="read")
+        ax.bar(x + 0.2, writes / scale, 0.4, color=WRITE, label="written")
+        ax.set_xticks(x, [str(r) for r in ranks] if len(ranks) <= 32 else [""] * len(ranks))
+        ax.set_xlabel("rank")
+        ax.set_ylabel(f"data moved ({unit})")
+        ax.set_title(f"Data moved per process: {api_name(api)}")
+        ax.legend(fontsize="small", loc="best")
+        ax.margins(y=0.15)
+    sentence = (f"The job ran {human_seconds(run_time)}, less than {MIN_HEAT_BINS} of the "
+                f"runtime heat map's {human_seconds(width)} time bins, so the heat map cannot "
+                "show change over time; the bars show the data each process moved.")
+    return sentence, _finish(fig)
 
 
 def heatmap(data):
     if data.file is not None:
         return ("The runtime heat map counts bytes per process and API, not per file, "
                 "so a per-file report leaves it out.")
-    return _heat(data.heatmap(), "Heat map")
+    maps = data.heatmap()
+    if not maps:
+        return None
+    width = min(m[0] for m in maps.values())
+    if width > 0 and data.run_time < MIN_HEAT_BINS * width:
+        return _per_process(maps, data.run_time, width)
+    return _heat(maps, "Heat map", data.run_time) or "The runtime heat map recorded no data moved."
 
 
 def dxt_heatmap(data):
-    return _heat(activity.dxt_heatmap(data), "DXT heat map")
+    return _heat(activity.dxt_heatmap(data), "DXT heat map", data.run_time)
 
 
 def dxt_threads(data):
     """Bytes per time bin for every (rank, thread) lane of the traces with thread ids."""
-    maps = {api: b for api, b in ((api, activity.dxt_thread_bins(data, module))
-                                  for module, api in (("DXT_POSIX", "POSIX"),
-                                                      ("DXT_MPIIO", "MPI-IO"))) if b}
+    maps = {api_name(module): b for module, b in ((module, activity.dxt_thread_bins(data, module))
+                                                  for module in TRACE_MODULES) if b}
     if not maps:
         return None if activity.dxt_threads(data) is not None else activity.NO_THREAD_IDS
     heights = [1.2 + 0.28 * len(labels) for _, _, labels in maps.values()]
     fig, axes = _figure(height=sum(heights), rows=len(maps),
                         gridspec_kw={"height_ratios": heights})
     for ax, (api, (width, mat, labels)) in zip(axes[:, 0], maps.items()):
+        scale, unit = byte_scale(mat.max())
         extent = (0, width * mat.shape[1], len(labels) - 0.5, -0.5)
-        image = ax.imshow(mat / MIB, aspect="auto", interpolation="nearest", cmap="viridis",
+        image = ax.imshow(mat / scale, aspect="auto", interpolation="nearest", cmap="viridis",
                           extent=extent, vmin=0)
-        fig.colorbar(image, ax=ax, label="data moved (MiB)")
+        fig.colorbar(image, ax=ax, label=f"data moved ({unit})")
         ax.set_yticks(range(len(labels)), labels, fontsize="small")
         ax.set_title(f"Per-thread activity: {api}")
         ax.set_xlabel("time since job start (seconds)")

@@ -8,6 +8,11 @@ import pandas as pd
 
 from .interfaces import DATA_MODULES, FILE_SYSTEM_MODULES, PREFIX
 from .perf import col
+from .special import MPI_INTERNAL, STREAM, kind_of
+
+# Mount-point labels of the files that are not the user's (special.py); their rows
+# come after every real mount point.
+SPECIAL_MOUNTS = {STREAM: "(standard streams)", MPI_INTERNAL: "(MPI-internal files)"}
 
 TOP_N = 10
 
@@ -34,14 +39,20 @@ def by_mount(data) -> pd.DataFrame:
 
 
 def _by_mount(data) -> pd.DataFrame:
-    """Bytes read/written and file counts per mount point, per module."""
+    """Bytes read/written and file counts per mount point, per module; the
+    standard streams and MPI-internal files in rows of their own (`special`
+    set), after the mount points of the user's files."""
     parts = []
     for module, frame in data.frames(FILE_SYSTEM_MODULES):
         if "name" not in frame.columns:
             continue
         files = _per_id(frame, PREFIX[module])
         mnt = mount_of(files["name"], data.mounts)
-        agg = pd.concat([files, mnt], axis=1).groupby(["mount", "fs"]).agg(
+        kind = kind_of(files["name"])
+        mnt.loc[kind != "", "mount"] = kind[kind != ""].map(SPECIAL_MOUNTS)
+        mnt.loc[kind != "", "fs"] = "-"
+        mnt["special"] = kind != ""
+        agg = pd.concat([files, mnt], axis=1).groupby(["special", "mount", "fs"]).agg(
             files=("name", "size"), read=("read", "sum"),
             written=("written", "sum")).reset_index()
         agg.insert(0, "module", module)
@@ -49,7 +60,8 @@ def _by_mount(data) -> pd.DataFrame:
     if not parts:
         return pd.DataFrame()
     out = pd.concat(parts, ignore_index=True)
-    return out.sort_values(["read", "written"], ascending=False, kind="stable")
+    return out.sort_values(["special", "read", "written"], ascending=[True, False, False],
+                           kind="stable").reset_index(drop=True)
 
 
 def _per_id(frame, prefix) -> pd.DataFrame:
@@ -77,18 +89,33 @@ def _file_table(data) -> pd.DataFrame:
     for module, frame in data.frames(DATA_MODULES):
         part = _per_id(frame, PREFIX[module])
         part.insert(0, "module", module)
+        part["kind"] = kind_of(part["name"]).to_numpy()
         parts.append(part)
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
 
 
 def top_files(data, key: str) -> pd.DataFrame:
+    """The user's files (not the standard streams or MPI-internal files) with
+    the largest `key` ("time" or "bytes")."""
     files = file_table(data)
     if not len(files):
         return files
+    files = files[files["kind"] == ""]
     if key == "bytes":
         files = files.assign(bytes=files["read"] + files["written"])
     files = files[files[key] > 0]
     return files.nlargest(TOP_N, key)
+
+
+def special_files(data) -> pd.DataFrame:
+    """The standard streams and MPI-internal files: streams first, then by data
+    moved and time; at most 2 * TOP_N rows."""
+    files = file_table(data)
+    if not len(files):
+        return files
+    files = files[files["kind"] != ""].assign(bytes=lambda f: f["read"] + f["written"])
+    return files.sort_values(["kind", "bytes", "time"], ascending=[False, False, False],
+                             kind="stable").head(2 * TOP_N)
 
 
 def sequential(data) -> pd.DataFrame:
@@ -112,7 +139,8 @@ def shared_files(data) -> pd.DataFrame:
     """Files used by more than one process: fastest and slowest process and
     the variance of I/O time and bytes across processes.  Files the runtime
     reduced to one record (rank -1) carry these as counters; files kept as
-    one record per process get them computed here."""
+    one record per process get them computed here.  The standard streams and
+    MPI-internal files are left out (special_files lists them)."""
     parts = []
     for module, frame in data.frames(DATA_MODULES):
         prefix = PREFIX[module]
@@ -122,6 +150,7 @@ def shared_files(data) -> pd.DataFrame:
     if not parts:
         return pd.DataFrame()
     out = pd.concat(parts, ignore_index=True)
+    out = out[kind_of(out["name"]).to_numpy() == ""]
     return out.nlargest(2 * TOP_N, "slowest time")
 
 

@@ -35,8 +35,9 @@ class _ReportLog:
         return getattr(self._data.log, name)
 
     def records(self, module, columns=None):
+        # The cached frame itself, not a copy of the asked-for columns: the rules read
+        # counters by name, and a copy would cost a million-record log hundreds of MB.
         frame = self._data.frame(module)
-        if frame is None:
+        if frame is None or not set(columns or ()) <= set(frame.columns):
             return self._data.log.records(module, columns=columns)
-        keep = [c for c in ("id", "rank", "name", "file_rec_id") if c in frame]
-        return frame[keep + list(columns)] if columns is not None else frame
+        return frame

@@ -34,6 +34,18 @@ LAYOUT_MODULES = modules_with("layout")
 # the interfaces, not of their counter tables.
 FILE_SYSTEM_MODULES = ("POSIX", "STDIO", "DFS")
 
+# The heat map names an API by its module's name without the hyphen ("MPIIO"), as DXT
+# module names do ("DXT_MPIIO"); users read the module's own name ("MPI-IO").
+_API_NAMES = {m.name.replace("-", ""): m.name for m in modules().values() if m.role == "io"}
+
+
+def api_name(api: str) -> str:
+    """The user-facing name of a heat-map API or DXT module: "MPIIO" and "DXT_MPIIO"
+    read "MPI-IO"."""
+    bare = api[len("DXT_"):] if api.startswith("DXT_") else api
+    return _API_NAMES.get(bare, bare)
+
+
 # Modules whose per-file metrics and totals `iolens parse` prints (9.5-9.7).
 PARSER_PERF_MODULES = ("POSIX", "MPI-IO", "STDIO", "DFS", "DAOS")
 

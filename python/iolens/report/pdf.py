@@ -79,6 +79,9 @@ def write_pdf_matplotlib(data, pdf_path: Path) -> None:
 
 
 def _page(item, built):
+    if isinstance(built, tuple):   # (why the figure differs, the figure)
+        sentence, built = built
+        built.text(0.01, 0.005, sentence, fontsize="x-small", wrap=True)
     if item.kind == FIGURE and hasattr(built, "savefig"):
         built.suptitle(f"{item.section}: {item.title}", fontsize="small", y=1.0)
         return built

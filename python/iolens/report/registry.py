@@ -61,16 +61,23 @@ ITEMS = (
          "and how much data they moved (the parser's --file categories).",
          tables.file_kinds, TABLE, ALL_IO),
     Item("Files", "fig-mounts", "Data per mount point",
-         "Bytes read and written on each file system, from the mount table recorded in the log.",
+         "Bytes read and written by the program's files on each file system, from the mount "
+         "table recorded in the log.",
          figures.by_mount, FIGURE, ("POSIX", "STDIO", "DFS")),
     Item("Files", "mount-table", "Data per mount point (numbers)",
-         "Files, bytes read and bytes written per mount point and module.",
+         "Files, bytes read and bytes written per mount point and module; the standard streams "
+         "and MPI-internal files in rows of their own, last.",
          tables.by_mount, TABLE, ("POSIX", "STDIO", "DFS")),
     Item("Files", "top-time-table", "Top files by I/O time",
-         "The files whose reads, writes and metadata operations took the longest, summed over processes.",
+         "The program's files whose reads, writes and metadata operations took the longest, "
+         "summed over processes.",
          tables.top_by_time, TABLE, ALL_IO),
     Item("Files", "top-bytes-table", "Top files by data moved",
-         "The files that moved the most bytes.", tables.top_by_bytes, TABLE, ALL_IO),
+         "The program's files that moved the most bytes.", tables.top_by_bytes, TABLE, ALL_IO),
+    Item("Files", "special-files-table", "Standard streams and MPI-internal files",
+         "The standard streams and the files the MPI library made for itself (session "
+         "directories, shared-memory segments, lock probes), kept out of the tables above.",
+         tables.special_files, TABLE, ALL_IO),
     Item("Files", "datasets-table", "Datasets and variables",
          "Each HDF5 dataset and PnetCDF variable: its shape, element size and chunking, "
          "the bytes read and written through it, and whether collective I/O was used.",
@@ -81,7 +88,7 @@ ITEMS = (
          figures.sequential, FIGURE, ("POSIX",)),
     Item("Shared files", "shared-table", "Shared files",
          "For each file used by more than one process (slowest first): the fastest and slowest "
-         "process and the variance of I/O time and bytes across processes.",
+         "process and the standard deviation of I/O time and bytes across processes.",
          tables.shared_files, TABLE, ALL_IO),
     Item("Time", "fig-timeline", "File access timeline",
          "For each process, the span from its first to its last file access, per module.",
@@ -130,26 +137,13 @@ ITEMS = (
 )
 
 
-# Sections shown only when one of their entries applies to the log; the others
-# are always there, saying "no data" when they have none.
-OPTIONAL_SECTIONS = ("Platform", "Lustre")
-
-
 def applies(data, item) -> bool:
+    """Whether an entry is built for this log: one of its modules is present (or it
+    names none) and its `when` test, if any, says yes."""
     if item.modules and not any(m in data.modules for m in item.modules):
         return False
     return item.when is None or bool(item.when(data))
 
 
-def sections(data=None) -> list:
-    """The report's sections in order; with `data`, the optional ones only when
-    they apply to it, without, only the sections every report has."""
-    out = []
-    for item in ITEMS:
-        if item.section in out:
-            continue
-        if item.section not in OPTIONAL_SECTIONS:
-            out.append(item.section)
-        elif data is not None and any(applies(data, i) for i in ITEMS if i.section == item.section):
-            out.append(item.section)
-    return out
+def sections() -> list:
+    return list(dict.fromkeys(item.section for item in ITEMS))

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import LogError
+from .progress import Progress
 
 
 def _safe(call, default=None):
@@ -26,6 +27,7 @@ class ReportData:
     def __init__(self, log, file: str | None = None):
         self.log = log
         self.file = file
+        self.progress = Progress(enabled=False)   # the page sets its own
         self.job = dict(log.job)
         self.exe = log.exe or ""
         self.version = log.version
@@ -70,6 +72,11 @@ class ReportData:
     def _load(self, module: str):
         if module not in self.modules:
             return None
+        self.progress.note(f"reading the {module} records")
+        # Every counter, on purpose: the report reads 80-100 % of each module's
+        # counters, and the reader's full frame views the decompressed region
+        # while columns= copies the selection on top of it (a higher peak:
+        # docs/performance.md).
         frame = _safe(lambda: self.log.records(module))
         if frame is None:
             self.notes.append(f"The {module} module could not be decoded; "
@@ -87,6 +94,7 @@ class ReportData:
         if module not in self._dxt:
             frame = None
             if module in self.modules:
+                self.progress.note(f"reading the {module} trace")
                 frame = _safe(lambda: self.log.dxt(module))
             self._dxt[module] = None if frame is None else self._restrict(frame)
         return self._dxt[module]

@@ -10,6 +10,7 @@ from . import activity, files, stats
 from .interfaces import PARSER_PERF_MODULES, PREFIX
 from .perf import file_categories, per_file
 from .source import _info
+from .units import human_bytes, human_seconds
 
 
 @dataclass
@@ -23,16 +24,6 @@ class Cell:
 class Table:
     columns: list
     rows: list = field(default_factory=list)
-
-
-def human_bytes(n) -> str:
-    n = float(n)
-    if n < 0:
-        return "n/a"
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
-        if n < 1024 or unit == "PiB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.2f} {unit}"
-        n /= 1024
 
 
 def seconds(x) -> str:
@@ -65,7 +56,8 @@ def job(data):
 def modules(data):
     partial = set(data.partial_modules())
     if not data.modules and not partial:
-        return None
+        return ("No module recorded anything: the program did no I/O that the runtime "
+                "instruments, or the runtime was disabled.")
     rows = []
     for name, info in data.modules.items():
         frame = data.frame(name) if name in PREFIX else None
@@ -152,6 +144,15 @@ def top_by_bytes(data):
     return _top(data, "bytes")
 
 
+def special_files(data):
+    frame = files.special_files(data)
+    if not len(frame):
+        return "None: every file in this log is the program's own."
+    return Table(["kind", "module", "file", "read", "written", "I/O time (s, all processes)"],
+                 [[r.kind, r.module, r.name, human_bytes(r.read), human_bytes(r.written),
+                   f"{r.time:.6f}"] for r in frame.itertuples(index=False)])
+
+
 def shared_files(data):
     frame = files.shared_files(data)
     if not len(frame):
@@ -160,10 +161,15 @@ def shared_files(data):
     for r in frame.itertuples(index=False):
         rows.append([r[0], r[1], f"{r[2]} ({r[3]:.6f} s, {human_bytes(r[4])})",
                      f"{r[5]} ({r[6]:.6f} s, {human_bytes(r[7])})",
-                     "n/a" if math.isnan(r[8]) else f"{r[8]:.6g}",
-                     "n/a" if math.isnan(r[9]) else f"{r[9]:.6g}"])
+                     human_seconds(_std_dev(r[8])), human_bytes(_std_dev(r[9]))])
     return Table(["module", "file", "fastest rank (time, bytes)", "slowest rank (time, bytes)",
-                  "variance of time (s²)", "variance of bytes (B²)"], rows)
+                  "std. dev. of I/O time", "std. dev. of bytes"], rows)
+
+
+def _std_dev(variance) -> float:
+    # The log stores variances (s², B²); their square roots are in the units users
+    # read.  A rounding error can leave a variance a hair below zero.
+    return math.nan if math.isnan(variance) else math.sqrt(max(float(variance), 0.0))
 
 
 def dxt_threads(data):
