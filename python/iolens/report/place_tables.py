@@ -5,8 +5,9 @@ from __future__ import annotations
 import math
 
 from . import lustre, platform
-from .figures import MIB, READ, _figure, _finish
-from .tables import Cell, Table, human_bytes
+from .figures import READ, _figure, _finish
+from .tables import Cell, Table
+from .units import byte_scale, human_bytes
 
 TOP = 20
 
@@ -71,9 +72,10 @@ def ost_spread_figure(data):
     frame = frame.sort_values("ost").head(128)
     fig, ax = _figure(height=3.0)
     ax = ax[0, 0]
-    ax.bar(frame["ost"].astype(str), frame["bytes"] / MIB, color=READ)
+    scale, unit = byte_scale(frame["bytes"].max())
+    ax.bar(frame["ost"].astype(str), frame["bytes"] / scale, color=READ)
     ax.set_xlabel("OST index")
-    ax.set_ylabel("estimated data (MiB)")
+    ax.set_ylabel(f"estimated data ({unit})")
     ax.set_title("Data per OST")
     ax.tick_params(axis="x", labelsize="small", labelrotation=90)
     return _finish(fig)
