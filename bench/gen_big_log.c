@@ -8,21 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 #include "iolens/log.h"
+#include "bench_gen.h"
 
 #define POSIX_REC (16 + 8 * POSIX_NUM_INDICES + 8 * POSIX_F_NUM_INDICES)
-
-static uint64_t rng = 0x9E3779B97F4A7C15ULL;
-
-static uint64_t next(void)          /* xorshift64* */
-{
-    rng ^= rng >> 12;
-    rng ^= rng << 25;
-    rng ^= rng >> 27;
-    return rng * 2685821657736338717ULL;
-}
-
-static void put64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }   /* host is LE */
-static void putf(uint8_t *p, double v) { memcpy(p, &v, 8); }
 
 static int start(iolens_writer **w, const char *path, int comp, int64_t nprocs)
 {

@@ -16,13 +16,16 @@ APT_PACKAGES=(build-essential cmake ninja-build pkg-config zlib1g-dev libbz2-dev
   python3 python3-dev python3-venv python3-pip git xz-utils
   openmpi-bin libopenmpi-dev mpich libmpich-dev
   clang libclang-rt-14-dev valgrind chromium
-  libhdf5-dev libhdf5-openmpi-dev libpnetcdf-dev gfortran npm)
+  libhdf5-dev libhdf5-openmpi-dev libpnetcdf-dev gfortran time)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
 done
 # pdftotext (poppler-utils): the report tests read the PDF page by page
 dpkg -s poppler-utils >/dev/null 2>&1 || missing+=(poppler-utils)
+# npm (for the SARIF validator below), unless a Node.js from elsewhere brings its own:
+# Debian's npm package conflicts with such a Node.js.
+command -v npm >/dev/null 2>&1 || dpkg -s npm >/dev/null 2>&1 || missing+=(npm)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "setup: installing Debian packages: ${missing[*]}"
   $SUDO apt-get update -qq

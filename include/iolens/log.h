@@ -124,11 +124,22 @@ typedef struct iolens_log iolens_log;
 
 /* Open and validate the header, job region and name region.  On failure *out is
  * NULL and errbuf (if given) holds a message naming the problem but not the path:
- * the caller names the path once ("iolens parse: PATH: cannot open: ..."). */
+ * the caller names the path once ("iolens parse: PATH: cannot open: ...").
+ * The file is not read whole: later calls read the regions they need, each
+ * through a descriptor opened for it by the file's absolute path and checked to
+ * be the same file, so an open log holds no descriptor (only a streaming iterator
+ * does, while it exists).  A log moved, deleted or replaced after it was opened
+ * gives IOLENS_E_IO on the next read that needs the file. */
 int iolens_log_open(const char *path, iolens_log **out, char *errbuf, size_t errlen);
 /* The same on a buffer the caller keeps alive until close (fuzzing, Python bytes). */
 int iolens_log_open_mem(const void *buf, size_t len, iolens_log **out, char *errbuf, size_t errlen);
 void iolens_log_close(iolens_log *log);
+/* iolens_log_open with flags.  IOLENS_OPEN_LAZY_NAMES: open checks the name region
+ * as usual but keeps nothing; the names are loaded on the first name call (a
+ * reader that never asks for names, e.g. `parse --total`, never holds them). */
+#define IOLENS_OPEN_LAZY_NAMES 1
+int iolens_log_open_ex(const char *path, int flags, iolens_log **out, char *errbuf,
+                       size_t errlen);
 
 /* Detail text of the last failing call on this handle ("" if none). */
 const char *iolens_log_error(const iolens_log *log);
@@ -188,6 +199,66 @@ typedef struct iolens_dxt {
 } iolens_dxt;
 int iolens_log_dxt(iolens_log *log, int module, iolens_dxt **out);
 void iolens_dxt_free(iolens_dxt *d);
+
+/* ---------------------------------------------------------------- streaming */
+/* Record by record, in file order, in bounded memory: the region is decompressed
+ * a window at a time (about 1.3 MiB per iterator) instead of being held whole.
+ * Records come out decoded and upgraded exactly as iolens_log_records() and
+ * iolens_log_dxt() give them.  A region that is corrupt part-way gives the
+ * records before the damage, then an error naming the record (detail on the log
+ * through iolens_log_error()).  An iterator must be closed before its log. */
+
+/* One record of a counter-kind or MDHIM module.  The pointers are into the
+ * iterator and stay valid until its next call. */
+typedef struct iolens_record {
+    uint64_t id;
+    int64_t rank;
+    uint64_t file_rec_id;     /* H5D, PNETCDF_VAR (has_file_rec_id); 0 otherwise */
+    const int64_t *ints;      /* n_int counters */
+    const double *flts;       /* n_flt counters */
+    const uint8_t *aux;       /* aux_size bytes as in iolens_records; NULL when 0 */
+    const int64_t *tail;      /* MDHIM: the server histogram, ntail values */
+    size_t ntail;
+    size_t n_int, n_flt, aux_size;
+    int has_file_rec_id;
+    uint32_t stored_version;
+} iolens_record;
+
+typedef struct iolens_record_iter iolens_record_iter;
+/* IOLENS_OK, IOLENS_E_NOT_PRESENT (no region), or the errors of iolens_log_records. */
+int iolens_record_iter_open(iolens_log *log, int module, iolens_record_iter **out);
+/* 1: *rec holds the next record; 0: no more records; < 0: an error. */
+int iolens_record_iter_next(iolens_record_iter *it, iolens_record *rec);
+/* Records skipped so far by the upgrade (POSIX v1 with FOPENS > 0). */
+size_t iolens_record_iter_dropped(const iolens_record_iter *it);
+void iolens_record_iter_close(iolens_record_iter *it);
+
+/* DXT_POSIX / DXT_MPIIO: a record's header, then its segments in pieces. */
+typedef struct iolens_dxt_rec {
+    uint64_t id;
+    int64_t rank;
+    char hostname[65];
+    int64_t write_count, read_count;   /* its write segments come first */
+    int has_thread_id;                 /* the stored version records thread ids */
+    uint32_t stored_version;
+} iolens_dxt_rec;
+
+typedef struct iolens_dxt_seg {
+    int64_t offset, length;
+    double start, end;
+    uint64_t thread_id;                /* 0 when the version has none */
+} iolens_dxt_seg;
+
+typedef struct iolens_dxt_iter iolens_dxt_iter;
+int iolens_dxt_iter_open(iolens_log *log, int module, iolens_dxt_iter **out);
+/* 1: *rec is the next record's header (segments of the previous record not read
+ * are skipped); 0: no more records; < 0: an error. */
+int iolens_dxt_iter_next(iolens_dxt_iter *it, iolens_dxt_rec *rec);
+/* Up to `max` next segments of the current record into segs; *got = 0 once all
+ * are read.  A record whose segments run past the end of the region is an error
+ * (IOLENS_E_BAD_RECORD), as in iolens_log_dxt(). */
+int iolens_dxt_iter_segments(iolens_dxt_iter *it, iolens_dxt_seg *segs, size_t max, size_t *got);
+void iolens_dxt_iter_close(iolens_dxt_iter *it);
 
 /* HEATMAP.  Bins of record i are bin_start[i] .. bin_start[i+1]-1. */
 typedef struct iolens_heatmap {

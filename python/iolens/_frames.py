@@ -8,7 +8,7 @@ references into the log's name table, and DXT strings are categoricals.
 from __future__ import annotations
 
 import uuid
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 import pandas as pd
@@ -32,6 +32,16 @@ def name_lookup(name_table: List[str]) -> np.ndarray:
     return arr
 
 
+def selected_counters(info: ModuleInfo, columns) -> Tuple[List[int], List[int]]:
+    """Indexes of the chosen integer and float counters, in table order."""
+    wanted = set(columns)
+    unknown = wanted - set(info.counters) - set(info.fcounters)
+    if unknown:
+        raise KeyError(f"not {info.name} counters: {sorted(unknown)}")
+    return ([i for i, c in enumerate(info.counters) if c in wanted],
+            [i for i, c in enumerate(info.fcounters) if c in wanted])
+
+
 def _counter_frames(info: ModuleInfo, ints: np.ndarray, flts: np.ndarray,
                     columns=None) -> List[pd.DataFrame]:
     """Views of all counters, or copies of the selected ones (so the decoded
@@ -39,12 +49,7 @@ def _counter_frames(info: ModuleInfo, ints: np.ndarray, flts: np.ndarray,
     if columns is None:
         return [pd.DataFrame(ints, columns=list(info.counters), copy=False),
                 pd.DataFrame(flts, columns=list(info.fcounters), copy=False)]
-    wanted = set(columns)
-    unknown = wanted - set(info.counters) - set(info.fcounters)
-    if unknown:
-        raise KeyError(f"not {info.name} counters: {sorted(unknown)}")
-    ci = [i for i, c in enumerate(info.counters) if c in wanted]
-    fi = [i for i, c in enumerate(info.fcounters) if c in wanted]
+    ci, fi = selected_counters(info, columns)
     return [pd.DataFrame(np.ascontiguousarray(ints[:, ci].T).T,
                          columns=[info.counters[i] for i in ci], copy=False),
             pd.DataFrame(np.ascontiguousarray(flts[:, fi].T).T,

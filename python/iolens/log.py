@@ -11,6 +11,7 @@ values where upstream readers lose data (see docs/deviations.md).
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 from typing import Dict, List, Optional, Tuple, Union
@@ -202,8 +203,26 @@ class Log:
         if info.kind not in ("counters", "mdhim"):
             raise UnknownModuleError(
                 f"{info.name} is not a counter module; use dxt(), heatmap() or lustre()")
+        if columns is not None and info.kind == "counters" and self._present(info):
+            df = self._selected_records(info, columns)
+            if df is not None:
+                return df
         d = self._c.records(info.id) if self._present(info) else None
         return _frames.records_frame(info, d, self._name_lookup, columns)
+
+    def _selected_records(self, info: ModuleInfo, columns) -> Optional[pd.DataFrame]:
+        """records(columns=...) streamed by the C core: only the chosen counters are
+        ever held (never the whole decoded region); None where it does not apply
+        (DFS/DAOS, whose ids come from the whole decoder)."""
+        ci, fi = _frames.selected_counters(info, columns)
+        d = self._c.records_columns(info.id, ci, fi)
+        if d is None:
+            return None
+        chosen = dataclasses.replace(info, counters=tuple(info.counters[i] for i in ci),
+                                     fcounters=tuple(info.fcounters[i] for i in fi))
+        df = _frames.records_frame(chosen, d, self._name_lookup, None)
+        df.attrs["module"] = info.name
+        return df
 
     @staticmethod
     def _dxt_module(module: Union[str, int]) -> ModuleInfo:

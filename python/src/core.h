@@ -68,6 +68,8 @@ int iol_py_log_check(IolLogObject *self);
 
 /* ---- decoded frames (core_frames.c): Log methods */
 PyObject *iol_py_records(IolLogObject *self, PyObject *args);
+/* (module, int counter indexes, float counter indexes): streamed, selected (core_stream.c) */
+PyObject *iol_py_records_columns(IolLogObject *self, PyObject *args);
 PyObject *iol_py_dxt(IolLogObject *self, PyObject *args);
 PyObject *iol_py_heatmap(IolLogObject *self, PyObject *noargs);
 PyObject *iol_py_lustre(IolLogObject *self, PyObject *noargs);

@@ -356,6 +356,7 @@ static PyObject *iol_py_records_m(IolLogObject *self, PyObject *a)
         return fn(self, a);                                                   \
     }
 WITH_NAMES(iol_py_dxt)
+WITH_NAMES(iol_py_records_columns)
 WITH_NAMES(iol_py_heatmap)
 WITH_NAMES(iol_py_lustre)
 
@@ -367,6 +368,8 @@ static PyMethodDef log_methods[] = {
     {"name_table", (PyCFunction)log_name_table, METH_NOARGS, "Name strings indexed by name codes."},
     {"region", (PyCFunction)log_region, METH_O, "Decompressed payload of a module region (bytes)."},
     {"records", (PyCFunction)iol_py_records_m, METH_VARARGS, "Decode a counter module: dict of column buffers."},
+    {"records_columns", (PyCFunction)iol_py_records_columns_m, METH_VARARGS,
+     "Stream a counter module keeping only the given counters: dict of column buffers."},
     {"dxt", (PyCFunction)iol_py_dxt_m, METH_VARARGS, "Decode a DXT module: dict of column buffers."},
     {"heatmap", (PyCFunction)iol_py_heatmap_m, METH_NOARGS, "Decode HEATMAP: dict of column buffers."},
     {"lustre", (PyCFunction)iol_py_lustre_m, METH_NOARGS, "Decode LUSTRE: dict of column buffers."},

@@ -23,7 +23,7 @@ struct dxt_ctx {
 };
 
 /* Segment size of a stored version, 0 if the version is unknown. */
-static size_t segment_size(int module, uint32_t version)
+size_t iol_dxt_segment_size(int module, uint32_t version)
 {
     if (module == IOL_MOD_DXT_POSIX)
         return version == 1 ? 32 : version == 2 ? 40 : 0;
@@ -87,14 +87,27 @@ static int alloc_dxt(iolens_dxt *d, size_t n, size_t s, int threads)
            (!threads || d->thread_id) ? IOLENS_OK : IOLENS_E_NOMEM;
 }
 
+/* The one decoder of a segment, shared with the streaming iterator. */
+void iol_dxt_seg_decode(const uint8_t *q, int swap, size_t seg_size, int no_offsets,
+                        iolens_dxt_seg *out)
+{
+    out->offset = no_offsets ? -1 : iol_get_i64(q, swap);
+    out->length = iol_get_i64(q + 8, swap);
+    out->start = iol_get_f64(q + 16, swap);
+    out->end = iol_get_f64(q + 24, swap);
+    out->thread_id = seg_size == 40 ? iol_get_u64(q + 32, swap) : 0;
+}
+
 static void decode_segment(const struct dxt_ctx *c, const uint8_t *q, iolens_dxt *d, size_t s)
 {
-    d->offset[s] = c->no_offsets ? -1 : iol_get_i64(q, c->swap);
-    d->length[s] = iol_get_i64(q + 8, c->swap);
-    d->start[s] = iol_get_f64(q + 16, c->swap);
-    d->end[s] = iol_get_f64(q + 24, c->swap);
+    iolens_dxt_seg g;
+    iol_dxt_seg_decode(q, c->swap, c->seg, c->no_offsets, &g);
+    d->offset[s] = g.offset;
+    d->length[s] = g.length;
+    d->start[s] = g.start;
+    d->end[s] = g.end;
     if (d->thread_id)
-        d->thread_id[s] = iol_get_u64(q + 32, c->swap);
+        d->thread_id[s] = g.thread_id;
 }
 
 /* Pass 2: decode every record (counts already validated). */
@@ -120,28 +133,44 @@ static void decode_dxt_all(const struct dxt_ctx *c, iolens_dxt *d, size_t n)
     d->nseg = s;
 }
 
+int iol_dxt_check_module(iolens_log *log, int module, const char **name)
+{
+    if (module != IOL_MOD_DXT_POSIX && module != IOL_MOD_DXT_MPIIO)
+        return iol_log_fail(log, IOLENS_E_INVALID_ARG, "module id %d is not a DXT module",
+                            module);
+    *name = module == IOL_MOD_DXT_POSIX ? "DXT_POSIX" : "DXT_MPIIO";
+    return IOLENS_OK;
+}
+
+int iol_dxt_stored_layout(iolens_log *log, int module, const char *name, uint32_t *ver, size_t *seg)
+{
+    *ver = iolens_log_header(log)->mod_ver[module];
+    *seg = iol_dxt_segment_size(module, *ver);
+    if (!*seg)
+        return iol_log_fail(log, IOLENS_E_BAD_MODULE_VERSION,
+                            "%s module: record version %u is not supported", name, *ver);
+    return IOLENS_OK;
+}
+
 int iolens_log_dxt(iolens_log *log, int module, iolens_dxt **out)
 {
     const void *payload;
-    size_t len, n, s;
+    const char *name;
+    size_t len, n, s, seg;
+    uint32_t ver;
     if (!out)
         return IOLENS_E_INVALID_ARG;
     *out = NULL;
     if (!log)
         return IOLENS_E_INVALID_ARG;
-    if (module != IOL_MOD_DXT_POSIX && module != IOL_MOD_DXT_MPIIO)
-        return iol_log_fail(log, IOLENS_E_INVALID_ARG, "module id %d is not a DXT module",
-                            module);
-    const char *name = module == IOL_MOD_DXT_POSIX ? "DXT_POSIX" : "DXT_MPIIO";
     /* the region first: absent modules give IOLENS_E_NOT_PRESENT */
-    int rc = iolens_log_region(log, module, &payload, &len);
+    int rc = iol_dxt_check_module(log, module, &name);
+    if (rc == IOLENS_OK)
+        rc = iolens_log_region(log, module, &payload, &len);
+    if (rc == IOLENS_OK)
+        rc = iol_dxt_stored_layout(log, module, name, &ver, &seg);
     if (rc != IOLENS_OK)
         return rc;
-    uint32_t ver = iolens_log_header(log)->mod_ver[module];
-    size_t seg = segment_size(module, ver);
-    if (!seg)
-        return iol_log_fail(log, IOLENS_E_BAD_MODULE_VERSION,
-                            "%s module: record version %u is not supported", name, ver);
     struct dxt_ctx c = {log, name, payload, len, iol_decode_swap(iolens_log_header(log)), seg,
                         module == IOL_MOD_DXT_MPIIO && ver == 1};
     rc = count_dxt(&c, &n, &s);

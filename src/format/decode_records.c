@@ -244,49 +244,57 @@ static int count_records(struct rec_ctx *c, size_t *nrec, size_t *ntail)
 
 /* DFS: pool and container uuid as stored (byte strings, never swapped).
  * DAOS: the same, then oid_hi and oid_lo converted to host u64. */
-static void decode_aux(const struct rec_ctx *c, const uint8_t *src, uint8_t *dst)
+static void decode_aux(const struct rec_layout *lay, int swap, const uint8_t *src, uint8_t *dst)
 {
     memcpy(dst, src, 32);
-    if (c->lay->aux == 48) {
-        iol_put_u64(dst + 32, iol_get_u64(src + 32, c->swap));
-        iol_put_u64(dst + 40, iol_get_u64(src + 40, c->swap));
+    if (lay->aux == 48) {
+        iol_put_u64(dst + 32, iol_get_u64(src + 32, swap));
+        iol_put_u64(dst + 40, iol_get_u64(src + 40, swap));
     }
 }
 
-/* Decode the record at pos into slot i.  Returns the record's stored size, or 0
- * when the record is dropped (POSIX v1 with stdio counters). */
-static size_t decode_one(struct rec_ctx *c, size_t pos, size_t i)
+/* Decode the fixed part of the record at q (lay->size bytes) into id, rank, the
+ * file_rec_id (frid may be NULL), the current-layout counters ni/nf and aux (may
+ * be NULL when the layout has none).  Returns the bytes read, or 0 when the
+ * record is dropped (POSIX v1 with stdio counters).  The one decoder of a record,
+ * shared by iolens_log_records and the streaming iterator. */
+size_t iol_rec_decode(const struct rec_layout *lay, const uint8_t *q, int swap, uint64_t *id,
+                      int64_t *rank, uint64_t *frid, int64_t *ni, double *nf, uint8_t *aux)
 {
-    const struct rec_layout *lay = c->lay;
-    iolens_records *r = c->r;
-    const uint8_t *q = c->p + pos;
     int64_t oi[MAX_STORED_INT];
     double of[MAX_STORED_FLT];
     size_t off = 16 + lay->skip + (lay->file_rec ? 8 : 0);
 
     for (size_t k = 0; k < lay->n_int; k++, off += 8)
-        oi[k] = iol_get_i64(q + off, c->swap);
+        oi[k] = iol_get_i64(q + off, swap);
     for (size_t k = 0; k < lay->n_flt; k++, off += 8)
-        of[k] = iol_get_f64(q + off, c->swap);
+        of[k] = iol_get_f64(q + off, swap);
     if (lay->module == IOL_MOD_POSIX && lay->version == 1 && oi[6] > 0)
         return 0;
 
-    r->id[i] = iol_get_u64(q, c->swap);
-    r->rank[i] = iol_get_i64(q + 8, c->swap);
-    if (r->file_rec_id)
-        r->file_rec_id[i] = lay->file_rec ? iol_get_u64(q + 16, c->swap) : 0;
-    int64_t *ni = r->ints + i * r->n_int;
-    double *nf = r->flts + i * r->n_flt;
+    *id = iol_get_u64(q, swap);
+    *rank = iol_get_i64(q + 8, swap);
+    if (frid)
+        *frid = lay->file_rec ? iol_get_u64(q + 16, swap) : 0;
     if (lay->upgrade) {
         lay->upgrade(oi, of, ni, nf);
     } else {
-        memcpy(ni, oi, r->n_int * sizeof *ni);
-        memcpy(nf, of, r->n_flt * sizeof *nf);
+        memcpy(ni, oi, lay->n_int * sizeof *ni);
+        memcpy(nf, of, lay->n_flt * sizeof *nf);
     }
     if (lay->aux)
-        decode_aux(c, q + off, r->aux + i * r->aux_size);
+        decode_aux(lay, swap, q + off, aux);
     off += lay->aux;
     return off;
+}
+
+/* Decode the record at pos into slot i (see iol_rec_decode). */
+static size_t decode_one(struct rec_ctx *c, size_t pos, size_t i)
+{
+    iolens_records *r = c->r;
+    return iol_rec_decode(c->lay, c->p + pos, c->swap, &r->id[i], &r->rank[i],
+                          r->file_rec_id ? &r->file_rec_id[i] : NULL, r->ints + i * r->n_int,
+                          r->flts + i * r->n_flt, r->aux ? r->aux + i * r->aux_size : NULL);
 }
 
 /* MDHIM: copy the histogram of the record at pos (already validated by pass 1). */
@@ -369,6 +377,25 @@ static int check_layout(iolens_log *log, int module, const struct rec_layout **l
                             info->name, info->version);
     return IOLENS_OK;
 }
+
+/* Kind and stored layout of `module`, for both readers; the region is asked for
+ * first, so absent modules give IOLENS_E_NOT_PRESENT. */
+int iol_rec_layout_of(iolens_log *log, int module, const struct rec_layout **lay)
+{
+    if (module < 0 || module >= IOL_MAX_MODULES)
+        return iol_log_fail(log, IOLENS_E_INVALID_ARG, "module id %d out of range", module);
+    int rc = check_kind(log, module);
+    if (rc == IOLENS_OK && !iolens_log_header(log)->mod[module].len)
+        rc = iol_log_fail(log, IOLENS_E_NOT_PRESENT, "%s module has no region in this log",
+                          iolens_module_info_get(module)->name);
+    if (rc == IOLENS_OK)
+        rc = check_layout(log, module, lay);
+    return rc;
+}
+
+size_t iol_rec_size(const struct rec_layout *lay) { return lay->size; }
+size_t iol_rec_aux(const struct rec_layout *lay) { return lay->aux; }
+uint32_t iol_rec_version(const struct rec_layout *lay) { return lay->version; }
 
 int iolens_log_records(iolens_log *log, int module, iolens_records **out)
 {

@@ -68,4 +68,37 @@ int iol_writer_put_region_cuts(iolens_writer *w, int module, uint32_t version,
                                const void *payload, size_t len, const size_t *cuts,
                                size_t ncuts);
 
+/* ---------------------------------------------------------------- streaming */
+/* A region decompressed a window at a time (zstream.c).  Errors are recorded on
+ * the log ("<what> region [off, len]: ...") and returned by every later call. */
+typedef struct iol_zs iol_zs;
+#define IOL_ZS_MAX_NEED ((size_t)1 << 20)
+int iol_zs_open(iolens_log *log, iolens_region r, const char *what, iol_zs **out);
+/* At least `need` (<= IOL_ZS_MAX_NEED) unread payload bytes at *p, or fewer only
+ * when the payload ends (*avail < need).  Valid until the next fill or close. */
+int iol_zs_fill(iol_zs *z, size_t need, const uint8_t **p, size_t *avail);
+void iol_zs_consume(iol_zs *z, size_t n);
+uint64_t iol_zs_offset(const iol_zs *z);     /* payload bytes consumed so far */
+void iol_zs_close(iol_zs *z);
+
+/* ---------------------------------------------------------------- record layouts */
+/* The stored layout of a counter-kind or MDHIM module (decode_records.c). */
+struct rec_layout;
+int iol_rec_layout_of(iolens_log *log, int module, const struct rec_layout **lay);
+size_t iol_rec_size(const struct rec_layout *lay);     /* fixed bytes per record */
+size_t iol_rec_aux(const struct rec_layout *lay);      /* trailing bytes (DFS, DAOS) */
+uint32_t iol_rec_version(const struct rec_layout *lay);
+size_t iol_rec_decode(const struct rec_layout *lay, const uint8_t *q, int swap, uint64_t *id,
+                      int64_t *rank, uint64_t *frid, int64_t *ni, double *nf, uint8_t *aux);
+
+/* DXT segments (decode_dxt.c): bytes per segment of a stored version (0 if the
+ * version is unknown), and the decoder of one segment. */
+size_t iol_dxt_segment_size(int module, uint32_t version);
+/* DXT module check (*name = "DXT_POSIX"/"DXT_MPIIO") and stored-version check
+ * (*seg = bytes per segment), shared by the whole and the streaming readers. */
+int iol_dxt_check_module(iolens_log *log, int module, const char **name);
+int iol_dxt_stored_layout(iolens_log *log, int module, const char *name, uint32_t *ver, size_t *seg);
+void iol_dxt_seg_decode(const uint8_t *q, int swap, size_t seg_size, int no_offsets,
+                        iolens_dxt_seg *out);
+
 #endif

@@ -133,8 +133,14 @@ int iol_job_parse(iolens_log *log)
     void *p = NULL;
     size_t n = 0;
     char detail[160];
-    int rc = iol_inflate(log->hdr.comp_type, log->buf + r.off, (size_t)r.len, IOL_JOB_MAX, 1,
-                         &p, &n, detail, sizeof detail);
+    const uint8_t *in;
+    void *copy;
+    int rc = iol_log_bytes(log, r.off, (size_t)r.len, &in, &copy);
+    if (rc)
+        return rc;
+    rc = iol_inflate(log->hdr.comp_type, in, (size_t)r.len, IOL_JOB_MAX, 1, &p, &n, detail,
+                     sizeof detail);
+    free(copy);
     if (rc)
         return iol_log_fail(log, rc, "job region [off %llu, len %llu]: %s",
                             (unsigned long long)r.off, (unsigned long long)r.len, detail);

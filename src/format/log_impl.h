@@ -8,12 +8,21 @@
 #include <stdint.h>
 #include "iolens/log.h"
 
-/* One deduplicated name: points into the name payload (or the 3.00 copy). */
-typedef struct iol_name {
-    uint64_t id;
-    const char *name;
-    size_t first;            /* position of the id's first record: iteration order */
-} iol_name;
+/* Names are held compactly (a million names must fit in tens of megabytes):
+ * the payload in the 3.10+ layout (u64 id, NUL-terminated name, back to back;
+ * 3.00 logs are converted to it), the offsets of the distinct ids' entries in
+ * first-occurrence order, and an open-addressing table of order indexes + 1
+ * (0 = empty) keyed by id.  Offsets are u32 while the payload fits, else u64. */
+typedef struct iol_names {
+    uint8_t *payload;
+    size_t len;
+    uint32_t *off32;         /* one of the two, by payload size */
+    uint64_t *off64;
+    size_t count;
+    uint32_t *slot;
+    size_t mask;             /* slot count - 1 */
+    int state;               /* 0 not loaded (lazy open), 1 loaded, <0 cached error */
+} iol_names;
 
 /* Lazily decompressed region: state 0 = not tried, 1 = ok, <0 = cached error. */
 typedef struct iol_region_cache {
@@ -23,18 +32,18 @@ typedef struct iol_region_cache {
 } iol_region_cache;
 
 struct iolens_log {
-    const uint8_t *buf;      /* the whole file */
-    size_t size;
-    void *owned;             /* buf when we read the file ourselves */
+    const uint8_t *buf;      /* the whole buffer (open_mem), or the header bytes (file) */
+    size_t size;             /* of the buffer or the file */
+    int from_file;           /* read region by region from the file (not open_mem) */
+    int fd;                  /* held during open; after it only when `path` is NULL */
+    char *path;              /* absolute path: each read reopens it (a process may */
+    uint64_t dev, ino;       /*   hold thousands of logs open), checked to be the same file */
+    uint8_t head[1328];      /* file mode: the first bytes of the file (buf) */
     int swap;                /* log byte order differs from the host */
     iolens_header hdr;
     iolens_job job;
     void *job_strings;       /* one block: exe_mounts, exe, mount strings */
-    void *names_payload;     /* decompressed name region */
-    char *names_copy;        /* NUL-terminated copies of 3.00 names */
-    iol_name *names;         /* sorted by id */
-    size_t nnames;
-    size_t *name_order;      /* indexes into names in first-occurrence order */
+    iol_names names;
     iol_region_cache region[IOL_MAX_MODULES];
     char err[512];
 };
@@ -43,6 +52,21 @@ struct iolens_log {
 int iol_header_parse(iolens_log *log);
 int iol_job_parse(iolens_log *log);
 int iol_names_parse(iolens_log *log);
+/* Lazy opens: check the name region as iol_names_parse would, keeping nothing. */
+int iol_names_check(iolens_log *log);
+void iol_lognames_free(iolens_log *log);
 void iol_job_release(iolens_log *log);
+
+/* `len` bytes of the file at `off` (already checked to lie inside it): a pointer
+ * into the buffer (open_mem, *owned = NULL) or a malloc'ed copy read from the
+ * file (*owned = the copy, the caller frees it).  Records its error on log. */
+int iol_log_bytes(iolens_log *log, uint64_t off, size_t len, const uint8_t **p, void **owned);
+/* Read up to `len` bytes at `off` into dst; *got = bytes read (short at end of file). */
+int iol_log_pread(iolens_log *log, uint64_t off, void *dst, size_t len, size_t *got);
+/* File mode: a descriptor of the log's file for a run of reads, and its release. */
+int iol_log_fd(iolens_log *log, int *fd);
+void iol_log_fd_done(iolens_log *log, int fd);
+/* iol_log_pread on a descriptor from iol_log_fd. */
+int iol_log_pread_fd(iolens_log *log, int fd, uint64_t off, void *dst, size_t len, size_t *got);
 
 #endif

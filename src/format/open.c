@@ -1,4 +1,6 @@
-/* Opening and closing a log: read the file, then header, job and name region. */
+/* Opening and closing a log: header, job and name region; the rest of the file is
+ * read region by region when asked for, so that a reader's memory does not grow
+ * with the size of the log. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -15,11 +17,10 @@ void iolens_log_close(iolens_log *log)
     for (int i = 0; i < IOL_MAX_MODULES; i++)
         free(log->region[i].data);
     iol_job_release(log);
-    free(log->names_payload);
-    free(log->names_copy);
-    free(log->names);
-    free(log->name_order);
-    free(log->owned);
+    iol_lognames_free(log);
+    if (log->fd >= 0)
+        close(log->fd);
+    free(log->path);
     free(log);
 }
 
@@ -31,10 +32,12 @@ static void copy_err(char *errbuf, size_t errlen, const char *msg)
 }
 
 /* Validates everything that open promises; on failure frees log. */
-static int finish_open(iolens_log *log, iolens_log **out, char *errbuf, size_t errlen)
+static int finish_open(iolens_log *log, int flags, iolens_log **out, char *errbuf,
+                       size_t errlen)
 {
     int rc;
-    if ((rc = iol_header_parse(log)) || (rc = iol_job_parse(log)) || (rc = iol_names_parse(log))) {
+    if ((rc = iol_header_parse(log)) || (rc = iol_job_parse(log)) ||
+        (rc = (flags & IOLENS_OPEN_LAZY_NAMES) ? iol_names_check(log) : iol_names_parse(log))) {
         copy_err(errbuf, errlen, log->err);
         iolens_log_close(log);
         return rc;
@@ -57,56 +60,133 @@ int iolens_log_open_mem(const void *buf, size_t len, iolens_log **out, char *err
         copy_err(errbuf, errlen, "out of memory");
         return IOLENS_E_NOMEM;
     }
+    log->fd = -1;
     log->buf = buf ? buf : (const uint8_t *)"";
     log->size = len;
-    return finish_open(log, out, errbuf, errlen);
+    return finish_open(log, 0, out, errbuf, errlen);
 }
 
-/* Read the whole file: logs are read many times region by region, and a private
- * copy cannot change (or vanish, as an mmap could) under the reader.  Messages
- * leave the path out: every caller names it once. */
-static int read_all(const char *path, void **data, size_t *size, char *errbuf, size_t errlen)
+int iol_log_fd(iolens_log *log, int *fd)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
     struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0) {
-        int e = errno;
-        if (fd >= 0)
-            close(fd);
-        if (errbuf && errlen)
-            snprintf(errbuf, errlen, "cannot open: %s", strerror(e));
-        return IOLENS_E_IO;
+    if (log->fd >= 0) {
+        *fd = log->fd;
+        return IOLENS_OK;
     }
-    size_t cap = st.st_size > 0 ? (size_t)st.st_size : 0, n = 0;
-    uint8_t *p = malloc(cap ? cap : 1);
-    if (!p) {
-        close(fd);
-        copy_err(errbuf, errlen, "out of memory reading the log file");
-        return IOLENS_E_NOMEM;
+    *fd = open(log->path, O_RDONLY | O_CLOEXEC);
+    if (*fd < 0)
+        return iol_log_fail(log, IOLENS_E_IO, "cannot reopen the log file to read it: %s "
+                            "(was it moved or deleted after it was opened?)", strerror(errno));
+    if (fstat(*fd, &st) != 0 || (uint64_t)st.st_dev != log->dev || (uint64_t)st.st_ino != log->ino) {
+        close(*fd);
+        *fd = -1;
+        return iol_log_fail(log, IOLENS_E_IO, "the log file was replaced after it was opened");
     }
-    while (n < cap) {
-        ssize_t r = read(fd, p + n, cap - n);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0) {
-            int e = errno;
-            if (errbuf && errlen)
-                snprintf(errbuf, errlen, "cannot read: %s", strerror(e));
-            free(p);
-            close(fd);
-            return IOLENS_E_IO;
-        }
-        if (r == 0)
-            break;                      /* file shrank: validate what we have */
-        n += (size_t)r;
-    }
-    close(fd);
-    *data = p;
-    *size = n;
     return IOLENS_OK;
 }
 
-int iolens_log_open(const char *path, iolens_log **out, char *errbuf, size_t errlen)
+void iol_log_fd_done(iolens_log *log, int fd)
+{
+    if (fd >= 0 && fd != log->fd)
+        close(fd);
+}
+
+int iol_log_pread_fd(iolens_log *log, int fd, uint64_t off, void *dst, size_t len, size_t *got)
+{
+    size_t n = 0;
+    *got = 0;
+    while (n < len) {
+        ssize_t r = pread(fd, (uint8_t *)dst + n, len - n, (off_t)(off + n));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            return iol_log_fail(log, IOLENS_E_IO, "cannot read %zu bytes at offset %llu: %s",
+                                len, (unsigned long long)(off + n), strerror(errno));
+        if (r == 0)
+            break;
+        n += (size_t)r;
+    }
+    *got = n;
+    return IOLENS_OK;
+}
+
+int iol_log_pread(iolens_log *log, uint64_t off, void *dst, size_t len, size_t *got)
+{
+    *got = 0;
+    if (!log->from_file) {              /* open_mem: the buffer is the file */
+        size_t n = 0;
+        if (off < log->size)
+            n = log->size - off < len ? log->size - (size_t)off : len;
+        memcpy(dst, log->buf + off, n);
+        *got = n;
+        return IOLENS_OK;
+    }
+    int fd, rc = iol_log_fd(log, &fd);
+    if (rc == IOLENS_OK)
+        rc = iol_log_pread_fd(log, fd, off, dst, len, got);
+    iol_log_fd_done(log, fd);
+    return rc;
+}
+
+int iol_log_bytes(iolens_log *log, uint64_t off, size_t len, const uint8_t **p, void **owned)
+{
+    *owned = NULL;
+    if (!log->from_file) {
+        *p = log->buf + off;
+        return IOLENS_OK;
+    }
+    uint8_t *copy = malloc(len ? len : 1);
+    size_t got;
+    if (!copy)
+        return iol_log_fail(log, IOLENS_E_NOMEM, "out of memory reading %zu bytes of the log", len);
+    int rc = iol_log_pread(log, off, copy, len, &got);
+    if (rc == IOLENS_OK && got < len)
+        rc = iol_log_fail(log, IOLENS_E_TRUNCATED,
+                          "the file ends at offset %llu, inside a region that should end at %llu "
+                          "(did it shrink while being read?)",
+                          (unsigned long long)(off + got), (unsigned long long)(off + len));
+    if (rc) {
+        free(copy);
+        return rc;
+    }
+    *p = copy;
+    *owned = copy;
+    return IOLENS_OK;
+}
+
+/* Open the file and read its first bytes (the header); regions are read later,
+ * each through a descriptor opened for it, so an open log holds no descriptor
+ * (`iolens merge` holds thousands of logs) and no copy of the file.  Every region
+ * is validated as it is read; a file replaced under the reader is an error.
+ * Messages leave the path out: every caller names it once. */
+static int open_file(iolens_log *log, const char *path, char *errbuf, size_t errlen)
+{
+    struct stat st;
+    log->from_file = 1;
+    log->fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (log->fd < 0 || fstat(log->fd, &st) != 0) {
+        if (errbuf && errlen)
+            snprintf(errbuf, errlen, "cannot open: %s", strerror(errno));
+        return IOLENS_E_IO;
+    }
+    log->size = st.st_size > 0 ? (size_t)st.st_size : 0;
+    log->dev = (uint64_t)st.st_dev;
+    log->ino = (uint64_t)st.st_ino;
+    log->path = realpath(path, NULL);   /* NULL (e.g. no memory): keep the fd instead */
+    size_t want = log->size < sizeof log->head ? log->size : sizeof log->head, got;
+    if (iol_log_pread(log, 0, log->head, want, &got) != IOLENS_OK) {
+        if (errbuf && errlen)
+            snprintf(errbuf, errlen, "%s", log->err);
+        return IOLENS_E_IO;
+    }
+    if (got < want)
+        log->size = got;                /* file shrank: validate what we have */
+    log->buf = log->head;
+    return IOLENS_OK;
+}
+
+int iolens_log_open_ex(const char *path, int flags, iolens_log **out, char *errbuf,
+                       size_t errlen)
 {
     if (out)
         *out = NULL;
@@ -114,21 +194,27 @@ int iolens_log_open(const char *path, iolens_log **out, char *errbuf, size_t err
         copy_err(errbuf, errlen, "iolens_log_open: NULL argument");
         return IOLENS_E_INVALID_ARG;
     }
-    void *data = NULL;
-    size_t size = 0;
-    int rc = read_all(path, &data, &size, errbuf, errlen);
-    if (rc)
-        return rc;
     iolens_log *log = calloc(1, sizeof *log);
     if (!log) {
-        free(data);
         copy_err(errbuf, errlen, "out of memory");
         return IOLENS_E_NOMEM;
     }
-    log->buf = data;
-    log->owned = data;
-    log->size = size;
-    return finish_open(log, out, errbuf, errlen);
+    int rc = open_file(log, path, errbuf, errlen);
+    if (rc) {
+        iolens_log_close(log);
+        return rc;
+    }
+    rc = finish_open(log, flags, out, errbuf, errlen);
+    if (rc == IOLENS_OK && log->path) {
+        close(log->fd);                 /* reads reopen the file by its path */
+        log->fd = -1;
+    }
+    return rc;
+}
+
+int iolens_log_open(const char *path, iolens_log **out, char *errbuf, size_t errlen)
+{
+    return iolens_log_open_ex(path, 0, out, errbuf, errlen);
 }
 
 const iolens_header *iolens_log_header(const iolens_log *log)

@@ -46,8 +46,13 @@ int iolens_log_region(iolens_log *log, int module, const void **payload, size_t 
     iol_region_cache *c = &log->region[module];
     if (c->state == 0) {
         char detail[160];
-        rc = iol_inflate(log->hdr.comp_type, log->buf + r.off, (size_t)r.len,
-                         iol_region_cap(r.len), 0, &c->data, &c->len, detail, sizeof detail);
+        const uint8_t *in;
+        void *copy;
+        if ((rc = iol_log_bytes(log, r.off, (size_t)r.len, &in, &copy)) != IOLENS_OK)
+            return rc;
+        rc = iol_inflate(log->hdr.comp_type, in, (size_t)r.len, iol_region_cap(r.len), 0,
+                         &c->data, &c->len, detail, sizeof detail);
+        free(copy);
         c->state = rc ? rc : 1;
         if (rc)
             return iol_log_fail(log, rc, "%s module region [off %llu, len %llu]: %s",

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "dxt_print.h"
+#include "dxt_threads.h"
 #include "cli.h"
 #include "parse.h"
 #include "partial_hint.h"
@@ -17,6 +18,7 @@
 
 struct dxt_run {
     iolens_log *log;
+    iol_text out;            /* stdout */
     const char *path;
     int show_incomplete;
     iolens_lustre *lustre;   /* LUSTRE records, kept for the DXT_POSIX records */
@@ -77,7 +79,7 @@ static long find_lustre(const struct dxt_run *r, uint64_t id)
 
 /* Partial-data handling (spec 9.3 with darshan-dxt-parser's texts).  Returns 0 to
  * go on, -1 to stop with failure. */
-static int check_partial(const struct dxt_run *r, const iolens_module_info *mi)
+static int check_partial(struct dxt_run *r, const iolens_module_info *mi)
 {
     const char *name = mi->name;
     static const char advice[] =
@@ -86,25 +88,29 @@ static int check_partial(const struct dxt_run *r, const iolens_module_info *mi)
         "# DARSHAN_EXCLUDE_DIRS or DXT_TRIGGER_CONF_PATH\n"
         "# environment variable to prevent Darshan from\n"
         "# instrumenting unecessary files.\n";
-    FILE *out = r->show_incomplete ? stdout : stderr;
-    fprintf(out, "\n# *%s*: The %s module contains incomplete data!\n"
-                 "#            This happens when a module runs out of\n"
-                 "#            memory to store new record data.\n",
-            r->show_incomplete ? "WARNING" : "ERROR", name);
-    fputs(advice, out);
-    if (!r->show_incomplete)
+    char msg[1024];
+    snprintf(msg, sizeof msg, "\n# *%s*: The %s module contains incomplete data!\n"
+             "#            This happens when a module runs out of\n"
+             "#            memory to store new record data.\n%s",
+             r->show_incomplete ? "WARNING" : "ERROR", name, advice);
+    iol_text_flush(&r->out);
+    if (r->show_incomplete) {
+        iol_text_puts(&r->out, msg);
+    } else {
+        fputs(msg, stderr);
         fputs("\n# You can display the (incomplete) data that is\n"
               "# present in this log using the --show-incomplete\n"
               "# option to darshan-dxt-parser.\n", stderr);
+    }
     /* Our own line goes to stderr: stdout stays darshan-dxt-parser's text. */
-    fflush(stdout);
+    iol_text_flush(&r->out);
     iol_partial_hint(stderr, "dxt", r->path, r->log, mi);
     return r->show_incomplete ? 0 : -1;
 }
 
-static int parse_failed(const struct dxt_run *r, const char *name)
+static int parse_failed(struct dxt_run *r, const char *name)
 {
-    fflush(stdout);
+    iol_text_flush(&r->out);
     fprintf(stderr, "Error: failed to parse %s module record.\n", name);
     fprintf(stderr, "iolens dxt: %s: %s\n", r->path, iolens_log_error(r->log));
     return -1;
@@ -121,15 +127,66 @@ static int load_lustre(struct dxt_run *r)
     return 0;
 }
 
+/* The Lustre layout of a DXT_POSIX record's file, or NULL. */
+static const iol_dxt_layout *layout_of(const struct dxt_run *r, int module, uint64_t id,
+                                       iol_dxt_layout *lay)
+{
+    long li = module == IOL_MOD_DXT_POSIX ? find_lustre(r, id) : -1;
+    if (li < 0)
+        return NULL;
+    const iolens_lustre *l = r->lustre;
+    size_t c0 = l->comp_start[li], o0 = l->ost_start[li];
+    lay->ncomp = l->comp_start[li + 1] - c0;
+    lay->comp = l->comp + c0 * LUSTRE_COMP_NUM_INDICES;
+    lay->nost = l->ost_start[li + 1] - o0;
+    lay->ost = l->ost + o0;
+    return lay;
+}
+
+#define SEG_BATCH 4096
+
+/* One record: header, then its segments a batch at a time (writes first). */
+static int print_record(struct dxt_run *r, iolens_dxt_iter *it, int module,
+                        const iolens_dxt_rec *rec, size_t nthreads, iolens_dxt_seg *segs)
+{
+    iol_dxt_layout lay;
+    const iol_dxt_layout *lo = layout_of(r, module, rec->id, &lay);
+    iol_dxt_print_header(&r->out, r->log, rec, nthreads, lo);
+    int64_t k = 0;
+    size_t got;
+    int rc;
+    while ((rc = iolens_dxt_iter_segments(it, segs, SEG_BATCH, &got)) == IOLENS_OK && got)
+        for (size_t j = 0; j < got; j++, k++) {
+            int write = k < rec->write_count;
+            iol_dxt_print_segment(&r->out, module, rec, &segs[j], write,
+                                  write ? k : k - rec->write_count, lo);
+        }
+    return rc;
+}
+
+/* A DXT module, streamed record by record; a damaged record ends it with the
+ * records before it printed (as darshan-dxt-parser, which reads one at a time). */
 static int print_dxt_module(struct dxt_run *r, int module, const char *name)
 {
-    iolens_dxt *d;
-    if (iolens_log_dxt(r->log, module, &d) != IOLENS_OK)
-        return parse_failed(r, name);
-    for (size_t i = 0; i < d->count; i++)
-        iol_dxt_print_record(stdout, r->log, d, i, r->lustre, find_lustre(r, d->id[i]));
-    iolens_dxt_free(d);
-    return 0;
+    iolens_dxt_iter *it = NULL;
+    iol_dxt_threads *threads = NULL;
+    iolens_dxt_seg *segs = malloc(SEG_BATCH * sizeof *segs);
+    iolens_dxt_rec rec;
+    int rc = segs ? iolens_dxt_iter_open(r->log, module, &it) : IOLENS_E_NOMEM;
+    while (rc == IOLENS_OK && (rc = iolens_dxt_iter_next(it, &rec)) == 1) {
+        size_t nthreads = 1;
+        rc = IOLENS_OK;
+        if (rec.has_thread_id && !threads)
+            rc = iol_dxt_threads_open(r->log, module, &threads);
+        if (rc == IOLENS_OK && rec.has_thread_id)
+            rc = iol_dxt_threads_next(threads, &nthreads);
+        if (rc == IOLENS_OK)
+            rc = print_record(r, it, module, &rec, nthreads, segs);
+    }
+    iol_dxt_threads_close(threads);
+    iolens_dxt_iter_close(it);
+    free(segs);
+    return rc < 0 ? parse_failed(r, name) : 0;
 }
 
 /* One module of the loop of spec section 10 item 3.  Returns 0 or -1 (stop). */
@@ -137,6 +194,7 @@ static int run_module(struct dxt_run *r, int i)
 {
     const iolens_header *h = iolens_log_header(r->log);
     const iolens_module_info *mi = iolens_module_info_get(i);
+    iol_text_flush(&r->out);             /* warnings come after what stdout holds */
     if (!mi) {
         fprintf(stderr, "# Warning: module id %d is unknown. You may need a newer version "
                         "of the Darshan utilities to parse it.\n", i);
@@ -151,9 +209,9 @@ static int run_module(struct dxt_run *r, int i)
     if (!dxt && i != IOL_MOD_LUSTRE)
         return 0;
     if (dxt)
-        printf("\n# ***************************************************\n"
-               "# %s module data\n"
-               "# ***************************************************\n", mi->name);
+        iol_text_printf(&r->out, "\n# ***************************************************\n"
+                        "# %s module data\n"
+                        "# ***************************************************\n", mi->name);
     if ((h->partial_flag >> i & 1) && check_partial(r, mi) != 0)
         return -1;
     return dxt ? print_dxt_module(r, i, mi->name) : load_lustre(r);
@@ -162,15 +220,9 @@ static int run_module(struct dxt_run *r, int i)
 static int run(struct dxt_run *r)
 {
     const iolens_header *h = iolens_log_header(r->log);
-    iol_text t;
-    if (iol_text_init(&t, stdout) != 0) {
-        fprintf(stderr, "iolens dxt: out of memory\n");
-        return -1;
-    }
-    iol_print_preamble(&t, h, iolens_log_job(r->log));
-    iol_text_free(&t);
+    iol_print_preamble(&r->out, h, iolens_log_job(r->log));
     if (!h->mod[IOL_MOD_DXT_POSIX].len && !h->mod[IOL_MOD_DXT_MPIIO].len) {
-        fputs("\n# no DXT module data available for this Darshan log.\n", stdout);
+        iol_text_puts(&r->out, "\n# no DXT module data available for this Darshan log.\n");
         return 0;
     }
     for (int i = 0; i < IOL_MAX_MODULES; i++)
@@ -204,10 +256,14 @@ int iol_cmd_dxt(int argc, char **argv)
         fprintf(stderr, "iolens dxt: %s: %s\n", r.path, err);
         return DXT_EXIT_FAIL;
     }
-    static char obuf[1 << 16];
-    setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
+    if (iol_text_init(&r.out, stdout) != 0) {
+        fprintf(stderr, "iolens dxt: out of memory\n");
+        iolens_log_close(r.log);
+        return DXT_EXIT_FAIL;
+    }
     int rc = run(&r);
-    if (fflush(stdout) != 0 && rc == 0) {
+    iol_text_free(&r.out);
+    if (r.out.err && rc == 0) {
         fprintf(stderr, "iolens dxt: error writing the output\n");
         rc = -1;
     }

@@ -1,14 +1,26 @@
 /* Internal interface of `iolens dxt` (darshan-dxt-parser's text, log-format spec
- * section 10).  All output goes to `out`; nothing here exits. */
+ * section 10).  All output goes to an iol_text; nothing here exits. */
 #ifndef IOLENS_TOOLS_DXT_PRINT_H
 #define IOLENS_TOOLS_DXT_PRINT_H
 
-#include <stdio.h>
 #include "iolens/log.h"
+#include "parse.h"
 
-/* Print record i of d (spec section 10, item 4).  `lustre`/`li` give the Lustre
- * record of the file (li < 0: none; only used for DXT_POSIX). */
-void iol_dxt_print_record(FILE *out, iolens_log *log, const iolens_dxt *d, size_t i,
-                          const iolens_lustre *lustre, long li);
+/* The Lustre layout of one file: its components and OST ids (NULL: none). */
+typedef struct iol_dxt_layout {
+    size_t ncomp;
+    const int64_t *comp;   /* LUSTRE_COMP_NUM_INDICES per component */
+    size_t nost;
+    const int64_t *ost;
+} iol_dxt_layout;
+
+/* The record header block (spec section 10, item 4); `nthreads` is printed for
+ * the versions with thread ids. */
+void iol_dxt_print_header(iol_text *t, iolens_log *log, const iolens_dxt_rec *r,
+                          size_t nthreads, const iol_dxt_layout *lo);
+/* One segment line; `num` is its index among the record's writes or reads. */
+void iol_dxt_print_segment(iol_text *t, int module, const iolens_dxt_rec *r,
+                           const iolens_dxt_seg *s, int write, int64_t num,
+                           const iol_dxt_layout *lo);
 
 #endif

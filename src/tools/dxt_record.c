@@ -7,59 +7,27 @@
  * thread count line and the Pthread-ID column. */
 #include <inttypes.h>
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 #include "dxt_print.h"
 
-/* The Lustre layout of one file: its components and OST ids. */
-struct layout {
-    size_t ncomp;
-    const int64_t *comp;   /* LUSTRE_COMP_NUM_INDICES per component */
-    size_t nost;
-    const int64_t *ost;
-};
-
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* Distinct thread ids over the record's segments; 1 when there are none. */
-static size_t thread_count(const iolens_dxt *d, size_t i)
-{
-    size_t lo = d->seg_start[i], n = d->seg_start[i + 1] - lo, distinct = 0;
-    if (!d->thread_id || n == 0)
-        return 1;
-    uint64_t *ids = malloc(n * sizeof *ids);
-    if (!ids)
-        return 1;
-    memcpy(ids, d->thread_id + lo, n * sizeof *ids);
-    qsort(ids, n, sizeof *ids, cmp_u64);
-    for (size_t k = 0; k < n; k++)
-        distinct += k == 0 || ids[k] != ids[k - 1];
-    free(ids);
-    return distinct;
-}
-
-static void print_components(FILE *out, const struct layout *lo)
+static void print_components(iol_text *out, const iol_dxt_layout *lo)
 {
     size_t base = 0;
-    fputs("# DXT, Lustre stripe components:\n", out);
+    iol_text_puts(out, "# DXT, Lustre stripe components:\n");
     for (size_t c = 0; c < lo->ncomp; c++) {
         const int64_t *k = lo->comp + c * LUSTRE_COMP_NUM_INDICES;
         int64_t count = k[LUSTRE_COMP_STRIPE_COUNT];
-        fprintf(out, "#\t[Component %zu] stripe_ext: %" PRId64 " - ", c + 1,
-                k[LUSTRE_COMP_EXT_START]);
+        iol_text_printf(out, "#\t[Component %zu] stripe_ext: %" PRId64 " - ", c + 1,
+                        k[LUSTRE_COMP_EXT_START]);
         if (k[LUSTRE_COMP_EXT_END] == -1)
-            fputs("EOF", out);
+            iol_text_puts(out, "EOF");
         else
-            fprintf(out, "%" PRId64, k[LUSTRE_COMP_EXT_END]);
-        fprintf(out, ", stripe_size: %" PRId64 ", stripe_count: %" PRId64 ", OSTs:",
-                k[LUSTRE_COMP_STRIPE_SIZE], count);
+            iol_text_i64(out, k[LUSTRE_COMP_EXT_END]);
+        iol_text_printf(out, ", stripe_size: %" PRId64 ", stripe_count: %" PRId64 ", OSTs:",
+                        k[LUSTRE_COMP_STRIPE_SIZE], count);
         for (int64_t j = 0; j < count && base + (size_t)j < lo->nost; j++)
-            fprintf(out, " %" PRId64, lo->ost[base + (size_t)j]);
-        fputc('\n', out);
+            iol_text_printf(out, " %" PRId64, lo->ost[base + (size_t)j]);
+        iol_text_putc(out, '\n');
         if (count > 0)
             base += (size_t)count;
     }
@@ -74,7 +42,7 @@ struct ost_walk {
 };
 
 /* OST ids of one component touched by the rest of the segment. */
-static void print_component_osts(FILE *out, const int64_t *k, const int64_t *ost, size_t nost,
+static void print_component_osts(iol_text *out, const int64_t *k, const int64_t *ost, size_t nost,
                                  struct ost_walk *w)
 {
     int64_t size = k[LUSTRE_COMP_STRIPE_SIZE], count = k[LUSTRE_COMP_STRIPE_COUNT];
@@ -85,7 +53,7 @@ static void print_component_osts(FILE *out, const int64_t *k, const int64_t *ost
     int64_t idx = (rel / size) % count;
     while (w->cur < w->stop && (end == -1 || w->cur < end)) {
         if ((size_t)idx < nost)
-            fprintf(out, " [%" PRId64 "]", ost[idx]);
+            iol_text_printf(out, " [%" PRId64 "]", ost[idx]);
         idx = (idx + 1) % count;
         /* next stripe boundary; hostile values that overflow end the walk */
         if (__builtin_mul_overflow(rel / size + 1, size, &rel) ||
@@ -100,7 +68,7 @@ static void print_component_osts(FILE *out, const int64_t *k, const int64_t *ost
     }
 }
 
-static void print_osts(FILE *out, const struct layout *lo, int64_t off, int64_t len)
+static void print_osts(iol_text *out, const iol_dxt_layout *lo, int64_t off, int64_t len)
 {
     struct ost_walk w = {off, 0, 0};
     size_t base = 0;
@@ -134,71 +102,75 @@ static void mount_of(const iolens_job *job, const char *name, const char **mnt,
     }
 }
 
-static void print_header(FILE *out, iolens_log *log, const iolens_dxt *d, size_t i,
-                         const struct layout *lo)
+void iol_dxt_print_header(iol_text *out, iolens_log *log, const iolens_dxt_rec *r,
+                          size_t nthreads, const iol_dxt_layout *lo)
 {
-    const char *name = iolens_log_name(log, d->id[i]), *mnt, *fs;
+    const char *name = iolens_log_name(log, r->id), *mnt, *fs;
     mount_of(iolens_log_job(log), name, &mnt, &fs);
-    fprintf(out, "\n# DXT, file_id: %" PRIu64 ", file_name: %s\n", d->id[i],
-            name ? name : "(null)");
-    fprintf(out, "# DXT, rank: %" PRId64 ", hostname: %s\n", d->rank[i], d->hostname[i]);
-    if (d->thread_id)
-        fprintf(out, "# DXT, number of threads: %zu\n", thread_count(d, i));
-    fprintf(out, "# DXT, write_count: %" PRId64 ", read_count: %" PRId64 "\n",
-            d->write_count[i], d->read_count[i]);
-    fprintf(out, "# DXT, mnt_pt: %s, fs_type: %s\n", mnt, fs);
+    iol_text_printf(out, "\n# DXT, file_id: %" PRIu64 ", file_name: %s\n", r->id,
+                    name ? name : "(null)");
+    iol_text_printf(out, "# DXT, rank: %" PRId64 ", hostname: %s\n", r->rank, r->hostname);
+    if (r->has_thread_id)
+        iol_text_printf(out, "# DXT, number of threads: %zu\n", nthreads);
+    iol_text_printf(out, "# DXT, write_count: %" PRId64 ", read_count: %" PRId64 "\n",
+                    r->write_count, r->read_count);
+    iol_text_printf(out, "# DXT, mnt_pt: %s, fs_type: %s\n", mnt, fs);
     if (lo)
         print_components(out, lo);
-    fputs(d->thread_id ? "# Module    Rank  Wt/Rd  Segment          Offset          Length"
-                         "    Start(s)      End(s)"
-                       : "# Module    Rank  Wt/Rd  Segment          Offset       Length"
-                         "    Start(s)      End(s)", out);
+    iol_text_puts(out, r->has_thread_id
+                  ? "# Module    Rank  Wt/Rd  Segment          Offset          Length"
+                    "    Start(s)      End(s)"
+                  : "# Module    Rank  Wt/Rd  Segment          Offset       Length"
+                    "    Start(s)      End(s)");
     if (lo)
-        fputs("   [OST]", out);
-    fputs(d->thread_id ? "   Pthread-ID\n" : "\n", out);
+        iol_text_puts(out, "   [OST]");
+    iol_text_puts(out, r->has_thread_id ? "   Pthread-ID\n" : "\n");
 }
 
-static void print_segment(FILE *out, const iolens_dxt *d, size_t i, size_t s, int write,
-                          size_t num, const struct layout *lo)
+/* Right-justify n bytes of s in `width` columns at p; returns the end. */
+static char *field(char *p, const char *s, size_t n, size_t width)
 {
-    int posix = d->module == IOL_MOD_DXT_POSIX;
-    fprintf(out, "%8s%8" PRId64 "%7s%9d%16" PRId64 "%16" PRId64 "%12.4f%12.4f",
-            posix ? "X_POSIX" : "X_MPIIO", d->rank[i], write ? "write" : "read", (int)num,
-            d->offset[s], d->length[s], d->start[s], d->end[s]);
-    if (d->thread_id) {
-        fputs("  ", out);
+    for (size_t k = n; k < width; k++)
+        *p++ = ' ';
+    memcpy(p, s, n);
+    return p + n;
+}
+
+/* One segment, "%8s%8" PRId64 "%7s%9d%16" PRId64 "%16" PRId64 "%12.4f%12.4f" and
+ * its tail, formatted by hand: a long trace prints hundreds of millions. */
+void iol_dxt_print_segment(iol_text *out, int module, const iolens_dxt_rec *r,
+                           const iolens_dxt_seg *s, int write, int64_t num,
+                           const iol_dxt_layout *lo)
+{
+    int posix = module == IOL_MOD_DXT_POSIX;
+    char line[4 * IOL_FMT_F6_MAX], num_s[IOL_FMT_F6_MAX], *p = line;
+    p = field(p, posix ? "X_POSIX" : "X_MPIIO", 7, 8);
+    p = field(p, num_s, iol_fmt_i64(num_s, r->rank), 8);
+    p = field(p, write ? "write" : "read", write ? 5 : 4, 7);
+    p = field(p, num_s, iol_fmt_i64(num_s, (int)num), 9);
+    p = field(p, num_s, iol_fmt_i64(num_s, s->offset), 16);
+    p = field(p, num_s, iol_fmt_i64(num_s, s->length), 16);
+    p = field(p, num_s, iol_fmt_f4(num_s, s->start), 12);
+    p = field(p, num_s, iol_fmt_f4(num_s, s->end), 12);
+    iol_text_put(out, line, (size_t)(p - line));
+    if (r->has_thread_id) {
+        iol_text_put(out, "  ", 2);
         if (lo) {
-            print_osts(out, lo, d->offset[s], d->length[s]);
+            print_osts(out, lo, s->offset, s->length);
             if (lo->ncomp)
-                fputs("  ", out);
+                iol_text_put(out, "  ", 2);
         }
-        fprintf(out, " %4" PRIu64 "\n", d->thread_id[s]);
+        p = line;
+        *p++ = ' ';
+        p = field(p, num_s, iol_fmt_u64(num_s, s->thread_id), 4);
+        *p++ = '\n';
+        iol_text_put(out, line, (size_t)(p - line));
         return;
     }
     if (posix) {
-        fputs("   ", out);
+        iol_text_put(out, "   ", 3);
         if (lo)
-            print_osts(out, lo, d->offset[s], d->length[s]);
+            print_osts(out, lo, s->offset, s->length);
     }
-    fputc('\n', out);
-}
-
-void iol_dxt_print_record(FILE *out, iolens_log *log, const iolens_dxt *d, size_t i,
-                          const iolens_lustre *l, long li)
-{
-    struct layout lay, *lo = NULL;
-    if (l && li >= 0 && d->module == IOL_MOD_DXT_POSIX) {
-        size_t c0 = l->comp_start[li], o0 = l->ost_start[li];
-        lay.ncomp = l->comp_start[li + 1] - c0;
-        lay.comp = l->comp + c0 * LUSTRE_COMP_NUM_INDICES;
-        lay.nost = l->ost_start[li + 1] - o0;
-        lay.ost = l->ost + o0;
-        lo = &lay;
-    }
-    print_header(out, log, d, i, lo);
-    size_t s = d->seg_start[i];
-    for (int64_t k = 0; k < d->write_count[i]; k++, s++)
-        print_segment(out, d, i, s, 1, (size_t)k, lo);
-    for (int64_t k = 0; k < d->read_count[i]; k++, s++)
-        print_segment(out, d, i, s, 0, (size_t)k, lo);
+    iol_text_putc(out, '\n');
 }

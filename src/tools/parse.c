@@ -152,20 +152,81 @@ static int module_failure(parse_run *p, const iolens_module_info *mi, int rc)
     return EXIT_LOG_FAILURE;
 }
 
-static int print_summaries(parse_run *p, const iolens_module_info *mi,
-                           const iolens_records *r)
+/* The summaries of one module, fed record by record. */
+typedef struct summaries {
+    iol_total *total;
+    iol_files *files;
+    iol_perf *perf;
+} summaries;
+
+static void summaries_free(summaries *s)
 {
-    int rc = 0;
-    if (p->o.total) {
+    iol_total_free(s->total);
+    iol_files_free(s->files);
+    iol_perf_free(s->perf);
+}
+
+static int summaries_init(parse_run *p, const iolens_module_info *mi, summaries *s)
+{
+    memset(s, 0, sizeof *s);
+    if (!is_summary_module(mi->id))
+        return 0;
+    if ((p->o.total && !(s->total = iol_total_new(mi))) ||
+        (p->o.file && !(s->files = iol_files_new(mi))) ||
+        (p->o.perf && !(s->perf = iol_perf_new(mi, p->job->nprocs)))) {
+        summaries_free(s);
+        memset(s, 0, sizeof *s);     /* the caller frees it again */
+        return IOLENS_E_NOMEM;
+    }
+    return 0;
+}
+
+static int summaries_add(summaries *s, const iolens_record *r)
+{
+    if (s->total)
+        iol_total_add(s->total, r);
+    int rc = s->files ? iol_files_add(s->files, r) : 0;
+    return rc ? rc : s->perf ? iol_perf_add(s->perf, r) : 0;
+}
+
+static void summaries_print(parse_run *p, const iolens_module_info *mi, summaries *s)
+{
+    if (s->total) {
         iol_text_module_desc(&p->out, mi->id, p->h->mod_ver[mi->id]);
         iol_text_putc(&p->out, '\n');
-        rc = iol_print_total(&p->out, mi, r);
+        iol_total_print(&p->out, s->total);
     }
-    if (!rc && p->o.file)
-        rc = iol_print_file(&p->out, mi, r);
-    if (!rc && p->o.perf)
-        rc = iol_print_perf(&p->out, mi, r, p->job->nprocs);
-    return rc;
+    if (s->files)
+        iol_files_print(&p->out, s->files);
+    if (s->perf)
+        iol_perf_print(&p->out, s->perf);
+}
+
+/* Counter-kind and MDHIM modules, streamed: each record is printed and folded
+ * into the summaries as it is decoded, so memory does not grow with the region. */
+static int print_counter_module(parse_run *p, const iolens_module_info *mi)
+{
+    iolens_record_iter *it;
+    iol_rec_printer *pr = NULL;
+    summaries sum;
+    int rc = iolens_record_iter_open(p->log, mi->id, &it);
+    if (rc != 0)
+        return module_failure(p, mi, rc);
+    if ((rc = summaries_init(p, mi, &sum)) == 0 && p->o.base &&
+        !(pr = iol_rec_printer_new(&p->lines, mi)))
+        rc = IOLENS_E_NOMEM;
+    iolens_record r;
+    while (rc == 0 && (rc = iolens_record_iter_next(it, &r)) == 1) {
+        if (pr)
+            iol_print_record(&p->out, pr, &r);
+        rc = summaries_add(&sum, &r);
+    }
+    if (rc == 0)
+        summaries_print(p, mi, &sum);
+    iol_rec_printer_free(pr);
+    summaries_free(&sum);
+    iolens_record_iter_close(it);
+    return rc ? module_failure(p, mi, rc) : 0;
 }
 
 /* Decode and print the records of one module (section header already out). */
@@ -185,17 +246,10 @@ static int print_module_data(parse_run *p, const iolens_module_info *mi)
         iol_print_heatmap(&p->out, &p->lines, hm);
         iolens_heatmap_free(hm);
     } else {
-        iolens_records *r;
-        if ((rc = iolens_log_records(p->log, mi->id, &r)) != 0)
-            return module_failure(p, mi, rc);
-        if (p->o.base)
-            iol_print_records(&p->out, &p->lines, mi, r);
-        if (is_summary_module(mi->id))
-            rc = print_summaries(p, mi, r);
-        iolens_records_free(r);
-        if (rc)
-            return module_failure(p, mi, rc);
+        return print_counter_module(p, mi);
     }
+    /* the whole-region decoders keep the payload cached: drop it */
+    iolens_log_region_release(p->log, mi->id);
     return 0;
 }
 
@@ -274,7 +328,10 @@ int iol_cmd_parse(int argc, char **argv)
     if (rc)
         return rc < 0 ? EXIT_USAGE : 0;
     char err[512] = "";
-    rc = iolens_log_open(p.path, &p.log, err, sizeof err);
+    /* names are only printed with the counter lines: without --base they are
+     * checked but never held */
+    rc = iolens_log_open_ex(p.path, p.o.base ? 0 : IOLENS_OPEN_LAZY_NAMES, &p.log, err,
+                            sizeof err);
     if (rc) {
         fprintf(stderr, "iolens parse: %s: %s\n", p.path, *err ? err : iolens_strerror(rc));
         return EXIT_LOG_FAILURE;

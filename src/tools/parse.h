@@ -39,6 +39,7 @@ char *iol_text_reserve(iol_text *t, size_t n);
 size_t iol_fmt_i64(char *out, int64_t v);
 size_t iol_fmt_u64(char *out, uint64_t v);
 size_t iol_fmt_f6(char *out, double v);
+size_t iol_fmt_f4(char *out, double v);       /* %.4f */
 
 /* Items 1-4 of darshan-parser's output (spec 9.1), which darshan-dxt-parser
  * prints too: version warning, job block, region block, mount block. */
@@ -66,19 +67,38 @@ typedef struct iol_line_ctx {
 int iol_line_ctx_init(iol_line_ctx *c, iolens_log *log);
 void iol_line_ctx_free(iol_line_ctx *c);
 
-/* Print every record's counter lines (section 9.4) for a counter or MDHIM module. */
-void iol_print_records(iol_text *t, iol_line_ctx *c, const iolens_module_info *mi,
-                       const iolens_records *r);
+/* Counter lines (section 9.4) of one record of a counter or MDHIM module; the
+ * printer keeps what is the same for every record of the module. */
+typedef struct iol_rec_printer iol_rec_printer;
+iol_rec_printer *iol_rec_printer_new(iol_line_ctx *c, const iolens_module_info *mi);
+void iol_print_record(iol_text *t, iol_rec_printer *p, const iolens_record *r);
+void iol_rec_printer_free(iol_rec_printer *p);
 void iol_print_lustre(iol_text *t, iol_line_ctx *c, const iolens_lustre *l);
 void iol_print_heatmap(iol_text *t, iol_line_ctx *c, const iolens_heatmap *h);
 
 /* ---------------------------------------------------------------- summaries */
-/* --total (9.5), --file (9.6), --perf (9.7) for POSIX, MPI-IO, STDIO, DFS, DAOS.
- * Each returns 0 or IOLENS_E_NOMEM. */
-int iol_print_total(iol_text *t, const iolens_module_info *mi, const iolens_records *r);
-int iol_print_file(iol_text *t, const iolens_module_info *mi, const iolens_records *r);
-int iol_print_perf(iol_text *t, const iolens_module_info *mi, const iolens_records *r,
-                   int64_t nprocs);
+/* --total (9.5), --file (9.6), --perf (9.7) for POSIX, MPI-IO, STDIO, DFS, DAOS,
+ * fed one record at a time in file order.  State: one aggregate record (--total),
+ * a few numbers per distinct file (--file) and per rank (--perf).  new returns
+ * NULL when out of memory or when the module's tables lack a needed counter; add
+ * returns 0 or IOLENS_E_NOMEM; print writes the summary text. */
+typedef struct iol_total iol_total;
+iol_total *iol_total_new(const iolens_module_info *mi);
+void iol_total_add(iol_total *a, const iolens_record *r);
+void iol_total_print(iol_text *t, const iol_total *a);
+void iol_total_free(iol_total *a);
+
+typedef struct iol_files iol_files;
+iol_files *iol_files_new(const iolens_module_info *mi);
+int iol_files_add(iol_files *f, const iolens_record *r);
+void iol_files_print(iol_text *t, const iol_files *f);
+void iol_files_free(iol_files *f);
+
+typedef struct iol_perf iol_perf;
+iol_perf *iol_perf_new(const iolens_module_info *mi, int64_t nprocs);
+int iol_perf_add(iol_perf *p, const iolens_record *r);
+void iol_perf_print(iol_text *t, const iol_perf *p);
+void iol_perf_free(iol_perf *p);
 
 /* Wrapping 64-bit addition: sums of hostile counters must not be undefined. */
 static inline int64_t iol_add64(int64_t a, int64_t b)

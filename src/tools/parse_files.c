@@ -31,10 +31,10 @@ static int get_cols(const iolens_module_info *mi, cols *c)
                ? -1 : 0;
 }
 
-static metrics record_metrics(const cols *c, const iolens_records *r, size_t i)
+static metrics record_metrics(const cols *c, const iolens_record *r)
 {
-    const int64_t *iv = r->ints + i * r->n_int;
-    const double *fv = r->flts + i * r->n_flt;
+    const int64_t *iv = r->ints;
+    const double *fv = r->flts;
     metrics x;
     x.r = iv[c->br];
     x.w = iv[c->bw];
@@ -43,7 +43,7 @@ static metrics record_metrics(const cols *c, const iolens_records *r, size_t i)
         x.m = iv[c->mbr] > iv[c->mbw] ? iv[c->mbr] : iv[c->mbw];
     else
         x.m = -1;
-    if (r->rank[i] < 0) {
+    if (r->rank < 0) {
         x.p = -1;
         x.io = fv[c->slow];
         x.meta = 0;
@@ -80,40 +80,83 @@ static size_t hash_slot(uint64_t id, size_t mask)
     return (size_t)id & mask;
 }
 
-/* Group records by id (first-appearance order) into files[]; *nfiles is set. */
-static int group_files(const cols *c, const iolens_records *r, file_acc **out,
-                       size_t *nfiles)
+/* Files by record id in order of first appearance: the files array grows by
+ * doubling, the slot table (u32 index + 1, 0 = empty) is kept at most half full. */
+struct iol_files {
+    cols c;
+    file_acc *files;
+    size_t n, cap;
+    uint32_t *slot;
+    size_t mask;
+};
+
+iol_files *iol_files_new(const iolens_module_info *mi)
 {
-    size_t cap = 16;
-    while (cap < r->count * 2)
-        cap <<= 1;
-    size_t *slot = malloc(cap * sizeof *slot);
-    file_acc *files = malloc((r->count + 1) * sizeof *files);
-    if (!slot || !files) {
-        free(slot);
-        free(files);
+    iol_files *f = calloc(1, sizeof *f);
+    if (!f || get_cols(mi, &f->c) != 0) {
+        free(f);
+        return NULL;
+    }
+    return f;
+}
+
+void iol_files_free(iol_files *f)
+{
+    if (!f)
+        return;
+    free(f->files);
+    free(f->slot);
+    free(f);
+}
+
+static size_t find_slot(const iol_files *f, uint64_t id)
+{
+    size_t h = hash_slot(id, f->mask);
+    while (f->slot[h] && f->files[f->slot[h] - 1].id != id)
+        h = (h + 1) & f->mask;
+    return h;
+}
+
+/* Room for one more file: grow the array and, past half full, the table. */
+static int files_room(iol_files *f)
+{
+    if (f->n == f->cap) {
+        size_t cap = f->cap ? f->cap * 2 : 1024;
+        file_acc *nf = cap < UINT32_MAX ? realloc(f->files, cap * sizeof *nf) : NULL;
+        if (!nf)
+            return IOLENS_E_NOMEM;
+        f->files = nf;
+        f->cap = cap;
+    }
+    if (f->slot && 2 * (f->n + 1) <= f->mask + 1)
+        return 0;
+    size_t slots = f->slot ? 2 * (f->mask + 1) : 2048;
+    uint32_t *old = f->slot, *ns = calloc(slots, sizeof *ns);
+    if (!ns)
         return IOLENS_E_NOMEM;
+    f->slot = ns;
+    f->mask = slots - 1;
+    for (size_t i = 0; i < f->n; i++)
+        f->slot[find_slot(f, f->files[i].id)] = (uint32_t)(i + 1);
+    free(old);
+    return 0;
+}
+
+int iol_files_add(iol_files *f, const iolens_record *r)
+{
+    if (files_room(f) != 0)
+        return IOLENS_E_NOMEM;
+    size_t h = find_slot(f, r->id);
+    if (!f->slot[h]) {
+        f->files[f->n] = (file_acc){r->id, 0, 0, 0, 0};
+        f->slot[h] = (uint32_t)++f->n;
     }
-    memset(slot, 0xff, cap * sizeof *slot);
-    size_t n = 0;
-    for (size_t i = 0; i < r->count; i++) {
-        size_t h = hash_slot(r->id[i], cap - 1);
-        while (slot[h] != (size_t)-1 && files[slot[h]].id != r->id[i])
-            h = (h + 1) & (cap - 1);
-        if (slot[h] == (size_t)-1) {
-            slot[h] = n;
-            files[n++] = (file_acc){r->id[i], 0, 0, 0, 0};
-        }
-        file_acc *f = &files[slot[h]];
-        metrics x = record_metrics(c, r, i);
-        f->r = iol_add64(f->r, x.r);
-        f->w = iol_add64(f->w, x.w);
-        f->m = x.m == -1 ? -1 : (x.m > f->m ? x.m : f->m);
-        f->p = x.p == -1 ? -1 : iol_add64(f->p, x.p);
-    }
-    free(slot);
-    *out = files;
-    *nfiles = n;
+    file_acc *a = &f->files[f->slot[h] - 1];
+    metrics x = record_metrics(&f->c, r);
+    a->r = iol_add64(a->r, x.r);
+    a->w = iol_add64(a->w, x.w);
+    a->m = x.m == -1 ? -1 : (x.m > a->m ? x.m : a->m);
+    a->p = x.p == -1 ? -1 : iol_add64(a->p, x.p);
     return 0;
 }
 
@@ -124,20 +167,12 @@ static void print_cat(iol_text *t, const char *label, int64_t count, int64_t byt
                     bytes, max);
 }
 
-int iol_print_file(iol_text *t, const iolens_module_info *mi, const iolens_records *r)
+void iol_files_print(iol_text *t, const iol_files *fs)
 {
-    cols c;
-    file_acc *files;
-    size_t n;
-    if (get_cols(mi, &c) != 0)
-        return IOLENS_E_INVALID_ARG;
-    int rc = group_files(&c, r, &files, &n);
-    if (rc)
-        return rc;
     category all = {0}, ro = {0}, wo = {0}, rw = {0}, uniq = {0}, shared = {0},
              part = {0};
-    for (size_t i = 0; i < n; i++) {
-        const file_acc *f = &files[i];
+    for (size_t i = 0; i < fs->n; i++) {
+        const file_acc *f = &fs->files[i];
         cat_add(&all, f);
         if (f->r > 0 && f->w == 0)
             cat_add(&ro, f);
@@ -152,7 +187,6 @@ int iol_print_file(iol_text *t, const iolens_module_info *mi, const iolens_recor
         else
             cat_add(&part, f);
     }
-    free(files);
     iol_text_puts(t,
         "\n# Total file counts\n"
         "# -----\n"
@@ -173,49 +207,80 @@ int iol_print_file(iol_text *t, const iolens_module_info *mi, const iolens_recor
     print_cat(t, "unique", uniq.count, uniq.bytes, uniq.max);
     print_cat(t, "shared", shared.count + part.count, iol_add64(shared.bytes, part.bytes),
               iol_add64(shared.max, part.max));
-    return 0;
 }
 
 /* ---------------------------------------------------------------- --perf */
 typedef struct rank_time { double io, meta, rw; } rank_time;
 
-int iol_print_perf(iol_text *t, const iolens_module_info *mi, const iolens_records *r,
-                   int64_t nprocs)
-{
+/* Per-rank times grow with the largest rank seen (ranks at or above nprocs are
+ * ignored, so a hostile nprocs alone cannot drive an allocation). */
+struct iol_perf {
     cols c;
-    if (get_cols(mi, &c) != 0)
-        return IOLENS_E_INVALID_ARG;
-    /* only ranks that have records can be the slowest, so size the per-rank table
-     * by the largest rank seen (a hostile nprocs must not drive an allocation) */
-    int64_t maxrank = -1;
-    for (size_t i = 0; i < r->count; i++)
-        if (r->rank[i] >= 0 && r->rank[i] < nprocs && r->rank[i] > maxrank)
-            maxrank = r->rank[i];
-    rank_time *rt = calloc((size_t)(maxrank + 1) + 1, sizeof *rt);
-    if (!rt)
-        return IOLENS_E_NOMEM;
-    int64_t total_bytes = 0;
-    double shared_time = 0;
-    for (size_t i = 0; i < r->count; i++) {
-        metrics x = record_metrics(&c, r, i);
-        total_bytes = iol_add64(total_bytes, iol_add64(x.r, x.w));
-        if (r->rank[i] < 0) {
-            shared_time += x.io;
-        } else if (r->rank[i] < nprocs) {
-            rank_time *q = &rt[r->rank[i]];
-            q->io += x.io;
-            q->meta += x.meta;
-            q->rw += x.rw;
-        }
+    int64_t nprocs;
+    rank_time *rt;
+    size_t nrt;
+    int64_t total_bytes;
+    double shared_time;
+};
+
+iol_perf *iol_perf_new(const iolens_module_info *mi, int64_t nprocs)
+{
+    iol_perf *p = calloc(1, sizeof *p);
+    if (!p || get_cols(mi, &p->c) != 0) {
+        free(p);
+        return NULL;
     }
+    p->nprocs = nprocs;
+    return p;
+}
+
+void iol_perf_free(iol_perf *p)
+{
+    if (!p)
+        return;
+    free(p->rt);
+    free(p);
+}
+
+int iol_perf_add(iol_perf *p, const iolens_record *r)
+{
+    metrics x = record_metrics(&p->c, r);
+    p->total_bytes = iol_add64(p->total_bytes, iol_add64(x.r, x.w));
+    if (r->rank < 0) {
+        p->shared_time += x.io;
+        return 0;
+    }
+    if (r->rank >= p->nprocs)
+        return 0;
+    if ((uint64_t)r->rank >= p->nrt) {
+        uint64_t want = (uint64_t)r->rank + 1, n = p->nrt ? p->nrt : 64;
+        while (n < want)
+            n *= 2;
+        rank_time *nt = n < SIZE_MAX / sizeof *nt ? realloc(p->rt, n * sizeof *nt) : NULL;
+        if (!nt)
+            return IOLENS_E_NOMEM;
+        memset(nt + p->nrt, 0, (n - p->nrt) * sizeof *nt);
+        p->rt = nt;
+        p->nrt = n;
+    }
+    rank_time *q = &p->rt[r->rank];
+    q->io += x.io;
+    q->meta += x.meta;
+    q->rw += x.rw;
+    return 0;
+}
+
+void iol_perf_print(iol_text *t, const iol_perf *p)
+{
     rank_time slow = {0, 0, 0};
     int slow_rank = 0;
-    for (int64_t k = 0; k <= maxrank; k++)
-        if (rt[k].io > slow.io) {
-            slow = rt[k];
+    for (size_t k = 0; k < p->nrt; k++)
+        if (p->rt[k].io > slow.io) {
+            slow = p->rt[k];
             slow_rank = (int)k;
         }
-    free(rt);
+    int64_t total_bytes = p->total_bytes;
+    double shared_time = p->shared_time;
     double agg_time = slow.io + shared_time;
     double agg_perf = agg_time != 0 ? ((double)total_bytes / 1048576.0) / agg_time : 0;
     iol_text_printf(t,
@@ -240,5 +305,4 @@ int iol_print_perf(iol_text *t, const iolens_module_info *mi, const iolens_recor
         "# agg_perf_by_slowest: %lf # MiB/s\n",
         total_bytes, slow.io, slow.meta, slow.rw, slow_rank, shared_time, agg_time,
         agg_perf);
-    return 0;
 }

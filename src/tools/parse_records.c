@@ -195,47 +195,65 @@ static int is_unsigned_counter(const iolens_module_info *mi, size_t k)
     return mi->id == IOL_MOD_POSIX && k == POSIX_RENAMED_FROM;
 }
 
-void iol_print_records(iol_text *t, iol_line_ctx *c, const iolens_module_info *mi,
-                       const iolens_records *r)
+/* Per-module state of the counter-line printer: the record's line parts and the
+ * counter name lengths. */
+struct iol_rec_printer {
+    iol_line_ctx *c;
+    const iolens_module_info *mi;
+    line ln;
+    size_t *ilen, *flen;
+};
+
+iol_rec_printer *iol_rec_printer_new(iol_line_ctx *c, const iolens_module_info *mi)
 {
-    line ln = {{0}, {0}};
-    char nm[48], val[IOL_FMT_F6_MAX];
-    size_t *ilen = malloc((r->n_int + r->n_flt + 1) * sizeof *ilen);
-    if (!ilen) {
-        t->err = 1;
+    iol_rec_printer *p = calloc(1, sizeof *p);
+    if (!p || !(p->ilen = malloc((mi->n_int + mi->n_flt + 1) * sizeof *p->ilen))) {
+        free(p);
+        return NULL;
+    }
+    p->c = c;
+    p->mi = mi;
+    p->flen = p->ilen + mi->n_int;
+    for (size_t k = 0; k < mi->n_int; k++)
+        p->ilen[k] = strlen(mi->int_names[k]);
+    for (size_t k = 0; k < mi->n_flt; k++)
+        p->flen[k] = strlen(mi->flt_names[k]);
+    return p;
+}
+
+void iol_rec_printer_free(iol_rec_printer *p)
+{
+    if (!p)
         return;
+    line_free(&p->ln);
+    free(p->ilen);
+    free(p);
+}
+
+void iol_print_record(iol_text *t, iol_rec_printer *p, const iolens_record *r)
+{
+    const iolens_module_info *mi = p->mi;
+    line *ln = &p->ln;
+    char nm[48], val[IOL_FMT_F6_MAX];
+    line_begin(ln, p->c, mi, r->id, r->rank, r->aux);
+    size_t n_int = r->n_int < mi->n_int ? r->n_int : mi->n_int;
+    size_t n_flt = r->n_flt < mi->n_flt ? r->n_flt : mi->n_flt;
+    for (size_t k = 0; k < n_int; k++) {
+        size_t vl = is_unsigned_counter(mi, k) ? iol_fmt_u64(val, (uint64_t)r->ints[k])
+                                               : iol_fmt_i64(val, r->ints[k]);
+        line_emit(t, ln, mi->int_names[k], p->ilen[k], val, vl);
     }
-    size_t *flen = ilen + r->n_int;
-    for (size_t k = 0; k < r->n_int; k++)
-        ilen[k] = strlen(mi->int_names[k]);
-    for (size_t k = 0; k < r->n_flt; k++)
-        flen[k] = strlen(mi->flt_names[k]);
-    for (size_t i = 0; i < r->count; i++) {
-        line_begin(&ln, c, mi, r->id[i], r->rank[i],
-                   r->aux ? r->aux + i * r->aux_size : NULL);
-        const int64_t *iv = r->ints + i * r->n_int;
-        const double *fv = r->flts + i * r->n_flt;
-        for (size_t k = 0; k < r->n_int; k++) {
-            size_t vl = is_unsigned_counter(mi, k) ? iol_fmt_u64(val, (uint64_t)iv[k])
-                                                   : iol_fmt_i64(val, iv[k]);
-            line_emit(t, &ln, mi->int_names[k], ilen[k], val, vl);
-        }
-        for (size_t k = 0; k < r->n_flt; k++)
-            line_emit(t, &ln, mi->flt_names[k], flen[k], val, iol_fmt_f6(val, fv[k]));
-        if (r->file_rec_id) {
-            line_start(t, &ln, mi->id == IOL_MOD_H5D ? "H5D_FILE_REC_ID"
-                                                     : "PNETCDF_VAR_FILE_REC_ID");
-            iol_text_u64(t, r->file_rec_id[i]);
-            line_end(t, &ln);
-        }
-        if (r->tail_start)
-            for (size_t k = r->tail_start[i]; k < r->tail_start[i + 1]; k++) {
-                snprintf(nm, sizeof nm, "MDHIM_SERVER_%zu", k - r->tail_start[i]);
-                line_i64(t, &ln, nm, r->tail[k]);
-            }
+    for (size_t k = 0; k < n_flt; k++)
+        line_emit(t, ln, mi->flt_names[k], p->flen[k], val, iol_fmt_f6(val, r->flts[k]));
+    if (r->has_file_rec_id) {
+        line_start(t, ln, mi->id == IOL_MOD_H5D ? "H5D_FILE_REC_ID" : "PNETCDF_VAR_FILE_REC_ID");
+        iol_text_u64(t, r->file_rec_id);
+        line_end(t, ln);
     }
-    free(ilen);
-    line_free(&ln);
+    for (size_t k = 0; k < r->ntail; k++) {
+        snprintf(nm, sizeof nm, "MDHIM_SERVER_%zu", k);
+        line_i64(t, ln, nm, r->tail[k]);
+    }
 }
 
 /* ---------------------------------------------------------------- LUSTRE (7.9) */

@@ -246,48 +246,72 @@ static void fold_flts(const plan *p, const iolens_module_info *mi, agg *A,
     }
 }
 
-int iol_print_total(iol_text *t, const iolens_module_info *mi, const iolens_records *r)
-{
+struct iol_total {
+    const iolens_module_info *mi;
     plan p;
-    if (make_plan(&p, mi) != 0 || r->n_int != mi->n_int || r->n_flt != mi->n_flt)
-        return IOLENS_E_INVALID_ARG;
-    agg A = {calloc(mi->n_int + 8, sizeof(int64_t)), calloc(mi->n_flt + 1, sizeof(double)),
-             0, 0};
-    if (!A.a || !A.f) {
-        free(A.a);
-        free(A.f);
-        return IOLENS_E_NOMEM;
+    agg A;
+    int any;                       /* a record was folded in */
+};
+
+iol_total *iol_total_new(const iolens_module_info *mi)
+{
+    iol_total *t = calloc(1, sizeof *t);
+    if (!t)
+        return NULL;
+    t->mi = mi;
+    t->A.a = calloc(mi->n_int + 8, sizeof(int64_t));
+    t->A.f = calloc(mi->n_flt + 1, sizeof(double));
+    if (make_plan(&t->p, mi) != 0 || !t->A.a || !t->A.f) {
+        iol_total_free(t);
+        return NULL;
     }
-    for (size_t i = 0; i < r->count; i++) {
-        const int64_t *ri = r->ints + i * r->n_int;
-        int init = i == 0;
-        if (init) {
-            A.rank = r->rank[i];
-            A.id = r->id[i];
-        }
-        int same = A.id == r->id[i];
-        if (!same)
-            A.id = 0;
-        if (A.rank != r->rank[i])
-            A.rank = -1;
-        fold_ints(&p, mi, &A, ri);
-        fold_flts(&p, mi, &A, ri, r->flts + i * r->n_flt, r->rank[i], init, same);
+    return t;
+}
+
+void iol_total_free(iol_total *t)
+{
+    if (!t)
+        return;
+    free(t->A.a);
+    free(t->A.f);
+    free(t);
+}
+
+void iol_total_add(iol_total *t, const iolens_record *r)
+{
+    agg *A = &t->A;
+    int init = !t->any;
+    if (r->n_int != t->mi->n_int || r->n_flt != t->mi->n_flt)
+        return;
+    t->any = 1;
+    if (init) {
+        A->rank = r->rank;
+        A->id = r->id;
     }
+    int same = A->id == r->id;
+    if (!same)
+        A->id = 0;
+    if (A->rank != r->rank)
+        A->rank = -1;
+    fold_ints(&t->p, t->mi, A, r->ints);
+    fold_flts(&t->p, t->mi, A, r->ints, r->flts, r->rank, init, same);
+}
+
+void iol_total_print(iol_text *t, const iol_total *a)
+{
+    const iolens_module_info *mi = a->mi;
     for (size_t k = 0; k < mi->n_int; k++) {
         iol_text_puts(t, "total_");
         iol_text_puts(t, mi->int_names[k]);
         iol_text_put(t, ": ", 2);
-        iol_text_i64(t, A.a[k]);
+        iol_text_i64(t, a->A.a[k]);
         iol_text_putc(t, '\n');
     }
     for (size_t k = 0; k < mi->n_flt; k++) {
         iol_text_puts(t, "total_");
         iol_text_puts(t, mi->flt_names[k]);
         iol_text_put(t, ": ", 2);
-        iol_text_f6(t, A.f[k]);
+        iol_text_f6(t, a->A.f[k]);
         iol_text_putc(t, '\n');
     }
-    free(A.a);
-    free(A.f);
-    return 0;
 }

@@ -72,14 +72,26 @@ void iol_text_putc(iol_text *t, char c)
     t->buf[t->len++] = c;
 }
 
-/* Decimal digits of v into the end of tmp[24]; returns the first digit. */
+/* Decimal digits of v ending at `end`, two at a time; returns the first digit. */
 static char *utoa(uint64_t v, char *end)
 {
+    static const char pairs[201] =
+        "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+        "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+        "8081828384858687888990919293949596979899";
     char *p = end;
-    do {
-        *--p = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
+    while (v >= 100) {
+        const char *d = pairs + 2 * (v % 100);
+        v /= 100;
+        *--p = d[1];
+        *--p = d[0];
+    }
+    if (v >= 10) {
+        *--p = pairs[2 * v + 1];
+        *--p = pairs[2 * v];
+    } else {
+        *--p = (char)('0' + v);
+    }
     return p;
 }
 
@@ -114,24 +126,32 @@ void iol_text_i64(iol_text *t, int64_t v)
     iol_text_put(t, tmp, iol_fmt_i64(tmp, v));
 }
 
-/* %f of |v| < 1e6 without printf: v*1e6 carries a relative error below 2^-53
- * (absolute < 1.2e-4 here), so its nearest integer is the correctly rounded
- * result unless the product lies near a .5 tie; those cases (and everything
- * else) go to snprintf, which rounds the exact binary value like glibc does. */
-static int fast_f6(double v, char *out, size_t *n)
+/* %.Nf (N = 4 or 6) of |v| < 1e6 without printf, rounded as glibc rounds: the
+ * exact decimal value to nearest, ties to even.  y = |v|*10^N is within 2^-53
+ * relative of the exact product p; away from a .5 tie its nearest integer is
+ * the answer.  Near a tie, p = y + e exactly, with e from fma (the product's
+ * rounding error), and y - floor(y) - 0.5 is exact, so comparing it with -e
+ * decides exactly, ties included.  Everything else goes to snprintf. */
+static int fast_fixed(double v, int prec, char *out, size_t *n)
 {
     if (!(fabs(v) < 1e6))
         return 0;
-    double y = fabs(v) * 1e6;
+    uint64_t scale = prec == 4 ? 10000 : 1000000;
+    double a = fabs(v), y = a * (double)scale;
     double fl = floor(y);
-    double frac = y - fl;
-    if (fabs(frac - 0.5) < 1e-3)
-        return 0;
-    uint64_t r = (uint64_t)fl + (frac > 0.5);
+    double t = (y - fl) - 0.5;
+    uint64_t r = (uint64_t)fl;
+    if (t > 1e-3) {
+        r++;
+    } else if (t >= -1e-3) {
+        double e = fma(a, (double)scale, -y);
+        if (t > -e || (t == -e && (r & 1)))
+            r++;
+    }
     char tmp[32], *end = tmp + sizeof tmp;
     char *p = end;
-    uint64_t ip = r / 1000000, fp = r % 1000000;
-    for (int i = 0; i < 6; i++) {
+    uint64_t ip = r / scale, fp = r % scale;
+    for (int i = 0; i < prec; i++) {
         *--p = (char)('0' + fp % 10);
         fp /= 10;
     }
@@ -144,15 +164,19 @@ static int fast_f6(double v, char *out, size_t *n)
     return 1;
 }
 
-size_t iol_fmt_f6(char *out, double v)
+/* %.<prec>f, by hand when fast_fixed can, else by snprintf. */
+static size_t fmt_fixed(char *out, double v, int prec)
 {
     size_t n;
-    if (!fast_f6(v, out, &n)) {
-        int k = snprintf(out, IOL_FMT_F6_MAX, "%f", v);
+    if (!fast_fixed(v, prec, out, &n)) {
+        int k = snprintf(out, IOL_FMT_F6_MAX, "%.*f", prec, v);
         n = k < 0 ? 0 : (size_t)k < IOL_FMT_F6_MAX ? (size_t)k : IOL_FMT_F6_MAX - 1;
     }
     return n;
 }
+
+size_t iol_fmt_f6(char *out, double v) { return fmt_fixed(out, v, 6); }
+size_t iol_fmt_f4(char *out, double v) { return fmt_fixed(out, v, 4); }
 
 void iol_text_f6(iol_text *t, double v)
 {

@@ -1,7 +1,9 @@
 /* libFuzzer target: the reader on hostile bytes.  Opens the input with
  * iolens_log_open_mem and walks everything a tool would touch: header, job,
- * mounts, names, every region, and the decoded records of every module.
- * Findings are crashes and sanitizer reports; return codes are not judged. */
+ * mounts, names, every region, and the decoded records of every module, both
+ * whole and through the streaming iterators.  Findings are crashes, sanitizer
+ * reports, and streamed records that differ from the whole decoders' when those
+ * succeed (a trap); return codes are not judged otherwise. */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -30,6 +32,74 @@ static void walk_names(const iolens_log *log)
     }
 }
 
+#define SAME(cond) do { if (!(cond)) __builtin_trap(); } while (0)
+
+/* The record iterator gives what iolens_log_records gives (r NULL: that failed,
+ * so the iterator may fail anywhere, but must not crash). */
+static void walk_streamed_records(iolens_log *log, int m, const iolens_records *r)
+{
+    iolens_record_iter *it;
+    iolens_record x;
+    size_t i = 0;
+    int rc;
+    if (iolens_record_iter_open(log, m, &it) != IOLENS_OK) {
+        SAME(!r);
+        return;
+    }
+    while ((rc = iolens_record_iter_next(it, &x)) == 1) {
+        sink += x.ntail ? (uint64_t)x.tail[x.ntail - 1] : 0;
+        if (!r)
+            continue;
+        SAME(i < r->count && x.id == r->id[i] && x.rank == r->rank[i]);
+        SAME(!memcmp(x.ints, r->ints + i * r->n_int, r->n_int * sizeof *x.ints));
+        SAME(!memcmp(x.flts, r->flts + i * r->n_flt, r->n_flt * sizeof *x.flts));
+        SAME(!r->file_rec_id || x.file_rec_id == r->file_rec_id[i]);
+        SAME(!r->aux || !memcmp(x.aux, r->aux + i * r->aux_size, r->aux_size));
+        SAME(!r->tail_start || (x.ntail == r->tail_start[i + 1] - r->tail_start[i] &&
+                                !memcmp(x.tail, r->tail + r->tail_start[i],
+                                        x.ntail * sizeof *x.tail)));
+        i++;
+    }
+    SAME(!r || (rc == 0 && i == r->count && iolens_record_iter_dropped(it) == (size_t)r->dropped));
+    iolens_record_iter_close(it);
+}
+
+/* The same for the DXT iterator against iolens_log_dxt (d NULL: that failed). */
+static void walk_streamed_dxt(iolens_log *log, int m, const iolens_dxt *d)
+{
+    iolens_dxt_iter *it;
+    iolens_dxt_rec x;
+    iolens_dxt_seg seg[7];
+    size_t i = 0, s = 0, got;
+    int rc;
+    if (iolens_dxt_iter_open(log, m, &it) != IOLENS_OK) {
+        SAME(!d);
+        return;
+    }
+    while ((rc = iolens_dxt_iter_next(it, &x)) == 1) {
+        SAME(!d || (i < d->count && x.id == d->id[i] && x.write_count == d->write_count[i] &&
+                    x.read_count == d->read_count[i] && !strcmp(x.hostname, d->hostname[i])));
+        if (i % 3 == 2) {            /* leave some records unread: next() skips them */
+            s += d ? d->seg_start[i + 1] - d->seg_start[i] : 0;
+            i++;
+            continue;
+        }
+        while ((rc = iolens_dxt_iter_segments(it, seg, 7, &got)) == IOLENS_OK && got)
+            for (size_t k = 0; k < got; k++, s++) {
+                sink += (uint64_t)seg[k].offset;
+                SAME(!d || (s < d->seg_start[i + 1] && seg[k].offset == d->offset[s] &&
+                            seg[k].length == d->length[s] &&
+                            (!d->thread_id || seg[k].thread_id == d->thread_id[s])));
+            }
+        if (rc < 0)
+            break;
+        SAME(!d || s == d->seg_start[i + 1]);
+        i++;
+    }
+    SAME(!d || (rc == 0 && i == d->count));
+    iolens_dxt_iter_close(it);
+}
+
 static void walk_decoded(iolens_log *log, int m, const iolens_module_info *mi)
 {
     if (mi->kind == IOLENS_KIND_COUNTERS || mi->kind == IOLENS_KIND_MDHIM) {
@@ -39,16 +109,18 @@ static void walk_decoded(iolens_log *log, int m, const iolens_module_info *mi)
                 sink += (uint64_t)r->ints[i];
             if (r->tail_start)
                 sink += r->tail_start[r->count];
-            iolens_records_free(r);
         }
+        walk_streamed_records(log, m, r);
+        iolens_records_free(r);
     } else if (mi->kind == IOLENS_KIND_DXT) {
         iolens_dxt *d;
         if (iolens_log_dxt(log, m, &d) == IOLENS_OK) {
             for (size_t i = 0; i < d->nseg; i++)
                 sink += (uint64_t)d->offset[i] + (uint64_t)d->length[i];
             sink += d->seg_start[d->count];
-            iolens_dxt_free(d);
         }
+        walk_streamed_dxt(log, m, d);
+        iolens_dxt_free(d);
     } else if (mi->kind == IOLENS_KIND_HEATMAP) {
         iolens_heatmap *h;
         if (iolens_log_heatmap(log, &h) == IOLENS_OK) {
@@ -79,11 +151,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (int m = 0; m < IOL_MAX_MODULES; m++) {
         const void *p;
         size_t len;
-        if (iolens_log_region(log, m, &p, &len) != IOLENS_OK)
-            continue;
-        sink += len ? ((const uint8_t *)p)[len - 1] : 0;
         const iolens_module_info *mi = iolens_module_info_get(m);
-        if (mi)
+        if (iolens_log_region(log, m, &p, &len) == IOLENS_OK)
+            sink += len ? ((const uint8_t *)p)[len - 1] : 0;
+        else if (!h->mod[m].len)
+            continue;
+        if (mi)                      /* also when the region is damaged: the iterators */
             walk_decoded(log, m, mi);
     }
     sink += strlen(iolens_log_error(log));

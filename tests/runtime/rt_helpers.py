@@ -93,9 +93,10 @@ def tsan_preload():
     return libtsan, lib
 
 
-def run_under(runtime, argv, logdir, extra_env=None, check=True, cwd=None, make_logdir=True):
+def run_under(runtime, argv, logdir, extra_env=None, check=True, cwd=None, make_logdir=True,
+              pass_fds=()):
     """Run argv with the runtime preloaded in non-MPI mode, logs into logdir
-    (created first unless make_logdir is false)."""
+    (created first unless make_logdir is false); pass_fds are inherited."""
     if make_logdir:
         Path(logdir).mkdir(parents=True, exist_ok=True)
     env = {k: v for k, v in os.environ.items()
@@ -104,10 +105,22 @@ def run_under(runtime, argv, logdir, extra_env=None, check=True, cwd=None, make_
                 "DARSHAN_LOGPATH": str(logdir)})
     env.update(extra_env or {})
     r = subprocess.run([str(a) for a in argv], env=env, capture_output=True, text=True,
-                       cwd=cwd, timeout=300)
+                       cwd=cwd, timeout=300, pass_fds=pass_fds)
     if check:
         assert r.returncode == 0, f"{argv} failed: {r.stderr}"
     return r
+
+
+def compile_prog(tmp_path_factory, source, *flags):
+    """Build tests/runtime/progs/<source> into a temporary directory (skip without a
+    C compiler); returns the executable."""
+    src = Path(__file__).resolve().parent / "progs" / source
+    exe = tmp_path_factory.mktemp(src.stem) / src.stem
+    r = subprocess.run(["cc", "-O1", "-g", *flags, "-o", str(exe), str(src)],
+                       capture_output=True, text=True, timeout=300)
+    if r.returncode:
+        pytest.skip(f"no C compiler for {source}: {r.stderr[-300:]}")
+    return exe
 
 
 def logs_in(logdir):

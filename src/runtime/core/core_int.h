@@ -15,10 +15,11 @@ void iol_records_detach(void);    /* shutdown: records leave the safety file */
 /* names.c */
 int iol_names_init(uint64_t namemem);
 void iol_names_release(void);
-/* Store (or find) the name of `id`; sets bit `modid` of its module mask.
+/* Store (or find) the name of `id`; sets bit `modid` of its module mask and
+ * *stored to the name kept (stable until the names are released).
  * Returns 0, -1 when the name pool is full, or -2 when re-entered on the same
  * thread (a signal handler): then nothing is stored. */
-int iol_name_store(uint64_t id, const char *name, int modid);
+int iol_name_store(uint64_t id, const char *name, int modid, const char **stored);
 size_t iol_names_count(void);
 iol_lock_t *iol_names_lock(void);  /* for locks_all.c */
 void iol_name_at(size_t i, uint64_t *id, const char **name);

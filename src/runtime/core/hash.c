@@ -42,16 +42,18 @@ static int has_dirty_bytes(const char *s, size_t len)
     return 0;
 }
 
-const char *iol_path_name(const char *path, char *buf, size_t *len)
+const char *iol_path_name_n(const char *path, size_t n, char *buf, size_t *len)
 {
-    if (path && path[0] == '/') {
-        size_t n = strlen(path);
-        if (n < IOL_PATH_LEN && !has_dirty_bytes(path, n)) {
-            *len = n;
-            return path;
-        }
+    if (path && path[0] == '/' && n < IOL_PATH_LEN && !has_dirty_bytes(path, n)) {
+        *len = n;
+        return path;
     }
     iol_clean_path(path, buf, IOL_PATH_LEN);
     *len = strlen(buf);
     return buf;
+}
+
+const char *iol_path_name(const char *path, char *buf, size_t *len)
+{
+    return iol_path_name_n(path, (path && path[0] == '/') ? strlen(path) : 0, buf, len);
 }

@@ -76,7 +76,7 @@ static int put_string(name_ent *e, const char *name, size_t len)
     return 0;
 }
 
-int iol_name_store(uint64_t id, const char *name, int modid)
+int iol_name_store(uint64_t id, const char *name, int modid, const char **stored)
 {
     size_t len = name ? strlen(name) : 0;
     int rc = 0;
@@ -95,8 +95,10 @@ int iol_name_store(uint64_t id, const char *name, int modid)
         order[count++] = (uint32_t)(e - tab);
         iol_safety_name(id, name ? name : "", len);
     }
-    if (rc == 0)
+    if (rc == 0) {
         e->modmask |= (uint64_t)1 << modid;
+        *stored = npool + e->off;
+    }
     iol_unlock(&lock);
     return rc;
 }

@@ -11,6 +11,8 @@ iol_module iol_mods[IOL_MAX_MODULES];
 static uint8_t *pool;
 static size_t pool_size, pool_used;
 static uint64_t partial;
+__thread uint64_t iol_path_cache[IOL_PATH_CACHE] __attribute__((tls_model("initial-exec")));
+static uint32_t records_gen;        /* one more at every start of the records */
 
 /* iol_on() when the state is not IOL_ON or the thread is busy. */
 __attribute__((noinline)) int iol_on_slow(void)
@@ -44,6 +46,9 @@ int iol_records_init(void)
     iol_clock_setup();
     pool_size = iol_cfg.modmem;
     pool_used = 0;
+    records_gen = (records_gen + 1) & 0xffff;
+    if (records_gen == 0)
+        records_gen = 1;                  /* path tags are never 0 */
     partial = 0;
     pool = iol_safety_open(pool_size, iol_cfg.namemem);   /* file-backed, or NULL */
     if (!pool)
@@ -75,6 +80,7 @@ void iol_records_release(void)
         iol_module *m = &iol_mods[iol_module_descs[i]->id];
         iol_unmap(m->aux, m->cap * m->d->aux_size);
         iol_unmap(m->slots, (m->hmask + 1) * sizeof *m->slots);
+        iol_unmap(m->names, m->cap * sizeof *m->names);
         memset(m, 0, sizeof *m);
     }
     if (iol_safety_owns(pool))
@@ -98,10 +104,15 @@ void iol_mod_activate(iol_module *m)
     int64_t want = d->default_records;
     if (!d->fixed_records && iol_cfg.max_records[d->id] > 0)
         want = iol_cfg.max_records[d->id];
-    size_t room = (pool_size - pool_used) / d->rec_size;
-    m->cap = (size_t)want < room ? (size_t)want : room;
-    m->recs = pool + pool_used;
-    pool_used += m->cap * d->rec_size;
+    /* Two modules may be activated at once (each under its own lock): the
+     * reservation is taken from the pool with a compare-and-swap. */
+    size_t used = __atomic_load_n(&pool_used, __ATOMIC_RELAXED), room;
+    do {
+        room = (pool_size - used) / d->rec_size;
+        m->cap = (size_t)want < room ? (size_t)want : room;
+    } while (!__atomic_compare_exchange_n(&pool_used, &used, used + m->cap * d->rec_size, 0,
+                                          __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+    m->recs = pool + used;
     m->hmask = hash_cap(m->cap) - 1;
     m->slots = iol_map((m->hmask + 1) * sizeof *m->slots);
     m->aux = d->aux_size ? iol_map(m->cap * d->aux_size) : NULL;
@@ -110,6 +121,8 @@ void iol_mod_activate(iol_module *m)
         return;
     }
     m->state = 1;
+    __atomic_store_n(&m->path_tag, records_gen << 8 | (uint32_t)d->id, __ATOMIC_RELAXED);
+    __atomic_store_n(&m->names, iol_map(m->cap * sizeof *m->names), __ATOMIC_RELAXED);
     if (m->cap)
         iol_safety_module(d->id, d->version, m->recs);
     if (d->activate)
@@ -145,7 +158,8 @@ void *iol_rec_register(iol_module *m, const char *name, uint64_t id, void **aux)
     }
     if (d->path_names && iol_name_excluded(d->id, name))
         return NULL;
-    int rc = iol_name_store(id, name, d->id);
+    const char *stored;
+    int rc = iol_name_store(id, name, d->id, &stored);
     if (rc != 0) {
         if (rc == -1)
             iol_partial_set(d->id);
@@ -164,12 +178,48 @@ void *iol_rec_register(iol_module *m, const char *name, uint64_t id, void **aux)
     while (m->slots[s])
         s = (s + 1) & m->hmask;
     m->slots[s] = (uint32_t)(i + 1);
+    if (m->names)
+        m->names[i] = (iol_name_ref){stored, strlen(stored)};
     if (d->rec_init)
         d->rec_init(m, name, rec, a);
     iol_safety_region_len(d->id, (uint64_t)m->count * d->rec_size);
     if (aux)
         *aux = a;
     return rec;
+}
+
+/* Remember record i as this thread's most recent path (lock held). */
+static void path_cache_put(iol_module *m, size_t i, const char *path, size_t n)
+{
+    if (i + 1 > IOL_PATH_CACHE_MAX_INDEX || n == 0)
+        return;
+    uint64_t v = iol_path_cache_key(m->path_tag, path, n) | (uint64_t)(i + 1);
+    for (int k = IOL_PATH_CACHE - 1; k > 0; k--)
+        iol_path_cache[k] = iol_path_cache[k - 1];
+    iol_path_cache[0] = v;
+}
+
+void *iol_rec_enter_path_slow(iol_module *m, const char *path, size_t n, void **aux)
+{
+    char buf[IOL_PATH_LEN];
+    size_t len;
+    const char *name = iol_path_name_n(path, n, buf, &len);
+    uint64_t id = iolens_record_id(name, len);
+    if (!iol_mod_enter(m))
+        return NULL;
+    void *a = NULL;
+    void *r = iol_rec_get(m, name, id, &a);
+    if (!r) {
+        iol_mod_leave(m);
+        return NULL;
+    }
+    size_t i = iol_rec_index(m, r);
+    /* Only a path that is its own name can hit (the cache compares the two). */
+    if (name == path && m->names && m->names[i].name)
+        path_cache_put(m, i, path, len);
+    if (aux)
+        *aux = a;
+    return r;
 }
 
 void iol_modules_freeze(void)
@@ -193,7 +243,7 @@ void iol_modules_freeze(void)
  * copy and the safety file stays a valid log until the real one is written. */
 void iol_records_detach(void)
 {
-    if (!iol_safety_owns(pool) || pool_used == 0)
+    if (!iol_safety_owns(pool) || __atomic_load_n(&pool_used, __ATOMIC_RELAXED) == 0)
         return;
     uint8_t *copy = iol_map(pool_size);
     if (!copy)

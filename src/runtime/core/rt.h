@@ -19,6 +19,7 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <time.h>
 
 #include "iolens/counters.h"
@@ -192,6 +193,12 @@ typedef struct iol_module_desc {
                    16 + 8 * (sym##_NUM_INDICES + sym##_F_NUM_INDICES),               \
                    #type " does not match the " #sym " counter table")
 
+/* A record's stored name (in the name pool: stable while the module is active). */
+typedef struct iol_name_ref {
+    const char *name;
+    size_t len;
+} iol_name_ref;
+
 struct iol_module {
     const iol_module_desc *d;
     iol_lock_t lock;
@@ -201,7 +208,11 @@ struct iol_module {
     size_t cap, count;
     uint32_t *slots;         /* id hash: index+1, 0 = empty */
     size_t hmask;
-};
+    iol_name_ref *names;     /* per record, for the path cache; NULL: no cache */
+    uint32_t path_tag;       /* this activation's tag in path-cache entries: 24 bits,
+                                never 0 */
+} __attribute__((aligned(64)));   /* one module's lock never shares a cache line
+                                     with another module's fields */
 
 /* The table of modules, generated from the CMake module list (module_table.c). */
 extern const iol_module_desc *const iol_module_descs[];
@@ -243,6 +254,9 @@ static inline void iol_mod_leave(iol_module *m) { iol_unlock(&m->lock); }
  * the cleaned copy written into buf (IOL_PATH_LEN bytes).  May call getcwd
  * (errno!). */
 const char *iol_path_name(const char *path, char *buf, size_t *len);
+/* The same with n = strlen(path) already known for an absolute path (ignored
+ * for others). */
+const char *iol_path_name_n(const char *path, size_t n, char *buf, size_t *len);
 
 /* Record access (module lock held). */
 void *iol_rec_find(iol_module *m, uint64_t id, void **aux);
@@ -257,6 +271,47 @@ static inline __attribute__((always_inline)) void *iol_rec_get(iol_module *m, co
     void *r = iol_rec_find(m, id, aux);
     return r ? r : iol_rec_register(m, name, id, aux);
 }
+/* The per-thread path cache: the records this thread last reached by an absolute,
+ * already clean path (nearly every open and stat names one), so that a path seen
+ * again costs a strlen and a memcmp against the record's stored name instead of
+ * the cleaning scan, the record-id hash and the id lookup.  An entry is one word,
+ * [module's path_tag: 24 bits][path's last two bytes: 16][record index + 1: 24],
+ * so a signal handler that interrupts an update reads a whole entry or the one
+ * before; the tag holds a generation that every (re)start of the records changes
+ * (fork children), so entries of an earlier activation never match, and the last
+ * two bytes turn away most misses (f1, f2, ... in a loop) before any memcmp.
+ * Stored names are clean, so a path equal to one is its own cleaned name and has
+ * that record's id. */
+#define IOL_PATH_CACHE 4
+#define IOL_PATH_CACHE_MAX_INDEX ((1u << 24) - 1)   /* records beyond are not cached */
+extern __thread uint64_t iol_path_cache[IOL_PATH_CACHE] __attribute__((tls_model("initial-exec")));
+/* The entry's key part (all but the index) for path (n = strlen >= 1) in module m. */
+static inline uint64_t iol_path_cache_key(uint32_t path_tag, const char *path, size_t n)
+{
+    uint16_t tail = (uint16_t)((unsigned char)path[n - 1] | (n > 1 ? (unsigned char)path[n - 2] << 8 : 0));
+    return (uint64_t)path_tag << 40 | (uint64_t)tail << 24;
+}
+/* Record index + 1 of path (n = strlen >= 1) in this thread's cache, or 0. */
+static inline __attribute__((always_inline)) uint32_t iol_path_cache_find(iol_module *m,
+                                                                          const char *path,
+                                                                          size_t n)
+{
+    const iol_name_ref *refs = __atomic_load_n(&m->names, __ATOMIC_RELAXED);
+    if (__builtin_expect(refs == NULL, 0))
+        return 0;
+    uint64_t key = iol_path_cache_key(__atomic_load_n(&m->path_tag, __ATOMIC_RELAXED), path, n);
+    for (int i = 0; i < IOL_PATH_CACHE; i++) {
+        uint64_t v = iol_path_cache[i];
+        if ((v & ~(uint64_t)IOL_PATH_CACHE_MAX_INDEX) != key)
+            continue;
+        const iol_name_ref *r = &refs[(v & IOL_PATH_CACHE_MAX_INDEX) - 1];
+        if (r->len == n && memcmp(r->name, path, n) == 0)
+            return (uint32_t)(v & IOL_PATH_CACHE_MAX_INDEX);
+    }
+    return 0;
+}
+/* The cache miss: clean, hash, find or register, remember (records.c). */
+void *iol_rec_enter_path_slow(iol_module *m, const char *path, size_t n, void **aux);
 /* Lock m and find or register the record of `path`, cleaned as runtime spec
  * 2.0.1 (an already clean absolute path is hashed in place).  Returns the record,
  * *aux set, with the lock held; or NULL with the lock not held.  May change errno
@@ -265,16 +320,20 @@ static inline __attribute__((always_inline)) void *iol_rec_enter_path(iol_module
                                                                       const char *path,
                                                                       void **aux)
 {
-    char buf[IOL_PATH_LEN];
-    size_t len;
-    const char *name = iol_path_name(path, buf, &len);
-    uint64_t id = iolens_record_id(name, len);
-    if (!iol_mod_enter(m))
-        return NULL;
-    void *r = iol_rec_get(m, name, id, aux);
-    if (!r)
-        iol_mod_leave(m);
-    return r;
+    size_t n = 0;
+    if (__builtin_expect(path != NULL && path[0] == '/', 1)) {
+        n = strlen(path);
+        uint32_t hit = iol_path_cache_find(m, path, n);
+        if (__builtin_expect(hit != 0, 1)) {
+            if (!iol_mod_enter(m))
+                return NULL;
+            size_t i = hit - 1;
+            if (aux)
+                *aux = m->aux + i * m->d->aux_size;
+            return m->recs + i * m->d->rec_size;
+        }
+    }
+    return iol_rec_enter_path_slow(m, path, n, aux);
 }
 static inline size_t iol_rec_index(const iol_module *m, const void *rec)
 {

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "../core/core_int.h"   /* iol_note */
 #include "modules.h"
 
 iol_posix_state iol_posix_st;
@@ -54,8 +55,18 @@ static void activate(iol_module *m)
     __atomic_store_n(&iol_posix_st.fdtab, tab, __ATOMIC_RELEASE);   /* after fdcap */
 }
 
+/* At shutdown: how many *at names fell back to the working directory. */
+static void finish(iol_module *m)
+{
+    uint64_t n = iol_posix_dir_fallbacks();
+    char v[24];
+    if (n && snprintf(v, sizeof v, "%llu", (unsigned long long)n) > 0)
+        iol_note("dirfd_cwd_fallbacks", v);
+}
+
 static void reset(iol_module *m)
 {
+    iol_posix_dirs_reset();
     iol_unmap(iol_posix_st.fdtab, iol_posix_st.fdcap * sizeof *iol_posix_st.fdtab);
     iol_unmap(aios, MAX_AIO * sizeof *aios);
     __atomic_store_n(&iol_posix_st.fdtab, NULL, __ATOMIC_RELAXED);
@@ -119,19 +130,41 @@ int iol_posix_fd_name(int fd, char *out, size_t len)
     return name ? 0 : -1;
 }
 
+/* The part of an *at path below its directory: a leading "./" (repeated, with
+ * extra slashes) names nothing, and "." alone is the directory itself, so
+ * openat(d, ".") gets the directory's own record, not "<dir>/.".  Everything
+ * else is cleaned later as any path is (runtime spec 2.0.1: "//" and "/./"
+ * collapse, ".." and an inner or trailing "/." stay). */
+static const char *below_dir(const char *path)
+{
+    while (path[0] == '.' && path[1] == '/') {
+        path += 2;
+        while (*path == '/')
+            path++;
+    }
+    return (path[0] == '.' && path[1] == '\0') ? path + 1 : path;
+}
+
 const char *iol_posix_at_path(int dirfd, const char *path, char *buf, size_t len)
 {
     if (!path || path[0] == '/' || dirfd == AT_FDCWD)
         return path;
     char dir[IOL_PATH_LEN];
     int e = errno;
-    int found = iol_posix_fd_name(dirfd, dir, sizeof dir) == 0;
+    int found = iol_posix_fd_name(dirfd, dir, sizeof dir) == 0 ||
+                iol_posix_dir_name(dirfd, dir, sizeof dir) == 0;
     if (found) {
+        const char *rel = below_dir(path);
         size_t n = strlen(dir);
-        snprintf(buf, len, "%s%s%s", dir, (n && dir[n - 1] == '/') ? "" : "/", path);
+        int w = *rel ? snprintf(buf, len, "%s%s%s", dir, (n && dir[n - 1] == '/') ? "" : "/", rel)
+                     : snprintf(buf, len, "%s", dir);
+        if (w < 0 || (size_t)w >= len)
+            iol_fail(IOL_FAIL_PATH);      /* recorded under a truncated name, as any path */
+    } else {
+        iol_posix_dir_fallback();
     }
     errno = e;
-    return found ? buf : path;   /* untracked: the raw relative path, cwd-prefixed later */
+    return found ? buf : path;   /* unnamed: the raw relative path, cwd-prefixed later */
 }
 
 /* ------------------------------------------------------------ events */
@@ -242,6 +275,7 @@ void iol_posix_sync(int fd, int data_only, const iol_span *sp)
  * shutdown has frozen the module is harmless. */
 uintptr_t iol_posix_close_begin(int fd)
 {
+    iol_posix_dir_forget(fd);
     posix_aux **tab = __atomic_load_n(&iol_posix_st.fdtab, __ATOMIC_ACQUIRE);   /* then fdcap */
     if (__builtin_expect(tab == NULL, 0)) {
         iol_posix_first_use();            /* activate as any first call does */
@@ -367,5 +401,6 @@ const iol_module_desc iol_posix_module = {
     .path_names = 1,
     .rec_init = rec_init,
     .activate = activate,
+    .finish = finish,
     .reset = reset,
 };

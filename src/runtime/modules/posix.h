@@ -53,8 +53,27 @@ void iol_posix_mmap(int fd);
 void iol_posix_rename(const char *oldpath, const char *newpath, const iol_span *sp);
 void iol_posix_aio_submit(int fd, const void *cb, double t1);
 int iol_posix_aio_take(int fd, const void *cb, double *t1);
-/* Name for openat-style (dirfd, path) pairs, per runtime spec 2.0.1. */
+/* Name for openat-style (dirfd, path) pairs: runtime spec 2.0.1, except that a
+ * directory fd without a record is named through posix_dirs.c instead of the
+ * working directory, and a leading "./" (or the whole path ".") adds nothing to
+ * the directory's name. */
 const char *iol_posix_at_path(int dirfd, const char *path, char *buf, size_t len);
+
+/* posix_dirs.c: directory fds without a record.  Their name (0), or -1 when the
+ * fd is no directory or /proc cannot name it; errno may change. */
+int iol_posix_dir_name(int fd, char *out, size_t len);
+/* The fd is being closed or replaced: forget its name (inline test first). */
+void iol_posix_dir_forget_slow(int fd);
+extern int iol_posix_dirs_used __attribute__((visibility("hidden")));
+static inline void iol_posix_dir_forget(int fd)
+{
+    if (__builtin_expect(__atomic_load_n(&iol_posix_dirs_used, __ATOMIC_RELAXED) != 0, 0))
+        iol_posix_dir_forget_slow(fd);
+}
+/* A name that fell back to the working directory (counted for the log's metadata). */
+void iol_posix_dir_fallback(void);
+uint64_t iol_posix_dir_fallbacks(void);
+void iol_posix_dirs_reset(void);
 
 /* ------------------------------------------------------------ inline fd paths
  * read, write and lseek are recorded by code inlined into their wrappers (one

@@ -110,8 +110,17 @@ int mkostemps64(char *tmpl, int sl, int flags) { MKSTEMP_BODY(IOL_REAL(mkostemps
 #define DUP_BODY(call, oldfd) TIMED_BODY(int, call, ret >= 0, iol_posix_dup(oldfd, ret, &sp))
 
 int dup(int fd) { DUP_BODY(IOL_REAL(dup)(fd), fd); }
-int dup2(int fd, int newfd) { DUP_BODY(IOL_REAL(dup2)(fd, newfd), fd); }
-int dup3(int fd, int newfd, int flags) { DUP_BODY(IOL_REAL(dup3)(fd, newfd, flags), fd); }
+/* dup2/dup3 replace newfd: a directory name remembered for it goes. */
+int dup2(int fd, int newfd)
+{
+    iol_posix_dir_forget(newfd);
+    DUP_BODY(IOL_REAL(dup2)(fd, newfd), fd);
+}
+int dup3(int fd, int newfd, int flags)
+{
+    iol_posix_dir_forget(newfd);
+    DUP_BODY(IOL_REAL(dup3)(fd, newfd, flags), fd);
+}
 
 /* Every command is forwarded with its third argument fetched as a pointer (the
  * ABI passes ints and pointers alike); only the dup commands are recorded. */
@@ -151,29 +160,31 @@ int fileno(FILE *fp)
     TIMED_BODY(ssize_t, call, ret >= 0, iol_posix_io(fd, 0, off, ret, (uintptr_t)(addr), &sp))
 #define WRITE_BODY(call, fd, off, addr) \
     TIMED_BODY(ssize_t, call, ret >= 0, iol_posix_io(fd, 1, off, ret, (uintptr_t)(addr), &sp))
+/* The same for the functions of IOL_ALWAYS_REAL (name, argument list). */
+#define READ_CALL(fn, args, fd, off, addr) \
+    TIMED_CALL(ssize_t, fn, args, ret >= 0, iol_posix_io(fd, 0, off, ret, (uintptr_t)(addr), &sp))
+#define WRITE_CALL(fn, args, fd, off, addr) \
+    TIMED_CALL(ssize_t, fn, args, ret >= 0, iol_posix_io(fd, 1, off, ret, (uintptr_t)(addr), &sp))
 #define IOV(iov, cnt) iol_posix_iov_addr(iov, cnt)
 
-ssize_t read(int fd, void *buf, size_t n) { READ_BODY(IOL_REAL(read)(fd, buf, n), fd, -1, buf); }
-ssize_t write(int fd, const void *buf, size_t n) { WRITE_BODY(IOL_REAL(write)(fd, buf, n), fd, -1, buf); }
+ssize_t read(int fd, void *buf, size_t n) { READ_CALL(read, (fd, buf, n), fd, -1, buf); }
+ssize_t write(int fd, const void *buf, size_t n) { WRITE_CALL(write, (fd, buf, n), fd, -1, buf); }
 
-ssize_t pread(int fd, void *buf, size_t n, off_t off)
-{
-    READ_BODY(IOL_REAL(pread)(fd, buf, n, off), fd, off, buf);
-}
+ssize_t pread(int fd, void *buf, size_t n, off_t off) { READ_CALL(pread, (fd, buf, n, off), fd, off, buf); }
 
 ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
 {
-    WRITE_BODY(IOL_REAL(pwrite)(fd, buf, n, off), fd, off, buf);
+    WRITE_CALL(pwrite, (fd, buf, n, off), fd, off, buf);
 }
 
 ssize_t pread64(int fd, void *buf, size_t n, off64_t off)
 {
-    READ_BODY(IOL_REAL(pread64)(fd, buf, n, off), fd, off, buf);
+    READ_CALL(pread64, (fd, buf, n, off), fd, off, buf);
 }
 
 ssize_t pwrite64(int fd, const void *buf, size_t n, off64_t off)
 {
-    WRITE_BODY(IOL_REAL(pwrite64)(fd, buf, n, off), fd, off, buf);
+    WRITE_CALL(pwrite64, (fd, buf, n, off), fd, off, buf);
 }
 
 ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
@@ -193,12 +204,12 @@ ssize_t __pread64_chk(int fd, void *buf, size_t n, off64_t off, size_t buflen)
 
 ssize_t readv(int fd, const struct iovec *iov, int cnt)
 {
-    READ_BODY(IOL_REAL(readv)(fd, iov, cnt), fd, -1, IOV(iov, cnt));
+    READ_CALL(readv, (fd, iov, cnt), fd, -1, IOV(iov, cnt));
 }
 
 ssize_t writev(int fd, const struct iovec *iov, int cnt)
 {
-    WRITE_BODY(IOL_REAL(writev)(fd, iov, cnt), fd, -1, IOV(iov, cnt));
+    WRITE_CALL(writev, (fd, iov, cnt), fd, -1, IOV(iov, cnt));
 }
 
 ssize_t preadv(int fd, const struct iovec *iov, int cnt, off_t off)
@@ -244,14 +255,11 @@ ssize_t pwritev64v2(int fd, const struct iovec *iov, int cnt, off64_t off, int f
 }
 
 /* ------------------------------------------------------------ seek, sync, close */
-#define SEEK_BODY(type, call, fd) \
-    TIMED_BODY(type, call, ret >= 0, iol_posix_seek(fd, (int64_t)ret, &sp))
+#define SEEK_CALL(type, fn, args, fd) \
+    TIMED_CALL(type, fn, args, ret >= 0, iol_posix_seek(fd, (int64_t)ret, &sp))
 
-off_t lseek(int fd, off_t off, int whence) { SEEK_BODY(off_t, IOL_REAL(lseek)(fd, off, whence), fd); }
-off64_t lseek64(int fd, off64_t off, int whence)
-{
-    SEEK_BODY(off64_t, IOL_REAL(lseek64)(fd, off, whence), fd);
-}
+off_t lseek(int fd, off_t off, int whence) { SEEK_CALL(off_t, lseek, (fd, off, whence), fd); }
+off64_t lseek64(int fd, off64_t off, int whence) { SEEK_CALL(off64_t, lseek64, (fd, off, whence), fd); }
 
 #define SYNC_BODY(call, fd, data_only) \
     TIMED_BODY(int, call, ret == 0, iol_posix_sync(fd, data_only, &sp))
@@ -270,7 +278,7 @@ int close(int fd)
         iol_lustre_closing(fd, ((posix_aux *)rec)->rec->id);
     iol_span sp;
     iol_span_begin(&sp);
-    int ret = IOL_REAL(close)(fd);
+    int ret = IOL_REAL_ON(close)(fd);
     iol_span_end(&sp);
     if (rec)
         iol_posix_close_end(rec, &sp);

@@ -49,5 +49,10 @@ void iol_real_resolve_all(void)
                 __atomic_store_n(slot, p, __ATOMIC_RELEASE);
         }
     }
+#define IOL_RESOLVE_ALWAYS(name) \
+    if (!iol_real.name)          \
+        iol_real_resolve(#name, (void **)&iol_real.name);
+    IOL_ALWAYS_REAL(IOL_RESOLVE_ALWAYS)
+#undef IOL_RESOLVE_ALWAYS
 #endif
 }

@@ -45,11 +45,20 @@ void iol_real_resolve_all(void);
          : (__builtin_expect(iol_real.name != NULL, 1)                          \
                 ? iol_real.name                                                 \
                 : (__typeof__(iol_real.name))iol_real_resolve(#name, (void **)&iol_real.name)))
+#define IOL_REAL_ON(name) IOL_REAL(name)
 #else
 #define IOL_REAL(name)                                                          \
     (__builtin_expect(iol_real.name != NULL, 1)                                 \
          ? iol_real.name                                                        \
          : (__typeof__(iol_real.name))iol_real_resolve(#name, (void **)&iol_real.name))
+/* A function of IOL_ALWAYS_REAL once iol_on() holds: init has resolved it
+ * (iol_real_resolve_all, before the state becomes on), so no test is needed. */
+#define IOL_REAL_ON(name) (iol_real.name)
 #endif
+/* Functions every C library has, which the hot wrappers call through IOL_REAL_ON:
+ * iol_real_resolve_all resolves each of them, or makes it the ENOSYS stub. */
+#define IOL_ALWAYS_REAL(X) \
+    X(read) X(write) X(pread) X(pwrite) X(pread64) X(pwrite64) X(readv) X(writev) X(lseek) \
+    X(lseek64) X(close)
 
 #endif
