@@ -6,12 +6,13 @@ import argparse
 import json
 import sys
 
+from ._verb import run_verb
 from .diff import as_json, diff_logs
 from .errors import LogError
 from .log import Log
 
 
-def main(argv=None) -> int:
+def parse_args(argv):
     ap = argparse.ArgumentParser(
         prog="iolens diff",
         description="Compare two runs: volume, operation counts, access sizes, access "
@@ -21,18 +22,17 @@ def main(argv=None) -> int:
     ap.add_argument("b", help="log of the second run")
     ap.add_argument("--json", action="store_true", help="print the changes as JSON")
     ap.add_argument("--top", type=int, default=0, help="show only the N highest-impact changes")
-    args = ap.parse_args(argv)
+    return ap.parse_args(argv)
+
+
+def run(args) -> int:
     for path in (args.a, args.b):      # name the log that cannot be read
         try:
             Log(path).close()
         except (LogError, OSError) as e:
             print(f"iolens diff: {path}: {e}", file=sys.stderr)
             return 1
-    try:
-        changes = diff_logs(args.a, args.b)
-    except (LogError, OSError) as e:
-        print(f"iolens diff: {e}", file=sys.stderr)
-        return 1
+    changes = diff_logs(args.a, args.b)
     if args.top > 0:
         changes = changes[:args.top]
     if args.json:
@@ -48,6 +48,10 @@ def main(argv=None) -> int:
     except BrokenPipeError:          # `iolens diff A B | head`: the reader has enough
         sys.stderr.close()
     return 0
+
+
+def main(argv=None) -> int:
+    return run_verb("iolens diff", parse_args, run, argv)
 
 
 if __name__ == "__main__":

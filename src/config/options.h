@@ -20,9 +20,6 @@
 #define IOL_PATH_LEN 4096
 #define IOL_LIST_LEN 1024
 #define IOL_NAME_RULES 32
-/* IOL_NMODS is an alias of the one module-count constant (counters.h), kept so that
- * files edited on other branches still compile; new code uses IOL_MAX_MODULES. */
-#define IOL_NMODS IOL_MAX_MODULES
 
 typedef struct iol_name_rule {
     uint64_t modmask;      /* modules the rule applies to */
@@ -60,7 +57,7 @@ typedef struct iol_config {
     char rank_exclude[IOL_LIST_LEN], rank_include[IOL_LIST_LEN];
     char mod_disable[IOL_LIST_LEN], mod_enable[IOL_LIST_LEN];
     double dxt_small_trigger, dxt_unaligned_trigger;   /* < 0 = unset */
-    int64_t max_records[IOL_NMODS];      /* 0 = default */
+    int64_t max_records[IOL_MAX_MODULES];      /* 0 = default */
     uint64_t mod_disabled;               /* final mask, bit = module id */
     size_t nrules;
     iol_name_rule rules[IOL_NAME_RULES];

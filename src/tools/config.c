@@ -17,7 +17,6 @@
 
 #include "tools.h"
 
-#ifdef IOLENS_HAVE_RTCONFIG
 static void usage(FILE *out)
 {
     fprintf(out, "usage: iolens config [--log-path | --mk-log-dirs [DIR] | --dump]\n"
@@ -162,10 +161,3 @@ int iol_cmd_config(int argc, char **argv)
     iol_config_free(&c);
     return rc;
 }
-#else
-int iol_cmd_config(int argc, char **argv)
-{
-    fprintf(stderr, "iolens config: this build has no runtime (IOLENS_WITH_RUNTIME=OFF)\n");
-    return 2;
-}
-#endif

@@ -23,13 +23,9 @@
 #include "iolens/log.h"
 #include "recover.h"
 #include "tools.h"
-#ifdef IOLENS_HAVE_RTCONFIG
 #include "options.h"
-#endif
 
-#ifdef IOLENS_HAVE_RTCONFIG
 static void nowarn(const char *fmt, ...) { (void)fmt; }
-#endif
 
 static void usage(FILE *out)
 {
@@ -176,7 +172,6 @@ static int log_dir_for(const iolens_job *job, const char *given, char *dir, size
         snprintf(dir, len, "%s", given);
         return 0;
     }
-#ifdef IOLENS_HAVE_RTCONFIG
     static iol_config cfg;
     static int loaded;
     if (!loaded) {
@@ -189,7 +184,6 @@ static int log_dir_for(const iolens_job *job, const char *given, char *dir, size
             iol_mkdirs(dir, 0700);
         return 0;
     }
-#endif
     snprintf(dir, len, ".");
     return 0;
 }

@@ -18,16 +18,7 @@
 #include "cli.h"
 #include "run_job.h"
 #include "tools.h"
-#ifdef IOLENS_HAVE_RTCONFIG
 #include "options.h"      /* iol_mkdirs: the runtime's own mkdir -p */
-#else
-static int iol_mkdirs(const char *path, mode_t mode)
-{
-    (void)path, (void)mode;
-    errno = ENOSYS;       /* a build without the runtime cannot run programs anyway */
-    return -1;
-}
-#endif
 
 static void usage(FILE *out)
 {

@@ -66,3 +66,8 @@ def counters(tool, log):
 def by_file(recs, module, name):
     """The records of one file (any rank)."""
     return [v for (m, n, _), v in recs.items() if m == module and n == name]
+
+
+def file_records(tool, logdir, module, name):
+    """The records of one file in every log under logdir."""
+    return [rec for log in logs(logdir) for rec in by_file(counters(tool, log)[0], module, name)]

@@ -13,7 +13,8 @@ import time
 
 import pytest
 
-from recovery_helpers import build, by_file, counters, dirs, env_for, logs, recover, safety_copies
+from recovery_helpers import (build, by_file, counters, dirs, env_for, file_records, logs, recover,
+                              safety_copies)
 
 NFILES = 64
 WAIT = 15          # seconds; a process still alive after this is a hang
@@ -297,10 +298,7 @@ def test_recording_resumes_after_failed_exec(runtime, tool, probe, tmp_path):
                        capture_output=True, timeout=60)
     assert r.returncode == 0, r.returncode
     assert safety_copies(mmapdir) == []
-    found = []
-    for log in logs(logdir):
-        recs, _ = counters(tool, log)
-        found += by_file(recs, "POSIX", str(tmp_path / "after"))
+    found = file_records(tool, logdir, "POSIX", str(tmp_path / "after"))
     assert len(found) == 1 and found[0]["POSIX_WRITES"] == 1, found
 
 

@@ -104,12 +104,18 @@ assert x.shape == (32, 8) and y.sum() == 45
 """
 
 
+def python_log(runtime, tmp_path, module, script):
+    """Run `script` (given tmp_path as argv[1]) in Python under the runtime, when
+    `module` is installed; the one log it leaves."""
+    pytest.importorskip(module)
+    path = tmp_path / "script.py"
+    path.write_text(script)
+    run_under(runtime, [sys.executable, path, tmp_path], tmp_path / "logs")
+    return one_log(tmp_path / "logs", "python")
+
+
 def test_h5py_chunked_hyperslabs(runtime, tmp_path):
-    pytest.importorskip("h5py")
-    script = tmp_path / "t.py"
-    script.write_text(H5PY_SCRIPT)
-    run_under(runtime, [sys.executable, script, tmp_path], tmp_path / "logs")
-    log = one_log(tmp_path / "logs", "python")
+    log = python_log(runtime, tmp_path, "h5py", H5PY_SCRIPT)
     path = str(tmp_path / "a.h5")
     assert records(log, "H5F")[path]["H5F_OPENS"] == 2
     h5d = records(log, "H5D")
@@ -140,11 +146,7 @@ with netCDF4.Dataset(sys.argv[1] + "/n.nc", "w") as ds:
 
 
 def test_netcdf4_through_hdf5(runtime, tmp_path):
-    pytest.importorskip("netCDF4")
-    script = tmp_path / "n.py"
-    script.write_text(NETCDF_SCRIPT)
-    run_under(runtime, [sys.executable, script, tmp_path], tmp_path / "logs")
-    log = one_log(tmp_path / "logs", "python")
+    log = python_log(runtime, tmp_path, "netCDF4", NETCDF_SCRIPT)
     path = str(tmp_path / "n.nc")
     assert records(log, "H5F")[path]["H5F_OPENS"] == 1
     v = records(log, "H5D")[path + ":/temp"]

@@ -63,12 +63,14 @@ size_t iol_hostlist(const char **names, size_t n, char *out, size_t cap);
 char iol_fs_kind(const char *fstype);   /* 'l' node-local, 's' shared, 'u' unknown */
 void iol_mountfacts_note(void);         /* the mntfs fact, from the mounts looked up so far */
 
-/* logwrite.c */
+/* state.c (set by init.c) */
 extern pid_t iol_fork_parent;      /* 0 unless this process is a forked child */
 extern pid_t iol_job_pid;          /* pid of the first process (forked children inherit it) */
+extern pid_t iol_self_pid;         /* the process whose records these are */
 extern struct timespec iol_start_abs;
+
+/* logwrite.c */
 int iol_log_write(void);
 /* Names tried in one log directory before the next one (logwrite.c, the MPI writer). */
 #define IOL_LOG_NAME_TRIES 16
-pid_t iol_core_pid(void);          /* init.c: the process whose records these are */
 #endif

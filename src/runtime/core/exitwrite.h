@@ -11,7 +11,8 @@ extern int iol_log_writing;
 extern int iol_held_sig;
 /* signals.c: take the default action of `sig` now (restores SIG_DFL, raises). */
 void iol_signal_default_now(int sig);
-/* MPI mode (init.c): the log is written collectively, in MPI_Finalize only. */
+/* MPI mode (state.c, set by the MPI_Init wrapper): the log is written
+ * collectively, in MPI_Finalize only. */
 extern int iol_mpi_mode;
 
 /* Block TERM, INT, HUP and QUIT in this thread; the previous mask in *old. */

@@ -15,17 +15,6 @@
 #include "exitwrite.h"
 #include "safety.h"
 
-int iol_state;
-__thread int iol_busy __attribute__((tls_model("initial-exec")));
-struct timespec iol_t0;
-struct timespec iol_start_abs;
-iol_config iol_cfg;
-int iol_rank, iol_nprocs = 1;
-pid_t iol_fork_parent;
-pid_t iol_job_pid;
-static pid_t iol_self_pid;           /* the process whose records these are */
-int iol_mpi_mode;                    /* set by the MPI_Init wrapper (src/runtime/mpi) */
-
 enum { IOL_INITING = 4 };
 static int atfork_registered;
 
@@ -110,6 +99,26 @@ void iol_core_init_lazy(void)
     if (__atomic_compare_exchange_n(&iol_state, &expect, IOL_INITING, 0, __ATOMIC_ACQ_REL,
                                     __ATOMIC_ACQUIRE))
         core_init();
+}
+
+/* iol_on() when the state is not IOL_ON or the thread is busy: the first
+ * intercepted call of a process starts the runtime here. */
+__attribute__((noinline)) int iol_on_slow(void)
+{
+    if (iol_vfork_child())        /* shares the parent's memory: record nothing */
+        return 0;
+    int s = __atomic_load_n(&iol_state, __ATOMIC_ACQUIRE);
+    if (s == IOL_ON)
+        return !iol_busy;
+    if (s == IOL_UNINIT && !iol_busy) {
+        /* Init does I/O of its own; a successful wrapped call must leave errno
+         * exactly as it was, so init must not change it. */
+        int saved_errno = errno;
+        iol_core_init_lazy();
+        errno = saved_errno;
+        return __atomic_load_n(&iol_state, __ATOMIC_ACQUIRE) == IOL_ON;
+    }
+    return 0;
 }
 
 void iol_core_shutdown(int write_log)
@@ -236,11 +245,6 @@ __attribute__((destructor)) static void iol_dtor(void)
 int iol_core_exec_ok(void)
 {
     return getpid() == iol_self_pid;
-}
-
-pid_t iol_core_pid(void)
-{
-    return iol_self_pid;
 }
 
 /* A process leaving through _exit (e.g. Python multiprocessing workers) still

@@ -7,7 +7,7 @@
 #include "core_int.h"
 #include "locks_all.h"
 
-static iol_lock_t *taken[IOL_NMODS + 1];
+static iol_lock_t *taken[IOL_MAX_MODULES + 1];
 static int ntaken;
 
 static long now_ns(void)

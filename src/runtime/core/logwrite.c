@@ -91,14 +91,14 @@ typedef struct built {
     iolens_job job;
     iolens_mount mounts[64];
     char exe_mounts[4096];
-    void *payload[IOL_NMODS];
-    size_t len[IOL_NMODS];
+    void *payload[IOL_MAX_MODULES];
+    size_t len[IOL_MAX_MODULES];
 } built;
 
 static void build(built *b)
 {
     fill_job(&b->job, b->mounts, b->exe_mounts, sizeof b->exe_mounts);
-    for (int id = 0; id < IOL_NMODS; id++) {
+    for (int id = 0; id < IOL_MAX_MODULES; id++) {
         iol_module *m = &iol_mods[id];
         b->payload[id] = NULL;
         b->len[id] = 0;
@@ -110,7 +110,7 @@ static void build(built *b)
 
 /* Seconds spent in each step of the last write (DARSHAN_INTERNAL_TIMING). */
 static struct {
-    double open, job, names, header, mod[IOL_NMODS];
+    double open, job, names, header, mod[IOL_MAX_MODULES];
 } timing;
 
 static int write_file(const built *b, const char *path)
@@ -132,7 +132,7 @@ static int write_file(const built *b, const char *path)
         rc = iolens_writer_add_name(w, id, name);
     }
     timing.names = iol_wtime() - t;
-    for (int id = 0; !rc && id < IOL_NMODS; id++)
+    for (int id = 0; !rc && id < IOL_MAX_MODULES; id++)
         if (b->len[id]) {
             t = iol_wtime();
             rc = iolens_writer_put_region(w, id, iol_mod_version(&iol_mods[id]), b->payload[id],
@@ -164,7 +164,7 @@ static void report_timing(double total)
     LINE("job_write", timing.job);
     LINE("hash_write", timing.names);
     LINE("header_write", timing.header);
-    for (int id = 0; id < IOL_NMODS; id++)
+    for (int id = 0; id < IOL_MAX_MODULES; id++)
         if (iol_mods[id].d && iol_mods[id].state == 1) {
             char name[64];
             snprintf(name, sizeof name, "%s_shutdown", iol_mods[id].d->name);
@@ -191,7 +191,7 @@ static void base_name(char *out, size_t len, unsigned salt)
     uint64_t h = (iolens_record_id(host, strlen(host)) ^
                   ((uint64_t)now.tv_sec * 1000000u + now.tv_nsec / 1000)) + salt;
     snprintf(out, len, "%s_%s_id%lld-%d_%d-%d-%d-%llu", user, program_invocation_short_name,
-             (long long)job_id(), (int)iol_core_pid(), tm.tm_mon + 1, tm.tm_mday,
+             (long long)job_id(), (int)iol_self_pid, tm.tm_mon + 1, tm.tm_mday,
              tm.tm_hour * 3600 + tm.tm_min * 60 + tm.tm_sec, (unsigned long long)h);
 }
 

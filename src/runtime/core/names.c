@@ -1,11 +1,8 @@
 /* Record names: the NAMEMEM-bounded name table (each distinct id costs
- * 8 + strlen + 1 bytes, as upstream accounts it), path cleaning (runtime spec
- * 2.0.1) and name exclusion (2.0.2). */
-#include <pthread.h>
+ * 8 + strlen + 1 bytes, as upstream accounts it) and name exclusion (runtime
+ * spec 2.0.2).  Path cleaning (2.0.1) is path.c's. */
 #include <string.h>
-#include <unistd.h>
 
-#include "iolens/log.h"
 #include "core_int.h"
 #include "safety.h"
 
@@ -51,11 +48,6 @@ void iol_names_release(void)
     tab = NULL;
     order = NULL;
     npool = NULL;
-}
-
-uint64_t iol_name_id(const char *name)
-{
-    return iol_hash(name, strlen(name));
 }
 
 static size_t find_slot(uint64_t id)
@@ -122,44 +114,6 @@ void iol_name_at(size_t i, uint64_t *id, const char **name)
     name_ent *e = &tab[order[i]];
     *id = e->id;
     *name = npool + e->off;
-}
-
-/* ---------------------------------------------------------------- cleaning */
-char *iol_clean_path(const char *path, char *out, size_t len)
-{
-    if (!path || !path[0] || path[0] == '<') {
-        snprintf(out, len, "%s", path ? path : "");
-        return out;
-    }
-    size_t plen = strlen(path);
-    if (path[0] == '/' && plen < len && !strstr(path, "//") && !strstr(path, "/./")) {
-        memcpy(out, path, plen + 1);           /* the common case: already clean */
-        return out;
-    }
-    char raw[IOL_PATH_LEN * 2];
-    size_t n = 0;
-    if (path[0] != '/' && getcwd(raw, IOL_PATH_LEN)) {
-        n = strlen(raw);
-        raw[n++] = '/';
-    }
-    if (plen >= sizeof raw - n)
-        plen = sizeof raw - n - 1;
-    memcpy(raw + n, path, plen);
-    raw[n + plen] = '\0';
-    /* One pass equals upstream's repeated "//" -> "/" then "/./" -> "/". */
-    size_t o = 0;
-    const char *p = raw;
-    for (; *p && o + 1 < len; p++) {
-        if (*p == '/' && o && out[o - 1] == '/')
-            continue;
-        if (*p == '.' && o && out[o - 1] == '/' && p[1] == '/')
-            continue;
-        out[o++] = *p;
-    }
-    out[o] = '\0';
-    if (*p)
-        iol_fail(IOL_FAIL_PATH);      /* recorded under a truncated name */
-    return out;
 }
 
 /* ---------------------------------------------------------------- exclusion */

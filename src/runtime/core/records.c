@@ -14,25 +14,6 @@ static uint64_t partial;
 __thread uint64_t iol_path_cache[IOL_PATH_CACHE] __attribute__((tls_model("initial-exec")));
 static uint32_t records_gen;        /* one more at every start of the records */
 
-/* iol_on() when the state is not IOL_ON or the thread is busy. */
-__attribute__((noinline)) int iol_on_slow(void)
-{
-    if (iol_vfork_child())        /* shares the parent's memory: record nothing */
-        return 0;
-    int s = __atomic_load_n(&iol_state, __ATOMIC_ACQUIRE);
-    if (s == IOL_ON)
-        return !iol_busy;
-    if (s == IOL_UNINIT && !iol_busy) {
-        /* Init does I/O of its own; a successful wrapped call must leave errno
-         * exactly as it was, so init must not change it. */
-        int saved_errno = errno;
-        iol_core_init_lazy();
-        errno = saved_errno;
-        return __atomic_load_n(&iol_state, __ATOMIC_ACQUIRE) == IOL_ON;
-    }
-    return 0;
-}
-
 void iol_partial_set(int modid)
 {
     __atomic_or_fetch(&partial, (uint64_t)1 << modid, __ATOMIC_RELAXED);

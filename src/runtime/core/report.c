@@ -1,7 +1,7 @@
 /* The interposer-grade error path: messages are formatted on the stack and written
  * with one write(2) on stderr (no allocation, no stdio); at most IOL_MAX_MSGS per
- * process.  Failures inside wrappers are only counted, and reported once at
- * shutdown. */
+ * process.  Failures inside wrappers are only counted (failures.c), and reported
+ * once at shutdown. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -12,7 +12,6 @@
 #define IOL_MAX_MSGS 16
 
 static int nmsgs;
-static unsigned long failures[IOL_FAIL_COUNT];
 
 static const char *const FAILURE_TEXT[IOL_FAIL_COUNT] = {
     [IOL_FAIL_SYMBOL] = "intercepted functions could not be resolved",
@@ -22,11 +21,6 @@ static const char *const FAILURE_TEXT[IOL_FAIL_COUNT] = {
     [IOL_FAIL_AIO] = "asynchronous requests could not be tracked",
     [IOL_FAIL_PATH] = "file names were too long to record",
 };
-
-void iol_fail(enum iol_failure what)
-{
-    __atomic_add_fetch(&failures[what], 1, __ATOMIC_RELAXED);
-}
 
 void iol_warn(const char *fmt, ...)
 {
@@ -65,7 +59,9 @@ void iol_write_line(const char *line)
 
 void iol_report_failures(void)
 {
-    for (int i = 0; i < IOL_FAIL_COUNT; i++)
-        if (failures[i])
-            iol_warn("%lu %s", failures[i], FAILURE_TEXT[i]);
+    for (int i = 0; i < IOL_FAIL_COUNT; i++) {
+        unsigned long n = iol_failures((enum iol_failure)i);
+        if (n)
+            iol_warn("%lu %s", n, FAILURE_TEXT[i]);
+    }
 }

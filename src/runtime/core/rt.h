@@ -46,7 +46,7 @@ void iol_core_init_lazy(void);
 void iol_core_shutdown(int write_log);
 
 /* Should a wrapper record this call?  Fast path: one load and one TLS load; the
- * rest (lazy init, off, busy) is out of line (records.c), so that it costs the
+ * rest (lazy init, off, busy) is out of line (init.c), so that it costs the
  * wrappers neither instructions nor saved registers. */
 int iol_on_slow(void);
 static inline __attribute__((always_inline)) int iol_on(void)
@@ -248,7 +248,7 @@ static inline int iol_mod_enter(iol_module *m)
 }
 static inline void iol_mod_leave(iol_module *m) { iol_unlock(&m->lock); }
 
-/* The cleaned name of `path` (runtime spec 2.0.1) and its length (hash.c).
+/* The cleaned name of `path` (runtime spec 2.0.1) and its length (path.c).
  * Returns `path` itself when it is already clean (absolute, no "//" or "/./",
  * shorter than IOL_PATH_LEN: the usual case, found without copying), otherwise
  * the cleaned copy written into buf (IOL_PATH_LEN bytes).  May call getcwd
@@ -372,6 +372,7 @@ enum iol_failure {
 };
 /* Count a failure (any thread, lock-free); reported once at shutdown. */
 void iol_fail(enum iol_failure what);
+unsigned long iol_failures(enum iol_failure what);   /* the count so far */
 /* A one-line message on stderr, prefixed "iolens: ", without allocating; at most
  * a fixed number of messages per process. */
 void iol_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -212,7 +212,7 @@ void iol_safety_rejob(void)
 
 void iol_safety_module(int modid, uint32_t version, const void *recs)
 {
-    if (!base || modid < 0 || modid >= IOL_NMODS)
+    if (!base || modid < 0 || modid >= IOL_MAX_MODULES)
         return;
     put64(OFF_MODS + 16 * (size_t)modid, (uint64_t)((const uint8_t *)recs - base));
     __atomic_store_n((uint32_t *)(base + OFF_VER + 4 * (size_t)modid), version, __ATOMIC_RELEASE);

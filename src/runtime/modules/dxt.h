@@ -124,4 +124,13 @@ size_t iol_dxt_output(iol_module *m, void **payload);
 void iol_dxt_reset(iol_module *m);
 uint32_t iol_dxt_version(iol_module *m);
 
+/* The descriptor of a DXT module (dxt_posix.c, dxt_mpiio.c): modules.def's id,
+ * name and version, the engine's callbacks, and memory of its own (the store). */
+#define IOL_DXT_MODULE(SYM)                                                     \
+    {                                                                           \
+        IOL_MODULE_IDENTITY(SYM), .own_memory = 1, .activate = iol_dxt_activate, \
+        .finish = iol_dxt_finish, .output = iol_dxt_output, .reset = iol_dxt_reset, \
+        .out_version = iol_dxt_version,                                         \
+    }
+
 #endif

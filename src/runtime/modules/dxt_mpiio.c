@@ -4,12 +4,4 @@
  * DXT_ENABLE_IO_TRACE or MOD_ENABLE asks for it. */
 #include "dxt.h"
 
-const iol_module_desc iol_dxt_mpiio_module = {
-    IOL_MODULE_IDENTITY(DXT_MPIIO),
-    .own_memory = 1,
-    .activate = iol_dxt_activate,
-    .finish = iol_dxt_finish,
-    .output = iol_dxt_output,
-    .reset = iol_dxt_reset,
-    .out_version = iol_dxt_version,
-};
+const iol_module_desc iol_dxt_mpiio_module = IOL_DXT_MODULE(DXT_MPIIO);

@@ -223,13 +223,13 @@ static void write_job(wctx *w)
 static void write_modules(wctx *w, const iol_shared *s, iolens_header *h)
 {
     /* One Allreduce: which modules have records anywhere, and their versions. */
-    unsigned vers[IOL_NMODS];
-    for (int id = 0; id < IOL_NMODS; id++) {
+    unsigned vers[IOL_MAX_MODULES];
+    for (int id = 0; id < IOL_MAX_MODULES; id++) {
         iol_module *m = &iol_mods[id];
         vers[id] = (m->d && m->state == 1 && m->count) ? iol_mod_version(m) : 0;
     }
-    PMPI_Allreduce(MPI_IN_PLACE, vers, IOL_NMODS, MPI_UNSIGNED, MPI_MAX, iol_mpi_comm);
-    for (int id = 0; id < IOL_NMODS; id++) {
+    PMPI_Allreduce(MPI_IN_PLACE, vers, IOL_MAX_MODULES, MPI_UNSIGNED, MPI_MAX, iol_mpi_comm);
+    for (int id = 0; id < IOL_MAX_MODULES; id++) {
         iol_module *m = &iol_mods[id];
         int active = m->d && m->state == 1 && m->count;
         if (!vers[id])

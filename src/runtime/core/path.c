@@ -1,11 +1,14 @@
-/* Record names and ids on the wrapper path.  The id itself is the format
+/* The name and id a path is recorded under: the path cleaned as upstream cleans
+ * it (runtime spec 2.0.1), and its record id.  The id itself is the format
  * library's iolens_record_id() (one implementation, src/format/record_id.c);
- * iol_hash only keeps the core's name for it.  What is here is the test that
- * lets an already clean path (nearly every path an application opens) be hashed
+ * iol_hash only keeps the core's name for it.  iol_path_name is the wrapper
+ * path: an already clean path (nearly every path an application opens) is hashed
  * in place instead of being copied and cleaned. */
 #include "rt.h"
 
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "iolens/log.h"
 
@@ -14,6 +17,8 @@
 #endif
 
 uint64_t iol_hash(const char *name, size_t len) { return iolens_record_id(name, len); }
+
+uint64_t iol_name_id(const char *name) { return iol_hash(name, strlen(name)); }
 
 /* Does s[0..len) contain "//" or "/./"?  (s[len] is readable: the terminator.) */
 static int has_dirty_bytes(const char *s, size_t len)
@@ -56,4 +61,41 @@ const char *iol_path_name_n(const char *path, size_t n, char *buf, size_t *len)
 const char *iol_path_name(const char *path, char *buf, size_t *len)
 {
     return iol_path_name_n(path, (path && path[0] == '/') ? strlen(path) : 0, buf, len);
+}
+
+char *iol_clean_path(const char *path, char *out, size_t len)
+{
+    if (!path || !path[0] || path[0] == '<') {
+        snprintf(out, len, "%s", path ? path : "");
+        return out;
+    }
+    size_t plen = strlen(path);
+    if (path[0] == '/' && plen < len && !strstr(path, "//") && !strstr(path, "/./")) {
+        memcpy(out, path, plen + 1);           /* the common case: already clean */
+        return out;
+    }
+    char raw[IOL_PATH_LEN * 2];
+    size_t n = 0;
+    if (path[0] != '/' && getcwd(raw, IOL_PATH_LEN)) {
+        n = strlen(raw);
+        raw[n++] = '/';
+    }
+    if (plen >= sizeof raw - n)
+        plen = sizeof raw - n - 1;
+    memcpy(raw + n, path, plen);
+    raw[n + plen] = '\0';
+    /* One pass equals upstream's repeated "//" -> "/" then "/./" -> "/". */
+    size_t o = 0;
+    const char *p = raw;
+    for (; *p && o + 1 < len; p++) {
+        if (*p == '/' && o && out[o - 1] == '/')
+            continue;
+        if (*p == '.' && o && out[o - 1] == '/' && p[1] == '/')
+            continue;
+        out[o++] = *p;
+    }
+    out[o] = '\0';
+    if (*p)
+        iol_fail(IOL_FAIL_PATH);      /* recorded under a truncated name */
+    return out;
 }
