@@ -19,7 +19,7 @@ from typing import Dict, List, Optional, Tuple, Union
 import numpy as np
 import pandas as pd
 
-from . import _core, _frames
+from . import _core, _frames, platform as _platform
 from ._meta import ModuleInfo, modules, module_info, record_id
 from .errors import UnknownModuleError
 
@@ -113,6 +113,20 @@ class Log:
     def mounts(self) -> List[Tuple[str, str]]:
         """(mount point, fs type) pairs, longest mount point first (upstream order)."""
         return list(self._job["mounts"])
+
+    @property
+    def platform(self) -> Dict[str, str]:
+        """The platform facts the runtime recorded (node count, processes per node,
+        hosts, CPU, memory, GPUs, network, scheduler, per-mount facts): the
+        platform keys of the job metadata, as text (docs/runtime.md); empty for
+        logs without them."""
+        return _platform.platform(self.job["metadata"])
+
+    @functools.cached_property
+    def mount_facts(self) -> pd.DataFrame:
+        """One row per mount: mount, fs_type, kind ("node-local", "shared",
+        "unknown"), block_size (bytes, NaN when not recorded), source."""
+        return _platform.mount_facts(self.mounts, self.platform)
 
     # ------------------------------------------------------------ modules
     @functools.cached_property

@@ -91,6 +91,30 @@ class Writer:
                             np.ascontiguousarray(bin_width, dtype=np.float64), _i64(nbins),
                             _i64(write_bins), _i64(read_bins))
 
+    def put_lustre(self, id, rank, layouts) -> None:
+        """LUSTRE records: ``layouts[i]`` is record i's list of components, each a dict
+        of LUSTRE_COMP_* counters (short names accepted: "stripe_size") plus
+        optional "pool" and "osts" (its OST ids; as many as its stripe count).
+        Records must be written already truncated (format spec 7.9)."""
+        names = module_info("LUSTRE").counters
+        comps, pools, osts = [], [], []
+        for layout in layouts:
+            for c in layout:
+                full = {k if k.startswith("LUSTRE_COMP_") else "LUSTRE_COMP_" + k.upper(): v
+                        for k, v in c.items() if k not in ("pool", "osts")}
+                unknown = set(full) - set(names)
+                if unknown:
+                    raise ValueError(f"unknown LUSTRE component counters: {sorted(unknown)}")
+                comps.append([int(full.get(n, -1 if n.endswith("MIRROR_ID") else 0))
+                              for n in names])
+                pools.append(str(c.get("pool", "")))
+                osts.extend(int(o) for o in c.get("osts", ()))
+        self._w.put_lustre(np.ascontiguousarray(id, dtype=np.uint64), _i64(rank),
+                           _i64([len(layout) for layout in layouts]),
+                           _i64([sum(len(c.get("osts", ())) for c in layout) for layout in layouts]),
+                           _i64(np.asarray(comps, dtype=np.int64).reshape(-1, len(names))),
+                           pools, _i64(osts))
+
     def set_partial(self, flag: int) -> None:
         self._w.set_partial(int(flag))
 

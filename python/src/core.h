@@ -76,6 +76,7 @@ PyObject *iol_py_lustre(IolLogObject *self, PyObject *noargs);
 
 /* ---- metadata (core_meta.c) */
 PyObject *iol_py_module_table(PyObject *self, PyObject *noargs);
+PyObject *iol_py_platform_keys(PyObject *self, PyObject *noargs);
 PyObject *iol_py_record_id(PyObject *self, PyObject *arg);
 PyObject *iol_py_strerror(PyObject *self, PyObject *arg);
 PyObject *iol_py_module_id(PyObject *self, PyObject *arg);

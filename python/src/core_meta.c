@@ -142,3 +142,27 @@ PyObject *iol_py_module_id(PyObject *self, PyObject *arg)
         return NULL;
     return PyLong_FromLong(iolens_module_id(s));
 }
+
+/* The platform keys of the job metadata (counters/platform.def), in order of
+ * usefulness: [(key, cap, anonymise, description)]. */
+PyObject *iol_py_platform_keys(PyObject *self, PyObject *noargs)
+{
+    static const struct {
+        const char *key, *anon, *desc;
+        long cap;
+    } keys[] = {
+#define PKEY(key, cap, anon, desc) {#key, #anon, desc, cap},
+#include "platform.def"
+#undef PKEY
+    };
+    size_t n = sizeof keys / sizeof *keys;
+    PyObject *list = PyList_New((Py_ssize_t)n);
+    for (size_t i = 0; list && i < n; i++) {
+        PyObject *t = Py_BuildValue("(slss)", keys[i].key, keys[i].cap, keys[i].anon, keys[i].desc);
+        if (!t)
+            Py_CLEAR(list);
+        else
+            PyList_SET_ITEM(list, (Py_ssize_t)i, t);
+    }
+    return list;
+}

@@ -4,6 +4,8 @@
 static PyMethodDef core_functions[] = {
     {"module_table", iol_py_module_table, METH_NOARGS,
      "List of dicts describing every module known to the C core (names, counters, rules)."},
+    {"platform_keys", iol_py_platform_keys, METH_NOARGS,
+     "The platform keys of the job metadata: [(key, cap, anonymise, description)]."},
     {"module_id", iol_py_module_id, METH_O, "Module id by printed name or symbol; -1 if none."},
     {"record_id", iol_py_record_id, METH_O, "Darshan record id (64-bit Jenkins hash) of a name."},
     {"strerror", iol_py_strerror, METH_O, "Short text of an iolens_status code."},

@@ -405,6 +405,92 @@ static PyObject *writer_put_heatmap(IolWriterObject *self, PyObject *args, PyObj
     return writer_result(self, bad, rc);
 }
 
+/* LUSTRE: per record its component and OST counts; comp holds
+ * LUSTRE_COMP_NUM_INDICES counters per component, pool_names one str each. */
+static int non_negative(const Py_buffer *b, const char *what)
+{
+    const int64_t *v = b->buf;
+    for (Py_ssize_t i = 0; i < b->len / 8; i++)
+        if (v[i] < 0) {
+            PyErr_Format(PyExc_ValueError, "%s must not be negative", what);
+            return -1;
+        }
+    return 0;
+}
+
+static int pool_names(PyObject *list, size_t n, char (**out)[17])
+{
+    if (!PyList_Check(list) || (size_t)PyList_GET_SIZE(list) != n) {
+        PyErr_Format(PyExc_ValueError, "pool_names must be a list of %zu str", n);
+        return -1;
+    }
+    *out = calloc(n ? n : 1, sizeof **out);
+    if (!*out) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        Py_ssize_t len;
+        const char *t = PyUnicode_AsUTF8AndSize(PyList_GET_ITEM(list, (Py_ssize_t)i), &len);
+        if (!t || len > 15) {
+            if (t)
+                PyErr_SetString(PyExc_ValueError, "a pool name has at most 15 bytes");
+            return -1;
+        }
+        memcpy((*out)[i], t, (size_t)len);
+    }
+    return 0;
+}
+
+static PyObject *writer_put_lustre(IolWriterObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"id", "rank", "num_comps", "num_stripes", "comp", "pool_names",
+                             "ost", NULL};
+    PyObject *o[7];
+    Py_buffer b[6];
+    memset(b, 0, sizeof b);
+    if (writer_check(self)
+        || !PyArg_ParseTupleAndKeywords(args, kwds, "OOOOOOO", kwlist, &o[0], &o[1], &o[2], &o[3],
+                                        &o[4], &o[5], &o[6]))
+        return NULL;
+    if (get_column(o[0], &b[0], 8, -1, "id"))
+        return NULL;
+    Py_ssize_t n = b[0].len / 8;
+    iolens_lustre l;
+    memset(&l, 0, sizeof l);
+    int bad = get_column(o[1], &b[1], 8, n, "rank") || get_column(o[2], &b[2], 8, n, "num_comps")
+        || get_column(o[3], &b[3], 8, n, "num_stripes") || non_negative(&b[2], "num_comps")
+        || non_negative(&b[3], "num_stripes");
+    if (!bad) {
+        l.comp_start = prefix_sums(b[2].buf, NULL, (size_t)n);
+        l.ost_start = prefix_sums(b[3].buf, NULL, (size_t)n);
+        if (!l.comp_start || !l.ost_start) {
+            PyErr_NoMemory();
+            bad = 1;
+        }
+    }
+    bad = bad
+        || get_column(o[4], &b[4], 8, (Py_ssize_t)(l.comp_start[n] * LUSTRE_COMP_NUM_INDICES), "comp")
+        || get_column(o[6], &b[5], 8, (Py_ssize_t)l.ost_start[n], "ost")
+        || pool_names(o[5], l.comp_start[n], &l.pool_name);
+    int rc = IOLENS_OK;
+    if (!bad) {
+        l.count = (size_t)n;
+        l.id = b[0].buf;
+        l.rank = b[1].buf;
+        l.num_comps = b[2].buf;
+        l.num_stripes = b[3].buf;
+        l.comp = b[4].buf;
+        l.ost = b[5].buf;
+        rc = iolens_writer_put_lustre(self->w, &l);
+    }
+    free(l.comp_start);
+    free(l.ost_start);
+    free(l.pool_name);
+    release_all(b, 6);
+    return writer_result(self, bad, rc);
+}
+
 static PyObject *writer_set_partial(IolWriterObject *self, PyObject *arg)
 {
     unsigned long long flag = PyLong_AsUnsignedLongLong(arg);
@@ -444,6 +530,8 @@ static PyMethodDef writer_methods[] = {
      "put_dxt(module, id, rank, hostnames, write_count, read_count, offset, length, start, end)"},
     {"put_heatmap", (PyCFunction)(void (*)(void))writer_put_heatmap, METH_VARARGS | METH_KEYWORDS,
      "put_heatmap(id, rank, bin_width, nbins, write_bins, read_bins)"},
+    {"put_lustre", (PyCFunction)(void (*)(void))writer_put_lustre, METH_VARARGS | METH_KEYWORDS,
+     "put_lustre(id, rank, num_comps, num_stripes, comp, pool_names, ost)"},
     {"set_partial", (PyCFunction)writer_set_partial, METH_O, "set_partial(flag)"},
     {"close", (PyCFunction)writer_close, METH_NOARGS, "Write the header and close."},
     {"abort", (PyCFunction)writer_abort, METH_NOARGS, "Remove the unfinished file."},

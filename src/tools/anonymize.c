@@ -285,25 +285,15 @@ static char *anon_words(const anon *a, const char *s, size_t len)
     return out;
 }
 
-/* key=value lines: keys kept, values pseudonymised. */
-static void anon_metadata(const anon *a, const char *in, char *out, size_t room)
+/* A metadata value's pseudonym (anon_meta.c); a host name's, as DXT's. */
+void anon_value(const anon *a, const char *v, size_t len, char *out)
 {
-    size_t o = 0;
-    out[0] = '\0';
-    for (const char *p = in; *p;) {
-        const char *nl = strchr(p, '\n'), *end = nl ? nl : p + strlen(p);
-        const char *eq = memchr(p, '=', (size_t)(end - p));
-        char piece[24];
-        if (eq) {
-            pseudo(a, "meta", eq + 1, (size_t)(end - eq - 1), "v", 12, piece);
-            int n = snprintf(out + o, room - o, "%.*s=%s\n", (int)(eq - p), p, piece);
-            if (n < 0 || (size_t)n >= room - o)
-                break;
-            o += (size_t)n;
-        }
-        p = nl ? nl + 1 : end;
-    }
-    out[o] = '\0';
+    pseudo(a, "meta", v, len, "v", 12, out);
+}
+
+void anon_host(const anon *a, const char *name, size_t len, char *out)
+{
+    pseudo(a, "host", name, len < 64 ? len : 64, "h", 16, out);
 }
 
 int anon_job(const anon *a, const iolens_job *in, iolens_job *out)
@@ -313,7 +303,7 @@ int anon_job(const anon *a, const iolens_job *in, iolens_job *out)
     out->mounts = NULL;
     out->uid = pseudo_int(a, "uid", in->uid, 31);
     out->jobid = pseudo_int(a, "jobid", in->jobid, 48);
-    anon_metadata(a, in->metadata, out->metadata, sizeof out->metadata);
+    anon_metadata(a, in->metadata, out->metadata, 1024);   /* 1023 characters and the NUL */
     const char *exe = in->exe && *in->exe ? in->exe : in->exe_mounts ? in->exe_mounts : "";
     size_t elen = strcspn(exe, "\n");
     out->exe = anon_words(a, exe, elen);
@@ -372,7 +362,7 @@ void anon_dxt(const anon *a, iolens_dxt *d)
         d->id[i] = anon_id(a, d->id[i]);
         if (d->hostname && d->hostname[i][0]) {
             char piece[24];
-            pseudo(a, "host", d->hostname[i], strnlen(d->hostname[i], 64), "h", 16, piece);
+            anon_host(a, d->hostname[i], strnlen(d->hostname[i], 64), piece);
             memset(d->hostname[i], 0, sizeof d->hostname[i]);
             memcpy(d->hostname[i], piece, strlen(piece));
         }

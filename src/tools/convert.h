@@ -64,6 +64,10 @@ void anon_records(const anon *a, iolens_records *r);
 void anon_dxt(const anon *a, iolens_dxt *d);
 void anon_heatmap(const anon *a, iolens_heatmap *h);
 void anon_lustre(const anon *a, iolens_lustre *l);
+/* anon_meta.c: job metadata, keys kept, values by the platform table's rule. */
+void anon_metadata(const anon *a, const char *in, char *out, size_t room);
+void anon_value(const anon *a, const char *v, size_t len, char *out);       /* out[24] */
+void anon_host(const anon *a, const char *name, size_t len, char *out);     /* out[24] */
 
 /* "key=value" for --annotate: appended to the job metadata (one line each). */
 int conv_annotate(iolens_job *job, const char *kv);

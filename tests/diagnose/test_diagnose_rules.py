@@ -65,6 +65,7 @@ def straggle(slow_end):
 
 
 POSIX_ID = module_info("POSIX").id
+LOCAL_MOUNTS = [("/", "ext4"), ("/scratch", "lustre"), ("/local/ssd", "xfs")]
 
 # rule id -> (build kwargs that trigger it, build kwargs that leave it silent)
 SCENARIOS = {
@@ -147,6 +148,13 @@ SCENARIOS = {
              POSIX=[posix("/home/u/out.dat", POSIX_BYTES_WRITTEN=200 * MiB)]),
         dict(mounts=[("/", "ext4"), ("/home", "nfs"), ("/scratch", "lustre")],
              POSIX=[posix("/scratch/out.dat", POSIX_BYTES_WRITTEN=200 * MiB)])),
+    # mntfs tokens follow the mount table longest first: /local/ssd (xfs), /scratch, /
+    "node-local-shared": (
+        dict(metadata="nnodes=4\nmntfs=l4K,s1M,l4K\n", mounts=LOCAL_MOUNTS,
+             POSIX=[posix("/local/ssd/out.dat", -1, POSIX_BYTES_WRITTEN=MiB)]),
+        dict(metadata="nnodes=4\nmntfs=l4K,s1M,l4K\n", mounts=LOCAL_MOUNTS,
+             POSIX=[posix("/scratch/out.dat", -1, POSIX_BYTES_WRITTEN=MiB),
+                    posix("/local/ssd/mine.0", 0, POSIX_BYTES_WRITTEN=MiB)])),
     "partial-log": (dict(partial=1 << POSIX_ID, POSIX=[posix(POSIX_OPENS=1)]),
                     dict(POSIX=[posix(POSIX_OPENS=1)])),
     "tiny-files": (
@@ -212,6 +220,22 @@ def test_lustre_rule_both_ways(tmp_path, rule):
     (yes, yes_layout), (no, no_layout) = LUSTRE[rule]
     assert rule in fired(tmp_path, "yes", yes, yes_layout)
     assert rule not in fired(tmp_path, "no", no, no_layout)
+
+
+def test_misaligned_on_node_local_storage_is_silent(tmp_path):
+    """Alignment matters on shared servers: the same misaligned accesses on a mount
+    the log calls node-local (mntfs) are not reported, on a shared one they are."""
+    def scenario(path):
+        return dict(metadata="mntfs=l4K,s1M,l4K\n", mounts=LOCAL_MOUNTS,
+                    POSIX=[posix(path, POSIX_WRITES=5000, POSIX_FILE_NOT_ALIGNED=4000,
+                                 POSIX_FILE_ALIGNMENT=4096)])
+    assert "misaligned-file" not in fired(tmp_path, "local", scenario("/local/ssd/out.dat"))
+    assert "misaligned-file" in fired(tmp_path, "shared", scenario("/scratch/out.dat"))
+
+
+def test_node_local_rule_needs_several_nodes(tmp_path):
+    one_node = dict(SCENARIOS["node-local-shared"][0], metadata="nnodes=1\nmntfs=l4K,s1M,l4K\n")
+    assert "node-local-shared" not in fired(tmp_path, "one", one_node)
 
 
 def test_ior_4k_mpiio_is_small_io(tmp_path):

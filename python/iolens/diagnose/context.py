@@ -111,6 +111,17 @@ class Context:
                 return point, fstype
         return None, None
 
+    @functools.cached_property
+    def mount_facts(self) -> Optional[pd.DataFrame]:
+        """Per mount: kind (node-local / shared / unknown) and block size, from the
+        platform keys mntfs and tmpfs; None when the log does not say."""
+        try:
+            facts = self.log.mount_facts
+        except (LogError, ValueError) as err:
+            self.notes.append(f"mount facts could not be read: {err}")
+            return None
+        return facts if len(facts) and (facts["kind"] != "unknown").any() else None
+
     # ---------------------------------------------------------------- platform
     def meta_int(self, *keys) -> Optional[int]:
         """First integer job-metadata value among keys (platform data, when recorded)."""

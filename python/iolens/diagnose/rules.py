@@ -6,6 +6,7 @@ from __future__ import annotations
 from . import checks_access as acc
 from . import checks_dxt as dxt
 from . import checks_libs as libs
+from . import checks_mounts as mounts
 from . import checks_mpi as mpi
 from . import checks_place as place
 from . import checks_time as tm
@@ -70,7 +71,8 @@ RULES = (
          SMALL),
     Rule("misaligned-file", "Misaligned file accesses", "info", (USER, DEV),
          "more than 10 % of POSIX accesses (at least 1000) start at an offset that is not a "
-         "multiple of the file-system block size (the Lustre stripe size when known)",
+         "multiple of the file-system block size (the Lustre stripe size when known); files "
+         "on node-local mounts do not count when the log says which they are (mntfs)",
          "An access that straddles a block or stripe boundary touches two servers or forces "
          "a read-modify-write of the partial block.",
          "Align offsets and sizes to the stripe size: pad headers, set the HDF5 alignment, or "
@@ -275,6 +277,16 @@ RULES = (
          "Write to the scratch (parallel) file system; copy results home at the end.",
          place.home_nfs, "export OUTPUT_DIR=$SCRATCH/$SLURM_JOB_ID",
          {"POSIX": POSIX_IO + _p("OPENS"), "STDIO": STDIO_IO}),
+    Rule("node-local-shared", "Shared file on node-local storage", "warning", (USER, DEV),
+         "in a job on 2 or more nodes (platform key nnodes), a file on a node-local mount "
+         "(mntfs: tmpfs, local disk) is written by several processes or by all of them",
+         "Node-local storage is private to each node: processes on different nodes that "
+         "write \"the same\" file there write different files, none of them sees the others' "
+         "data, and node-local storage is usually wiped when the job ends.",
+         "Write files shared between nodes to the shared file system; keep node-local files "
+         "per node (host or rank in the name) and copy them out before the job ends.",
+         mounts.node_local_shared, "snprintf(path, n, \"%s/out.%d\", getenv(\"SCRATCH\"), rank);",
+         {"POSIX": POSIX_IO}),
     Rule("partial-log", "Partial log", "warning", (USER, SYS),
          "a module's partial flag is set in the log header",
          "Counts from a partial log undercount the job: every other finding may be "

@@ -192,18 +192,3 @@ def _per_process(frame, prefix, module):
         "slowest bytes": slow["b"].to_numpy(),
         "time variance": groups["t"].var(ddof=0).to_numpy(),
         "bytes variance": groups["b"].var(ddof=0).to_numpy()})
-
-
-def lustre(data) -> pd.DataFrame:
-    """Striping per file: stripe size and count of each file's first layout
-    component, the number of components and OSTs."""
-    frame = data.lustre()
-    if frame is None or not len(frame):
-        return pd.DataFrame()
-    first = frame[frame["component"] == 0].drop_duplicates("id")
-    return pd.DataFrame({
-        "file": first["name"].fillna("(no name)").to_numpy(),
-        "stripe size (bytes)": first["LUSTRE_COMP_STRIPE_SIZE"].to_numpy(),
-        "stripe count": first["LUSTRE_COMP_STRIPE_COUNT"].to_numpy(),
-        "components": first["num_comps"].to_numpy(),
-        "OSTs": first["num_stripes"].to_numpy()}).head(2 * TOP_N)

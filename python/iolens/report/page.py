@@ -9,7 +9,7 @@ import re
 import matplotlib.pyplot as plt
 
 from .progress import Progress
-from .registry import FIGURE, ITEMS, sections
+from .registry import FIGURE, ITEMS, applies, sections
 from .tables import Cell
 from .units import counted
 
@@ -42,7 +42,7 @@ def render(data, progress=None) -> str:
     one line at the end.  `progress` (progress.Progress) hears of every entry."""
     progress = progress or Progress(enabled=False)
     data.progress = progress
-    todo = [item for item in ITEMS if _applies(data, item)]
+    todo = [item for item in ITEMS if applies(data, item)]
     progress.add(len(todo))
     built = [(section, _section(data, section, todo, progress)) for section in sections()]
     shown = [(section, text) for section, text in built if text]
@@ -91,10 +91,6 @@ def _nav(shown) -> str:
 
 def _sec_id(section: str) -> str:
     return "sec-" + re.sub(r"[^a-z0-9]+", "-", section.lower()).strip("-")
-
-
-def _applies(data, item) -> bool:
-    return not item.modules or any(m in data.modules for m in item.modules)
 
 
 def _section(data, section: str, todo, progress) -> str:

@@ -13,7 +13,7 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 from matplotlib.backends.backend_pdf import PdfPages
 
-from .registry import FIGURE, ITEMS
+from .registry import FIGURE, ITEMS, applies
 from .tables import Cell
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
@@ -67,7 +67,7 @@ def write_pdf(data, html_text: str, pdf_path: Path) -> str:
 def write_pdf_matplotlib(data, pdf_path: Path) -> None:
     with PdfPages(pdf_path) as pdf:
         for item in ITEMS:
-            if item.modules and not any(m in data.modules for m in item.modules):
+            if not applies(data, item):
                 continue
             try:
                 built = item.build(data)

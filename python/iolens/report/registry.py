@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from . import figures, findings, tables
+from . import figures, findings, place_tables, platform, tables
 from .interfaces import (ACCESS_SIZE_MODULES, FILE_SYSTEM_MODULES, HEATMAP_MODULES, IO_MODULES,
                          LAYOUT_MODULES, TRACE_MODULES)
 
@@ -27,6 +27,7 @@ class Item:
     build: Callable    # ReportData -> Figure | Table | None (no data) | str (why not)
     kind: str = FIGURE
     modules: tuple = ()
+    when: Callable | None = None   # ReportData -> bool: shown only if true (None = always)
 
 
 ITEMS = (
@@ -106,14 +107,42 @@ ITEMS = (
          "For each process and thread seen in the DXT trace: operations, bytes, when it was "
          "active and how long its traced operations took.",
          tables.dxt_threads, TABLE, TRACE_MODULES),
-    Item("Module notes", "lustre-table", "Lustre striping",
-         "Stripe size and count of the first layout component of each Lustre file.",
-         tables.lustre, TABLE, LAYOUT_MODULES),
+    Item("Platform", "platform-table", "Machine and job geometry",
+         "What the runtime recorded about the nodes and the job: node count, processes per "
+         "node, host names, CPU, memory, GPUs, network and the scheduler's job geometry.",
+         place_tables.platform_facts, TABLE, when=platform.has_facts),
+    Item("Platform", "mount-facts-table", "File systems",
+         "Each mount: whether its data is node-local or shared by every node, its block size "
+         "(when a file on it was opened), and the files and bytes of POSIX, STDIO and DFS on it.",
+         place_tables.mount_facts, TABLE, when=platform.has_mount_facts),
+    Item("Lustre", "lustre-table", "Lustre striping",
+         "Stripe size and count (first layout component), components, pool and OSTs of each "
+         "Lustre file, with its size and the data moved (largest files first).",
+         place_tables.stripe_settings, TABLE, LAYOUT_MODULES),
+    Item("Lustre", "fig-ost-spread", "Data per OST",
+         "Estimated bytes per OST: each file's bytes spread evenly over the stripes its extent "
+         "covers.",
+         place_tables.ost_spread_figure, FIGURE, LAYOUT_MODULES),
+    Item("Lustre", "ost-table", "Data per OST (numbers)",
+         "The files on each OST and the estimated bytes it served, busiest first.",
+         place_tables.ost_spread, TABLE, LAYOUT_MODULES),
+    Item("Lustre", "lustre-fit-table", "Striping that does not fit",
+         "Files whose stripe count or size does not fit their size and access pattern "
+         "(the thresholds of iolens diagnose's lustre-striping rule).",
+         place_tables.misfits, TABLE, LAYOUT_MODULES),
     Item("Diagnosis", "findings-table", "Findings",
          "I/O problems found by iolens diagnose, costliest first, with the evidence, the "
          "estimated time lost per process (an upper bound) and the fix.",
          findings.findings, TABLE),
 )
+
+
+def applies(data, item) -> bool:
+    """Whether an entry is built for this log: one of its modules is present (or it
+    names none) and its `when` test, if any, says yes."""
+    if item.modules and not any(m in data.modules for m in item.modules):
+        return False
+    return item.when is None or bool(item.when(data))
 
 
 def sections() -> list:

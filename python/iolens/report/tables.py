@@ -172,14 +172,6 @@ def _std_dev(variance) -> float:
     return math.nan if math.isnan(variance) else math.sqrt(max(float(variance), 0.0))
 
 
-def lustre(data):
-    frame = files.lustre(data)
-    if not len(frame):
-        return None
-    cols = list(frame.columns)
-    return Table(cols, [[str(v) for v in row] for row in frame.itertuples(index=False)])
-
-
 def dxt_threads(data):
     frame = activity.dxt_threads(data)
     if frame is None:

@@ -29,10 +29,39 @@ int iol_mounts_init(void);         /* read the mount table, build the exe string
 const char *iol_exe_string(void);  /* command line (with upstream's trailing space) */
 size_t iol_mount_count(void);
 void iol_mount_at(size_t i, const char **path, const char **type);  /* mtab order */
+/* Block size of the i-th written mount (mtab order) if a file on it has needed it
+ * (looked up lazily), else 0. */
+int64_t iol_mount_known_block_size(size_t i);
 
 /* notes.c: facts for the job metadata ("key=value" lines, each key once). */
 void iol_note(const char *key, const char *value);
 size_t iol_notes_append(char *out, size_t len);    /* bytes appended (all or none) */
+
+/* platform.c: the platform facts of counters/platform.def (docs/runtime.md). */
+enum iol_fact {
+#define PKEY(key, cap, anon, desc) IOL_FACT_##key,
+#include "platform.def"
+#undef PKEY
+    IOL_NFACTS
+};
+void iol_fact_set(enum iol_fact f, const char *value);   /* cut to the key's cap */
+const char *iol_fact_key(enum iol_fact f);
+/* nnodes (unless < 0) and ppn as "N" or "MIN-MAX" (unless ppn_min < 0). */
+void iol_fact_nodes(long nnodes, long ppn_min, long ppn_max);
+/* As many "key=value\n" lines as fit in `room` bytes (NUL included), in the
+ * table's order; returns the bytes written (without the NUL). */
+size_t iol_platform_append(char *out, size_t room);
+void iol_platform_reset(void);
+void iol_platform_probe(void);     /* platform_probe.c: cpu, cores, memory, GPUs, network */
+void iol_platform_sched(void);     /* platform_sched.c: scheduler geometry, nodes, hosts */
+/* hostlist.c: sorted unique `names` (n of them, modified: sorted in place) in
+ * hostlist form "nid[001-004],login1" cut to `cap` characters at a whole entry,
+ * ",+N" saying how many names were left out.  Returns the node count. */
+size_t iol_hostlist(const char **names, size_t n, char *out, size_t cap);
+
+/* mountfacts.c */
+char iol_fs_kind(const char *fstype);   /* 'l' node-local, 's' shared, 'u' unknown */
+void iol_mountfacts_note(void);         /* the mntfs fact, from the mounts looked up so far */
 
 /* state.c (set by init.c) */
 extern pid_t iol_fork_parent;      /* 0 unless this process is a forked child */

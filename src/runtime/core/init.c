@@ -55,6 +55,8 @@ static int setup(void)
         return -1;
     }
     iol_mounts_init();
+    iol_platform_probe();
+    iol_platform_sched();
     if (iol_config_app_excluded(&iol_cfg, iol_exe_string(), warn_cb)) {
         iol_safety_remove();
         return -1;

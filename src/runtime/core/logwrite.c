@@ -22,8 +22,15 @@
 #define IOLENS_VERSION "0.0.0"
 #endif
 
+/* The format's metadata field holds 1023 characters and a NUL (log-format 4.3):
+ * upstream's keys first, then module notes, then the platform facts, of which
+ * the least useful are left out when they do not all fit. */
+#define METADATA_ROOM 1024
+#define TOOLS_ROOM 24
+
 static void fill_metadata(char *md, size_t len)
 {
+    len = len < METADATA_ROOM ? len : METADATA_ROOM;
     size_t n = (size_t)snprintf(md, len, "lib_ver=iolens-%s\n", IOLENS_VERSION);
     if (iol_cfg.loghints[0] && n < len)
         n += (size_t)snprintf(md + n, len - n, "h=%s\n", iol_cfg.loghints);
@@ -32,7 +39,17 @@ static void fill_metadata(char *md, size_t len)
     if (iol_cfg.launcher_var && !iol_mpi_mode && n < len)   /* whose rank the records carry */
         n += (size_t)snprintf(md + n, len - n, "rank_from=%s\n", iol_cfg.launcher_var);
     if (n < len)
-        iol_notes_append(md + n, len - n);
+        n += iol_notes_append(md + n, len - n);
+    if (n >= len) {                 /* a hints string too long: keep whole lines only */
+        char *nl = memrchr(md, '\n', len - 1);
+        md[nl ? (size_t)(nl - md) + 1 : 0] = '\0';
+        return;
+    }
+    iol_mountfacts_note();
+    /* TOOLS_ROOM characters stay free for the pairs the tools add to a log
+     * ("merged=N", "recovered=1") */
+    if (n + TOOLS_ROOM < len)
+        iol_platform_append(md + n, len - n - TOOLS_ROOM);
 }
 
 static int64_t job_id(void)

@@ -153,8 +153,11 @@ void iol_safety_job(void)
     job.jobid = job_id();
     int n = snprintf(job.metadata, sizeof job.metadata, "lib_ver=iolens-%s\n", IOLENS_VERSION);
     if (iol_fork_parent)
-        snprintf(job.metadata + n, sizeof job.metadata - (size_t)n, "fork_parent=%d\n",
-                 (int)iol_fork_parent);
+        n += snprintf(job.metadata + n, sizeof job.metadata - (size_t)n, "fork_parent=%d\n",
+                      (int)iol_fork_parent);
+    /* the platform facts known at start, so a recovered log has them too; the
+     * 24 bytes kept free (as in logwrite.c) are for "recovered=1", "merged=N" */
+    iol_platform_append(job.metadata + n, 1024 - 24 - (size_t)n);
     job.exe = (char *)iol_exe_string();
     job.nmounts = iol_mount_count() < 64 ? iol_mount_count() : 64;
     for (size_t i = 0; i < job.nmounts; i++) {

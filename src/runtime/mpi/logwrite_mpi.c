@@ -192,6 +192,7 @@ static void write_job(wctx *w)
     static iolens_job job;
     static iolens_mount mounts[64];
     static char exe_mounts[4096];
+    iol_mpi_nodes();
     iol_log_fill_job(&job, mounts, exe_mounts, sizeof exe_mounts);
     long long start[2] = { job.start_sec, job.start_nsec }, end[2] = { job.end_sec, job.end_nsec };
     long long smin[2], emax[2];

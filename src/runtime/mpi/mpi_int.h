@@ -45,6 +45,10 @@ extern double iol_heatmap_end;
 /* jobid.c: the job id every process agrees on (runtime spec 3.7, collective). */
 int64_t iol_mpi_job_id(void);
 
+/* nodes.c: node count, processes per node and host names into the platform
+ * facts (collective; the facts are set on rank 0). */
+void iol_mpi_nodes(void);
+
 /* logwrite_mpi.c: the collective writer installed into iol_log_write_mpi. */
 int iol_mpi_log_write(void);
 

@@ -1,0 +1,95 @@
+"""Tables and the figure of the Platform and Lustre sections (data in
+platform.py and lustre.py)."""
+from __future__ import annotations
+
+import math
+
+from . import lustre, platform
+from .figures import READ, _figure, _finish
+from .tables import Cell, Table
+from .units import byte_scale, human_bytes
+
+TOP = 20
+
+
+def platform_facts(data):
+    rows = platform.fact_rows(data)
+    if not rows:
+        return None
+    return Table(["fact", "value", "meaning"],
+                 [[Cell(k, key=f"platform.{k}"), Cell(v, key=f"platform.{k}.value", value=v), d]
+                  for k, v, d in rows])
+
+
+def mount_facts(data):
+    frame = platform.mounts(data)
+    if not len(frame):
+        return None
+    rows = []
+    for r in frame.itertuples(index=False):
+        bsize = "not looked up" if math.isnan(r.block_size) else human_bytes(r.block_size)
+        rows.append([r.mount, r.fs_type, Cell(r.kind, key=f"mount.{r.mount}.kind", value=r.kind),
+                     Cell(bsize, key=f"mount.{r.mount}.block_size",
+                          value="" if math.isnan(r.block_size) else str(int(r.block_size))),
+                     str(r.files), human_bytes(r.bytes)])
+    return Table(["mount point", "fs type", "kind", "block size", "files", "data moved"], rows)
+
+
+def stripe_settings(data):
+    f = lustre.files(data)
+    if not len(f):
+        return None
+    f = f.sort_values("bytes", ascending=False, na_position="last").head(TOP)
+    rows = []
+    for rid, r in f.iterrows():
+        osts = ", ".join(map(str, r.osts[:16])) + (" ..." if len(r.osts) > 16 else "")
+        rows.append([r["name"], Cell(human_bytes(r.stripe_size), f"lustre.{r['name']}.stripe_size",
+                                     str(int(r.stripe_size))),
+                     Cell(str(int(r.stripe_count)), f"lustre.{r['name']}.stripe_count",
+                          str(int(r.stripe_count))),
+                     str(int(r.components)), r.pool or "-", osts,
+                     "n/a" if math.isnan(r.get("extent", math.nan)) else human_bytes(r.extent),
+                     "n/a" if math.isnan(r.get("bytes", math.nan)) else human_bytes(r.bytes)])
+    return Table(["file", "stripe size", "stripe count", "components", "pool", "OSTs",
+                  "file size (extent)", "data moved"], rows)
+
+
+def ost_spread(data):
+    frame = lustre.ost_bytes(data)
+    if not len(frame):
+        return None
+    return Table(["OST", "files", "estimated data"],
+                 [[Cell(str(int(r.ost)), f"ost.{int(r.ost)}", str(int(r.ost))),
+                   str(int(r.files)),
+                   Cell(human_bytes(r.bytes), f"ost.{int(r.ost)}.bytes", "%.0f" % r.bytes)]
+                  for r in frame.head(3 * TOP).itertuples(index=False)])
+
+
+def ost_spread_figure(data):
+    frame = lustre.ost_bytes(data)
+    if not len(frame) or not frame["bytes"].any():
+        return None
+    frame = frame.sort_values("ost").head(128)
+    fig, ax = _figure(height=3.0)
+    ax = ax[0, 0]
+    scale, unit = byte_scale(frame["bytes"].max())
+    ax.bar(frame["ost"].astype(str), frame["bytes"] / scale, color=READ)
+    ax.set_xlabel("OST index")
+    ax.set_ylabel(f"estimated data ({unit})")
+    ax.set_title("Data per OST")
+    ax.tick_params(axis="x", labelsize="small", labelrotation=90)
+    return _finish(fig)
+
+
+def misfits(data):
+    frame = lustre.misfits(data)
+    if not len(frame):
+        return ("Every Lustre file's stripe count and size fit its size and access pattern."
+                if len(lustre.files(data)) else None)
+    frame = frame.sort_values("bytes", ascending=False).head(TOP)
+    return Table(["file", "stripe size", "stripe count", "file size (extent)",
+                  "common access size", "data moved", "why it does not fit"],
+                 [[r.name, human_bytes(r.stripe_size), str(r.stripe_count), human_bytes(r.extent),
+                   human_bytes(r.access), human_bytes(r.bytes),
+                   Cell(r.reason, key=f"misfit.{r.name}", value=r.reason)]
+                  for r in frame.itertuples(index=False)])
