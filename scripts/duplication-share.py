@@ -76,11 +76,18 @@ def source_files(root: Path) -> list[Path]:
 
 def main(argv: list[str]) -> int:
     args = argv[1:]
+    if args[:1] in (["-h"], ["--help"]):
+        print(__doc__)
+        return 0
     root = ROOT
     if args[:1] == ["--repo"] and len(args) > 1:
         root, args = Path(args[1]).resolve(), args[2:]
     if args:
-        report = Path(args[0]).read_text()
+        try:
+            report = Path(args[0]).read_text()
+        except OSError as e:
+            print(f"duplication-share: cannot read {args[0]}: {e.strerror}", file=sys.stderr)
+            return 2
     else:
         report = subprocess.run(["duplicates", "--most", "200", "--seconds", "120"], cwd=root,
                                 capture_output=True, text=True, timeout=300).stdout
