@@ -32,7 +32,8 @@ typedef struct iol_region_cache {
 } iol_region_cache;
 
 struct iolens_log {
-    const uint8_t *buf;      /* the whole buffer (open_mem), or the header bytes (file) */
+    const uint8_t *buf;      /* the whole buffer (open_mem, stream), or the header bytes (file) */
+    uint8_t *stream_copy;    /* a pipe's or terminal's whole content, read at open (owned) */
     size_t size;             /* of the buffer or the file */
     int from_file;           /* read region by region from the file (not open_mem) */
     int fd;                  /* held during open; after it only when `path` is NULL */

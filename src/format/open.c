@@ -3,6 +3,7 @@
  * with the size of the log. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -21,6 +22,7 @@ void iolens_log_close(iolens_log *log)
     if (log->fd >= 0)
         close(log->fd);
     free(log->path);
+    free(log->stream_copy);
     free(log);
 }
 
@@ -159,6 +161,48 @@ int iol_log_bytes(iolens_log *log, uint64_t off, size_t len, const uint8_t **p, 
  * (`iolens merge` holds thousands of logs) and no copy of the file.  Every region
  * is validated as it is read; a file replaced under the reader is an error.
  * Messages leave the path out: every caller names it once. */
+/* A log that is not a regular file (a pipe, /dev/stdin, `<(xz -dc log.xz)`) can be
+ * read only once, from the start: read it whole, and serve it as open_mem does.
+ * Bounded by what the system lets us allocate; such logs are small in practice. */
+static int open_stream(iolens_log *log, char *errbuf, size_t errlen)
+{
+    size_t cap = 1 << 16, len = 0;
+    uint8_t *buf = malloc(cap);
+    for (;;) {
+        if (!buf) {
+            copy_err(errbuf, errlen, "out of memory reading the log from a pipe");
+            return IOLENS_E_NOMEM;
+        }
+        if (len == cap) {
+            uint8_t *bigger = cap > SIZE_MAX / 2 ? NULL : realloc(buf, cap * 2);
+            if (!bigger)
+                free(buf);
+            buf = bigger;
+            cap *= 2;
+            continue;
+        }
+        ssize_t r = read(log->fd, buf + len, cap - len);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            if (errbuf && errlen)
+                snprintf(errbuf, errlen, "cannot read: %s", strerror(errno));
+            free(buf);
+            return IOLENS_E_IO;
+        }
+        if (r == 0)
+            break;
+        len += (size_t)r;
+    }
+    close(log->fd);                     /* everything is in memory now */
+    log->fd = -1;
+    log->from_file = 0;
+    log->stream_copy = buf;
+    log->buf = buf;
+    log->size = len;
+    return IOLENS_OK;
+}
+
 static int open_file(iolens_log *log, const char *path, char *errbuf, size_t errlen)
 {
     struct stat st;
@@ -168,6 +212,13 @@ static int open_file(iolens_log *log, const char *path, char *errbuf, size_t err
         if (errbuf && errlen)
             snprintf(errbuf, errlen, "cannot open: %s", strerror(errno));
         return IOLENS_E_IO;
+    }
+    if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) {
+        if (S_ISDIR(st.st_mode)) {
+            copy_err(errbuf, errlen, "is a directory, not a log file");
+            return IOLENS_E_IO;
+        }
+        return open_stream(log, errbuf, errlen);
     }
     log->size = st.st_size > 0 ? (size_t)st.st_size : 0;
     log->dev = (uint64_t)st.st_dev;
@@ -205,7 +256,7 @@ int iolens_log_open_ex(const char *path, int flags, iolens_log **out, char *errb
         return rc;
     }
     rc = finish_open(log, flags, out, errbuf, errlen);
-    if (rc == IOLENS_OK && log->path) {
+    if (rc == IOLENS_OK && log->from_file && log->path) {
         close(log->fd);                 /* reads reopen the file by its path */
         log->fd = -1;
     }

@@ -204,3 +204,23 @@ def test_thread_count_beyond_the_set_is_exact(iolens_bin, tmp_path):
     text = res.stdout.decode()
     assert f"# DXT, number of threads: {nseg}\n" in text
     assert "# DXT, number of threads: 3\n" in text
+
+
+# ---------------------------------------------------------------- logs from a pipe
+def test_a_log_from_a_pipe_reads_as_from_its_file(iolens_bin, gen, tmp_path):
+    """`xz -dc log.xz | iolens parse /dev/stdin`: a pipe cannot be re-read region by
+    region, so it is read whole; the text is the file's, and damage is still named."""
+    log = gen(tmp_path / "d.darshan", "-k", "dxt", "-n", 2000, "-f", 4)
+    data = log.read_bytes()
+    for verb in (["parse"], ["parse", "--total", "--file"], ["dxt"]):
+        from_file = subprocess.run([iolens_bin, *verb, str(log)], capture_output=True,
+                                   timeout=120, env=dict(os.environ, TZ="UTC"))
+        piped = subprocess.run([iolens_bin, *verb, "/dev/stdin"], input=data, capture_output=True,
+                               timeout=120, env=dict(os.environ, TZ="UTC"))
+        assert from_file.returncode == 0 and piped.returncode == 0, piped.stderr
+        assert piped.stdout == from_file.stdout and b"# darshan log version" in piped.stdout
+    cut = subprocess.run([iolens_bin, "parse", "/dev/stdin"], input=data[:200], capture_output=True,
+                         timeout=120)
+    assert cut.returncode != 0 and b"200 bytes" in cut.stderr, cut.stderr
+    folder = subprocess.run([iolens_bin, "parse", str(tmp_path)], capture_output=True, timeout=60)
+    assert folder.returncode != 0 and b"is a directory" in folder.stderr, folder.stderr
