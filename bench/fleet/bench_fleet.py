@@ -81,6 +81,7 @@ def synth_store(store, n_jobs, seed=5):
     for name in ("log_file", "exe", "log_version", "metadata", "mounts"):
         cols[name] = np.full(n_jobs, "x", dtype=object)
     cols["class_bytes"] = [[("scratch", 1)]] * n_jobs
+    cols["platform"] = [[("nnodes", "1")]] * n_jobs
     days = rng.integers(0, 365, n_jobs)
     dates = np.array([f"2025-{1 + d // 31:02d}-{1 + d % 28:02d}" for d in range(365)])[days]
     jobs = pa.table({f.name: pa.array(cols[f.name], type=f.type) for f in schema})

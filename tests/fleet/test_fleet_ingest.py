@@ -144,3 +144,39 @@ def test_sparse_huge_ranks_do_not_allocate(tmp_path):
     r = extract(str(path), StorageClasses())
     assert "job" in r, r.get("quarantine")
     assert r["job"]["posix_time"] == 2.5 and r["job"]["posix_files"] == 2
+
+
+def test_platform_facts_are_a_column(tmp_path):
+    """A log the runtime wrote carries the machine's facts (Log.platform); the
+    jobs table holds them as a map, so `platform['cores']` is plain SQL."""
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+    repo = Path(__file__).resolve().parents[2]
+    sys.path.insert(0, str(repo / "tests" / "runtime"))
+    from rt_helpers import find_runtime
+    tool = os.environ.get("IOLENS_BIN") or shutil.which("iolens")
+    if not tool or find_runtime() is None:
+        pytest.skip("the iolens tool and runtime are not built (set IOLENS_BIN, IOLENS_RUNTIME)")
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DARSHAN_", "DXT_"))}
+    env.setdefault("IOLENS_RUNTIME", str(find_runtime()))
+    out = tmp_path / "copy.txt"
+    run = subprocess.run([tool, "run", "--logpath", str(logs), "--", "cp", __file__, str(out)],
+                         capture_output=True, text=True, timeout=120, env=env)
+    assert run.returncode == 0, run.stderr
+    log = next(logs.glob("*.darshan"))
+    with iolens.open(log) as opened:
+        facts = opened.platform
+    assert facts.get("cores") == str(os.cpu_count()), facts
+    root = str(tmp_path / "store")
+    ingest([str(logs)], root, workers=1, with_findings=False, quiet=True)
+    with connect(root) as con:
+        got = con.execute("SELECT platform['cores'] AS cores, platform FROM jobs").fetchall()
+    assert len(got) == 1
+    cores = got[0][0]
+    cores = cores[0] if isinstance(cores, list) else cores     # DuckDB < 1.1 gives a list
+    assert cores == facts["cores"]
+    assert dict(got[0][1]) == facts

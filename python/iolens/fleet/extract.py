@@ -146,7 +146,8 @@ def _extract(path: str, classes: StorageClasses, with_findings: bool,
                "log_version": log.version, "partial_flag": int(log.partial_flag),
                "partial": bool(log.partial_flag),
                "metadata": json.dumps(job["metadata"], sort_keys=True),
-               "mounts": json.dumps([list(m) for m in mounts])}
+               "mounts": json.dumps([list(m) for m in mounts]),
+               "platform": sorted(log.platform.items())}
         files: Dict[str, list] = {c: [] for c in FILE_COLUMNS}
         classify = _Classifier(classes, mounts)
         class_bytes: Dict[str, int] = {}

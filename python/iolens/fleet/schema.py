@@ -32,7 +32,9 @@ def schemas() -> Dict[str, pa.Schema]:
                  (f"{k}_files", pa.int64()), (f"{k}_time", pa.float64()),
                  (f"{k}_perf", pa.float64())]
     jobs += [("total_bytes", pa.int64()), ("io_time", pa.float64()),
-             ("class_bytes", pa.map_(pa.string(), pa.int64()))]
+             ("class_bytes", pa.map_(pa.string(), pa.int64())),
+             # the runtime's platform facts (Log.platform): nnodes, ppn, cpu, ...
+             ("platform", pa.map_(pa.string(), pa.string()))]
     files = [("log_key", pa.string()), ("log_file", pa.string()), ("interface", pa.string()),
              ("file_id", pa.uint64()), ("file", pa.string()), ("storage_class", pa.string()),
              ("bytes_read", pa.int64()), ("bytes_written", pa.int64()), ("reads", pa.int64()),
