@@ -66,6 +66,8 @@ void iol_config_dump(const iol_config *c, void (*out)(const char *, void *), voi
         OUT("# DXT_SMALL_IO_TRIGGER = %.2lf", c->dxt_small_trigger);
     if (c->dxt_unaligned_trigger >= 0)
         OUT("# DXT_UNALIGNED_IO_TRIGGER = %.2lf", c->dxt_unaligned_trigger);
+    if (c->lustre_no_api)
+        OUT("# LUSTRE_API = 0 (liblustreapi not used)");
     dump_modules(c, out, arg);
     out(bar, arg);
     out("### END DARSHAN CONFIG ###", arg);

@@ -6,8 +6,9 @@
  * the last timestamp recorded if that is later, as the end time, drops the standard streams nobody read or wrote (as the runtime
  * does at exit), adds `recovered=1` to the job metadata, and goes to the same
  * directory a log of the process would have gone to (or --logdir).  DXT traces
- * come from the store files beside the copy (recover_dxt.c).  The safety copy
- * and its store files are deleted once the log is written, unless --keep. */
+ * and LUSTRE records come from the store files beside the copy (recover_dxt.c,
+ * recover_lustre.c).  The safety copy and its store files are deleted once the
+ * log is written, unless --keep. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -258,13 +259,18 @@ int iol_recover_one(const char *in, const char *logdir, int keep, int force, int
         fprintf(stderr, "iolens recover: %s: not a safety copy (already a finished log)\n", in);
         return 1;
     }
-    iol_extra_regions dxt = {0};
+    iol_extra_regions dxt = {0};   /* the DXT traces and LUSTRE records: store files */
     for (int m = IOL_MOD_DXT_POSIX; m <= IOL_MOD_DXT_MPIIO; m++) {
         char note[600];
         if (iol_recover_dxt(in, m, &dxt.data[m], &dxt.len[m], &dxt.version[m], note,
                             sizeof note) && note[0])
             fprintf(stderr, "iolens recover: %s\n", note);
     }
+    char note[600];
+    if (iol_recover_lustre(in, &dxt.data[IOL_MOD_LUSTRE], &dxt.len[IOL_MOD_LUSTRE], note,
+                           sizeof note) && note[0])
+        fprintf(stderr, "iolens recover: %s\n", note);
+    dxt.version[IOL_MOD_LUSTRE] = IOL_MOD_LUSTRE_VERSION;
     iolens_job job = *iolens_log_job(log);
     struct stat st;
     if (stat(in, &st) == 0) {

@@ -3,6 +3,7 @@
 #define IOLENS_TOOLS_RECOVER_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include "iolens/log.h"
 
 /* Recover the safety copy `in` into a log in `logdir` (NULL: where the process's
@@ -43,7 +44,22 @@ int iol_recover_dxt(const char *copy, int modid, void **region, size_t *len, int
 /* The latest segment end (seconds) in a DXT region as iol_recover_dxt made it,
  * whose segments are seg_size (32 or 40) bytes. */
 double iol_dxt_region_last_end(const void *region, size_t len, size_t seg_size);
-/* Delete the store files beside `copy` (regular files of the copy's owner only). */
+/* Delete the store files beside `copy` (DXT and LUSTRE; regular files of the
+ * copy's owner only). */
 void iol_recover_dxt_remove(const char *copy);
+
+/* Is `path`, a store file beside safety copy `copy`, one the copy's owner made?  A
+ * regular file (not a symbolic link) with the copy's owner: a name someone else
+ * took is neither read nor removed.  1 yes, 0 no, -1 absent. */
+int iol_sidecar_ours(const char *copy, const char *path);
+/* The whole file in memory (malloc'd, NULL when empty or unreadable: *err says
+ * which, 0 for empty); *len its bytes. */
+uint8_t *iol_sidecar_slurp(const char *path, size_t *len, int *err);
+
+/* recover_lustre.c: the LUSTRE region decoded from the store file the runtime
+ * kept beside safety copy `copy` (<copy>.lustre).  Returns 0 when there is no
+ * such file, else 1 with *region (malloc'd, NULL when no record decodes) and
+ * *len, and note set to a message when the records are lost. */
+int iol_recover_lustre(const char *copy, void **region, size_t *len, char *note, size_t notelen);
 
 #endif

@@ -25,10 +25,9 @@ static void sidecar_path(const char *copy, int modid, char *out, size_t len)
     snprintf(out, len, "%s.%s", copy, suffix_of(modid));
 }
 
-/* Is `path` a store the copy's owner made?  A regular file (not a symbolic link)
- * with the copy's owner: a name that someone else took (planted where they
- * guessed a copy would be) is neither read nor removed.  1 yes, 0 no, -1 absent. */
-static int sidecar_ours(const char *copy, const char *path)
+/* (recover.h) A name that someone else took was planted where they guessed a
+ * copy would be. */
+int iol_sidecar_ours(const char *copy, const char *path)
 {
     struct stat c, s;
     if (lstat(path, &s) != 0)
@@ -36,8 +35,7 @@ static int sidecar_ours(const char *copy, const char *path)
     return stat(copy, &c) == 0 && S_ISREG(s.st_mode) && s.st_uid == c.st_uid;
 }
 
-/* The whole file in memory (a store is at most a few times its budget). */
-static uint8_t *slurp(const char *path, size_t *len, int *err)
+uint8_t *iol_sidecar_slurp(const char *path, size_t *len, int *err)
 {
     int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
@@ -69,7 +67,7 @@ int iol_recover_dxt(const char *copy, int modid, void **region, size_t *len, int
     *len = 0;
     *version = 0;
     note[0] = '\0';
-    int ours = sidecar_ours(copy, path);
+    int ours = iol_sidecar_ours(copy, path);
     if (ours < 0)
         return 0;
     if (!ours) {
@@ -78,7 +76,7 @@ int iol_recover_dxt(const char *copy, int modid, void **region, size_t *len, int
     }
     int err = 0;
     size_t size = 0;
-    uint8_t *store = slurp(path, &size, &err);
+    uint8_t *store = iol_sidecar_slurp(path, &size, &err);
     if (err) {
         snprintf(note, notelen, "%.400s: %s; its trace is not recovered", path, strerror(err));
         free(store);
@@ -107,9 +105,12 @@ void iol_recover_dxt_remove(const char *copy)
     char path[8400];
     for (int m = IOL_MOD_DXT_POSIX; m <= IOL_MOD_DXT_MPIIO; m++) {
         sidecar_path(copy, m, path, sizeof path);
-        if (sidecar_ours(copy, path) == 1)
+        if (iol_sidecar_ours(copy, path) == 1)
             unlink(path);
     }
+    snprintf(path, sizeof path, "%s.lustre", copy);     /* recover_lustre.c */
+    if (iol_sidecar_ours(copy, path) == 1)
+        unlink(path);
 }
 
 double iol_dxt_region_last_end(const void *region, size_t len, size_t seg_size)

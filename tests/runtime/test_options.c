@@ -105,6 +105,17 @@ int main(void)
     load(&c, (const char *const[]){"DARSHAN_ENABLE_NONMPI=", "DARSHAN_DISABLE=0", "DXT_ENABLE_IO_TRACE=", NULL});
     CHECK(c.enable_nonmpi && !c.disable && !((c.mod_disabled >> 10) & 1));
 
+    /* a setting on by default (K_OFF): only an off word turns it off */
+    CHECK(!c.lustre_no_api);
+    load(&c, (const char *const[]){"IOLENS_LUSTRE_API=1", NULL});
+    CHECK(!c.lustre_no_api);
+    load(&c, (const char *const[]){"IOLENS_LUSTRE_API=", NULL});
+    CHECK(!c.lustre_no_api);
+    load(&c, (const char *const[]){"IOLENS_LUSTRE_API=0", NULL});
+    CHECK(c.lustre_no_api);
+    load(&c, (const char *const[]){"IOLENS_LUSTRE_API=Off", NULL});
+    CHECK(c.lustre_no_api);
+
     /* fractional and bad sizes */
     load(&c, (const char *const[]){"DARSHAN_MODMEM=0.5", "DARSHAN_NAMEMEM=abc", "DARSHAN_MEMALIGN=0", NULL});
     CHECK(c.modmem == 512 * 1024 && c.namemem == 1u << 20 && c.memalign == 1 && warnings == 1);
@@ -135,7 +146,8 @@ int main(void)
     char path[] = "/tmp/iolens-optXXXXXX";
     int fd = mkstemp(path);
     const char *text = "# comment\n  MODMEM 8\nMAX_RECORDS 3 POSIX,STDIO\n"
-                       "NAME_EXCLUDE \\.py$,^/scratch/ POSIX\nMOD_DISABLE STDIO\nBOGUS 1\nDUMP_CONFIG\n";
+                       "NAME_EXCLUDE \\.py$,^/scratch/ POSIX\nMOD_DISABLE STDIO\nBOGUS 1\nDUMP_CONFIG\n"
+                       "LUSTRE_API no\n";
     CHECK(fd >= 0 && write(fd, text, strlen(text)) == (ssize_t)strlen(text));
     close(fd);
     char cp[64];
@@ -144,6 +156,7 @@ int main(void)
     CHECK(c.modmem == 2u << 20 && c.max_records[1] == 3 && c.max_records[9] == 3 && c.dump_config);
     CHECK(c.nrules == 2 && warnings == 1);             /* BOGUS */
     CHECK(!((c.mod_disabled >> 9) & 1));                /* file MOD_DISABLE dropped */
+    CHECK(c.lustre_no_api);                             /* LUSTRE_API no */
     iol_config_free(&c);
     unlink(path);
 

@@ -35,6 +35,16 @@ static void dump_line(const char *line, void *arg)
 
 static void atfork_child(void);
 
+/* The modules' setup callbacks (rt.h), for the modules not disabled. */
+static void modules_setup(void)
+{
+    for (size_t i = 0; i < iol_module_ndescs; i++) {
+        const iol_module_desc *d = iol_module_descs[i];
+        if (d->setup && !((iol_cfg.mod_disabled >> d->id) & 1))
+            d->setup(&iol_mods[d->id]);
+    }
+}
+
 /* Decide whether to run at all, then set up memory, mounts and exclusions. */
 static int setup(void)
 {
@@ -55,6 +65,7 @@ static int setup(void)
         return -1;
     }
     iol_mounts_init();
+    modules_setup();
     iol_platform_probe();
     iol_platform_sched();
     if (iol_config_app_excluded(&iol_cfg, iol_exe_string(), warn_cb)) {

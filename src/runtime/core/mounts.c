@@ -30,6 +30,7 @@ static int by_len[MAX_MOUNTS];        /* indexes sorted by descending path lengt
 static char exe[EXE_LEN + 1];
 static char tmpfs_points[97];          /* the tmpfs mounts left out of the table (platform fact) */
 int iol_lustre_mounted;
+int iol_close_extras;
 
 static const char *const SKIP[] = {"tmpfs", "proc", "sysfs", "devpts", "binfmt_misc", "fusectl",
                                    "debugfs", "securityfs", "nfsd", "none", "rpc_pipefs",
@@ -177,6 +178,10 @@ int iol_mounts_init(void)
     iol_lustre_mounted = 0;
     read_cmdline();
     read_mounts();
+    if (iol_lustre_mounted)
+        __atomic_or_fetch(&iol_close_extras, IOL_CLOSE_LUSTRE, __ATOMIC_RELAXED);
+    else
+        __atomic_and_fetch(&iol_close_extras, ~IOL_CLOSE_LUSTRE, __ATOMIC_RELAXED);
     sort_by_length();
     iol_fact_set(IOL_FACT_tmpfs, tmpfs_points);
     return 0;

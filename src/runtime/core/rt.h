@@ -154,6 +154,11 @@ typedef struct iol_module_desc {
                                 `count` is set by `finish` to the records `output` writes */
     /* Set the non-zero initial fields of a new record (id and rank are set). */
     void (*rec_init)(iol_module *m, const char *name, void *rec, void *aux);
+    /* At every init (the constructor, the first intercepted call, MPI_Init, a fork
+     * child's restart), after the mount table is read, for a module that is not
+     * disabled: no lock of ours held, iol_busy set, no wrapper's real call in
+     * progress.  The one place a module may load a library (LUSTRE). */
+    void (*setup)(iol_module *m);
     /* Called once the module memory exists (first use), under the module lock. */
     void (*activate)(iol_module *m);
     /* At shutdown, after every module is frozen and before any output or
@@ -361,9 +366,17 @@ void iol_partial_set(int modid);
 int64_t iol_mount_block_size(const char *path);
 /* Whether the longest mount that holds path is Lustre (statfs magic at init). */
 int iol_mount_on_lustre(const char *path);
-/* Non-zero when some mount is Lustre: the close wrappers then call the LUSTRE
+/* Non-zero when some mount is Lustre: the close paths then call the LUSTRE
  * module (modules/lustre.h); 0 on every other node, which so pays nothing more. */
 extern int iol_lustre_mounted __attribute__((visibility("hidden")));
+/* What a POSIX close has to do beyond the fd table, one bit each, so that the
+ * common close tests one word that it tested anyway (the close path then costs
+ * what it cost before the LUSTRE module: docs/performance.md, "Lustre module"):
+ * IOL_CLOSE_DIRS, directory fds were named (modules/posix_dirs.c); IOL_CLOSE_LUSTRE,
+ * the node mounts Lustre (set with iol_lustre_mounted). */
+#define IOL_CLOSE_DIRS 1
+#define IOL_CLOSE_LUSTRE 2
+extern int iol_close_extras __attribute__((visibility("hidden")));
 
 /* ------------------------------------------------------------ errors */
 enum iol_failure {

@@ -2,9 +2,11 @@
  * steps around it: reading the `lustre.lov` extended attribute into a layout
  * (lustre_lov.c) and turning a layout into a LUSTRE record (lustre_record.c).
  *
- * A layout comes from a *source* (lustre.c: liblustreapi when it is loaded, else
- * the xattr); the record step never knows which, so the unit tests feed it
- * synthetic layouts (tests/runtime/test_lustre_record.c).  Nothing here allocates,
+ * A layout comes from a *source* (lustre.c asks them in turn): liblustreapi's
+ * llapi_layout_* functions when the library is in the process or could be loaded
+ * at init (lustre_api.c), else, or when any of its calls fails, the `lustre.lov`
+ * xattr read with fgetxattr and parsed here.  The record step never knows which,
+ * so the unit tests feed it synthetic layouts (tests/runtime/test_lustre_record.c).  Nothing here allocates,
  * prints or touches errno: the module calls it under its lock with buffers it
  * mapped itself. */
 #ifndef IOLENS_RUNTIME_LUSTRE_LAYOUT_H
@@ -54,6 +56,10 @@ typedef struct iol_lustre_layout {
  * The buffer is hostile: every size and offset is checked.  Returns 0, or -1 for
  * anything that is not a layout we can read (then *out is unspecified). */
 int iol_lov_parse(const void *buf, size_t len, iol_lustre_layout *out);
+
+/* A lov pattern (the xattr's numbering, state flags in the high half) in
+ * liblustreapi's numbering (IOL_LUSTRE_PATTERN_*); -1 when not one of those. */
+int64_t iol_lov_pattern(uint32_t lov);
 
 /* Add one component to a layout being built (by a source or a test); its OST
  * ids are copied.  Returns 0, or -1 when the layout is full. */

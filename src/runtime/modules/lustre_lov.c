@@ -50,7 +50,7 @@ static uint64_t u64_at(const uint8_t *p)
     return le64toh(v);
 }
 
-static int64_t api_pattern(uint32_t lov)
+int64_t iol_lov_pattern(uint32_t lov)
 {
     switch (lov & 0xFFFF) {          /* the high half holds state flags (released) */
     case LOV_RAID0: return IOL_LUSTRE_PATTERN_RAID0;
@@ -80,7 +80,7 @@ static int parse_md(iol_lustre_layout *l, iol_lustre_comp *c, const uint8_t *p, 
                : (magic == MAGIC_V3 || magic == MAGIC_SPECIFIC) ? MD_V3_SIZE : 0;
     if (!hdr || len < hdr)
         return -1;
-    c->pattern = api_pattern(u32_at(p + 4));
+    c->pattern = iol_lov_pattern(u32_at(p + 4));
     c->stripe_size = u32_at(p + 24);
     uint16_t count = u16_at(p + 28);
     if (hdr == MD_V3_SIZE) {

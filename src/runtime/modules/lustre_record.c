@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "iolens/counters.h"
+#include "iolens/lustre_store.h"
 #include "lustre_layout.h"
 
 enum { REC_HEAD = 32, COMP_BYTES = 8 * LUSTRE_COMP_NUM_INDICES + 16 };
@@ -93,13 +94,5 @@ size_t iol_lustre_record_build(const iol_lustre_layout *l, uint64_t id, int64_t 
 
 size_t iol_lustre_record_len(const void *rec, size_t avail)
 {
-    int64_t head[2];
-    if (avail < REC_HEAD)
-        return 0;
-    memcpy(head, (const uint8_t *)rec + 16, 16);
-    if (head[0] < 1 || head[0] > IOL_LUSTRE_MAX_COMPS || head[1] < 0 ||
-        head[1] > IOL_LUSTRE_MAX_OSTS)
-        return 0;
-    size_t len = REC_HEAD + COMP_BYTES * (size_t)head[0] + 8 * (size_t)head[1];
-    return len <= avail ? len : 0;
+    return iolens_lustre_record_len(rec, avail);   /* the store's decoder checks the same */
 }

@@ -14,6 +14,7 @@
 #include <sys/resource.h>
 
 #include "../core/core_int.h"   /* iol_note */
+#include "lustre.h"
 #include "modules.h"
 
 iol_posix_state iol_posix_st;
@@ -273,9 +274,8 @@ void iol_posix_sync(int fd, int data_only, const iol_span *sp)
  * open, so no other thread can be mapping this number now (short of an
  * application racing dup2 onto it, which loses either way), and a removal after
  * shutdown has frozen the module is harmless. */
-uintptr_t iol_posix_close_begin(int fd)
+static inline __attribute__((always_inline)) uintptr_t close_unmap(int fd)
 {
-    iol_posix_dir_forget(fd);
     posix_aux **tab = __atomic_load_n(&iol_posix_st.fdtab, __ATOMIC_ACQUIRE);   /* then fdcap */
     if (__builtin_expect(tab == NULL, 0)) {
         iol_posix_first_use();            /* activate as any first call does */
@@ -284,6 +284,26 @@ uintptr_t iol_posix_close_begin(int fd)
     if ((unsigned)fd >= iol_posix_st.fdcap || !__atomic_load_n(&tab[fd], __ATOMIC_RELAXED))
         return 0;
     return (uintptr_t)__atomic_exchange_n(&tab[fd], NULL, __ATOMIC_ACQ_REL);
+}
+
+/* A close with extras (iol_close_extras): the directory name forgotten, and on a
+ * Lustre node the file's layout read while the fd is still open. */
+static __attribute__((noinline)) uintptr_t close_begin_extras(int fd, int extras)
+{
+    if (extras & IOL_CLOSE_DIRS)
+        iol_posix_dir_forget_slow(fd);
+    uintptr_t rec = close_unmap(fd);
+    if (rec && (extras & IOL_CLOSE_LUSTRE))
+        iol_lustre_closing(fd, ((posix_aux *)rec)->rec->id);
+    return rec;
+}
+
+uintptr_t iol_posix_close_begin(int fd)
+{
+    int extras = __atomic_load_n(&iol_close_extras, __ATOMIC_RELAXED);
+    if (__builtin_expect(extras != 0, 0))
+        return close_begin_extras(fd, extras);
+    return close_unmap(fd);
 }
 
 void iol_posix_close_end(uintptr_t handle, const iol_span *sp)

@@ -64,10 +64,9 @@ const char *iol_posix_at_path(int dirfd, const char *path, char *buf, size_t len
 int iol_posix_dir_name(int fd, char *out, size_t len);
 /* The fd is being closed or replaced: forget its name (inline test first). */
 void iol_posix_dir_forget_slow(int fd);
-extern int iol_posix_dirs_used __attribute__((visibility("hidden")));
 static inline void iol_posix_dir_forget(int fd)
 {
-    if (__builtin_expect(__atomic_load_n(&iol_posix_dirs_used, __ATOMIC_RELAXED) != 0, 0))
+    if (__builtin_expect(__atomic_load_n(&iol_close_extras, __ATOMIC_RELAXED) & IOL_CLOSE_DIRS, 0))
         iol_posix_dir_forget_slow(fd);
 }
 /* A name that fell back to the working directory (counted for the log's metadata). */

@@ -32,7 +32,6 @@ typedef struct dir_slot {
 static dir_slot slots[DIR_SLOTS];
 static iol_lock_t lock;
 static uint64_t fallbacks;
-int iol_posix_dirs_used;
 
 /* "/proc/self/fd/<fd>" into link (32 bytes), without stdio. */
 static void fd_link(int fd, char *link)
@@ -92,7 +91,7 @@ int iol_posix_dir_name(int fd, char *out, size_t len)
         s->ino = st.st_ino;
         s->len = (uint32_t)n;
         memcpy(s->name, out, (size_t)n + 1);
-        __atomic_store_n(&iol_posix_dirs_used, 1, __ATOMIC_RELAXED);
+        __atomic_or_fetch(&iol_close_extras, IOL_CLOSE_DIRS, __ATOMIC_RELAXED);
         iol_unlock(&lock);
     }
     return 0;

@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <stdint.h>
 
-#include "lustre.h"
 #include "posix.h"
 
 #define NEEDS_MODE(fl) (((fl) & O_CREAT) || (((fl) & O_TMPFILE) == O_TMPFILE))
@@ -273,9 +272,7 @@ int close(int fd)
 {
     if (!iol_on())
         return IOL_REAL(close)(fd);
-    uintptr_t rec = iol_posix_close_begin(fd);
-    if (__builtin_expect(iol_lustre_mounted, 0) && rec)
-        iol_lustre_closing(fd, ((posix_aux *)rec)->rec->id);
+    uintptr_t rec = iol_posix_close_begin(fd);   /* and the LUSTRE module's query */
     iol_span sp;
     iol_span_begin(&sp);
     int ret = IOL_REAL_ON(close)(fd);
@@ -306,8 +303,6 @@ int close_range(unsigned int first, unsigned int last, int flags)
     for (size_t fd = first; fd <= last && fd < cap; fd++) {
         uintptr_t rec = iol_posix_close_begin((int)fd);
         if (rec) {
-            if (iol_lustre_mounted)
-                iol_lustre_closing((int)fd, ((posix_aux *)rec)->rec->id);
             iol_span sp;
             iol_span_begin(&sp);
             iol_span_end(&sp);

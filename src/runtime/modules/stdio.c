@@ -9,6 +9,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include "../wrappers/real.h"
+#include "lustre.h"
 #include "modules.h"
 
 #define NSTREAMS IOL_STDIO_NSTREAMS
@@ -171,6 +173,23 @@ uintptr_t iol_stdio_close_begin(FILE *fp)
     return (uintptr_t)a;
 }
 
+/* On a Lustre node: the layout is read while the stream's fd is still open. */
+static uintptr_t close_begin_lustre(FILE *fp)
+{
+    uintptr_t a = iol_stdio_close_begin(fp);
+    if (a)
+        iol_lustre_closing(IOL_REAL(fileno)(fp), ((stdio_aux *)a)->rec->id);
+    return a;
+}
+
+uintptr_t (*iol_stdio_close_begin_fn)(FILE *fp) = iol_stdio_close_begin;
+
+static void setup(iol_module *m)
+{
+    (void)m;
+    iol_stdio_close_begin_fn = iol_lustre_mounted ? close_begin_lustre : iol_stdio_close_begin;
+}
+
 void iol_stdio_close_end(uintptr_t handle, const iol_span *sp)
 {
     iol_module *m = stdio_mod();
@@ -223,6 +242,7 @@ const iol_module_desc iol_stdio_module = {
     .default_records = 1024,
     .path_names = 1,
     .rec_init = rec_init,
+    .setup = setup,
     .activate = activate,
     .output = output,
     .reset = reset,

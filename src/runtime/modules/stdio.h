@@ -30,6 +30,11 @@ void iol_stdio_fdopen(FILE *fp, int fd, const iol_span *sp);
 /* fclose is split around the real call; begin returns a handle for end (0 when
  * the stream is not tracked). */
 uintptr_t iol_stdio_close_begin(FILE *fp);
+/* What fclose calls to begin: iol_stdio_close_begin, or on a node that mounts
+ * Lustre that and the LUSTRE module's layout query (chosen at init by the
+ * module's setup; an indirect call costs what the direct one did, so fclose on
+ * other nodes pays nothing for the LUSTRE module). */
+extern uintptr_t (*iol_stdio_close_begin_fn)(FILE *fp) __attribute__((visibility("hidden")));
 void iol_stdio_close_end(uintptr_t handle, const iol_span *sp);
 /* fflush: a 0-byte write that counts as a flush. */
 void iol_stdio_flush(FILE *fp, const iol_span *sp);

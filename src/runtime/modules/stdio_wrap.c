@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <string.h>
 
-#include "lustre.h"
 #include "stdio.h"
 
 #define KEEP_ERRNO(stmt)                   \
@@ -38,9 +37,7 @@ int fclose(FILE *fp)
 {
     if (!iol_on())
         return IOL_REAL(fclose)(fp);
-    uintptr_t rec = iol_stdio_close_begin(fp);
-    if (__builtin_expect(iol_lustre_mounted, 0) && rec)
-        iol_lustre_closing(IOL_REAL(fileno)(fp), ((stdio_aux *)rec)->rec->id);
+    uintptr_t rec = iol_stdio_close_begin_fn(fp);   /* and the LUSTRE query (stdio.h) */
     iol_span sp;
     iol_span_begin(&sp);
     int ret = IOL_REAL(fclose)(fp);

@@ -4,9 +4,13 @@
  * fwrite/fclose instead.  `lustre_probe --threads N DIR`: N threads at once, each
  * 100 times writing and closing DIR/shared.dat and its own DIR/thread-<t>.dat (and
  * every tenth time a stream DIR/thread-<t>.stdio).  Exit status 0 when every call
- * succeeded. */
+ * succeeded.  With LUSTRE_PROBE_RANDOM set, first prints "random=<first value of
+ * the unseeded random()>" (the runtime must not have changed the sequence).  With
+ * LUSTRE_PROBE_KILL set, the program kills itself with SIGKILL once every file is
+ * closed (the log must then be recovered from the safety copy). */
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +70,8 @@ static int threads(int n)
 int main(int argc, char **argv)
 {
     memset(data, 'x', sizeof data);
+    if (getenv("LUSTRE_PROBE_RANDOM"))
+        printf("random=%ld\n", random());
     if (argc == 4 && strcmp(argv[1], "--threads") == 0) {
         dir = argv[3];
         return threads(atoi(argv[2]));
@@ -76,5 +82,7 @@ int main(int argc, char **argv)
         int is_stdio = n > 6 && strcmp(argv[i] + n - 6, ".stdio") == 0;
         bad |= is_stdio ? stdio_file(argv[i], data) : posix_file(argv[i], data);
     }
+    if (getenv("LUSTRE_PROBE_KILL") && !bad)
+        raise(SIGKILL);
     return bad;
 }
