@@ -52,9 +52,11 @@ void iol_recover_dxt_remove(const char *copy);
  * regular file (not a symbolic link) with the copy's owner: a name someone else
  * took is neither read nor removed.  1 yes, 0 no, -1 absent. */
 int iol_sidecar_ours(const char *copy, const char *path);
-/* The whole file in memory (malloc'd, NULL when empty or unreadable: *err says
- * which, 0 for empty); *len its bytes. */
-uint8_t *iol_sidecar_slurp(const char *path, size_t *len, int *err);
+/* Read the store file `path` beside `copy` whole (malloc'd into *store, NULL when
+ * empty).  -1: absent; 0: not the owner's or unreadable, with a note ending
+ * "<loss> not recovered"; 1: read. */
+int iol_sidecar_load(const char *copy, const char *path, const char *loss, uint8_t **store,
+                     size_t *size, char *note, size_t notelen);
 
 /* recover_lustre.c: the LUSTRE region decoded from the store file the runtime
  * kept beside safety copy `copy` (<copy>.lustre).  Returns 0 when there is no

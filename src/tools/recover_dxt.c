@@ -35,7 +35,7 @@ int iol_sidecar_ours(const char *copy, const char *path)
     return stat(copy, &c) == 0 && S_ISREG(s.st_mode) && s.st_uid == c.st_uid;
 }
 
-uint8_t *iol_sidecar_slurp(const char *path, size_t *len, int *err)
+static uint8_t *slurp(const char *path, size_t *len, int *err)
 {
     int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
@@ -58,6 +58,29 @@ uint8_t *iol_sidecar_slurp(const char *path, size_t *len, int *err)
     return buf;
 }
 
+int iol_sidecar_load(const char *copy, const char *path, const char *loss, uint8_t **store,
+                     size_t *size, char *note, size_t notelen)
+{
+    *store = NULL;
+    *size = 0;
+    int ours = iol_sidecar_ours(copy, path);
+    if (ours < 0)
+        return -1;
+    if (!ours) {
+        snprintf(note, notelen, "%.400s: not a file of the copy's owner; ignored", path);
+        return 0;
+    }
+    int err = 0;
+    *store = slurp(path, size, &err);
+    if (err) {
+        snprintf(note, notelen, "%.400s: %s; %s not recovered", path, strerror(err), loss);
+        free(*store);
+        *store = NULL;
+        return 0;
+    }
+    return 1;
+}
+
 int iol_recover_dxt(const char *copy, int modid, void **region, size_t *len, int *version,
                     char *note, size_t notelen)
 {
@@ -67,21 +90,11 @@ int iol_recover_dxt(const char *copy, int modid, void **region, size_t *len, int
     *len = 0;
     *version = 0;
     note[0] = '\0';
-    int ours = iol_sidecar_ours(copy, path);
-    if (ours < 0)
-        return 0;
-    if (!ours) {
-        snprintf(note, notelen, "%.400s: not a file of the copy's owner; ignored", path);
-        return 1;
-    }
-    int err = 0;
-    size_t size = 0;
-    uint8_t *store = iol_sidecar_slurp(path, &size, &err);
-    if (err) {
-        snprintf(note, notelen, "%.400s: %s; its trace is not recovered", path, strerror(err));
-        free(store);
-        return 1;
-    }
+    uint8_t *store;
+    size_t size;
+    int got = iol_sidecar_load(copy, path, "its trace is", &store, &size, note, notelen);
+    if (got <= 0)
+        return got == 0;
     size_t cap = iolens_dxt_store_bound(store, size);
     uint8_t *out = cap ? malloc(cap) : NULL;
     size_t n = out ? iolens_dxt_store_region(store, size, -1, out, cap) : 0;

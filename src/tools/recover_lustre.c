@@ -16,22 +16,12 @@ int iol_recover_lustre(const char *copy, void **region, size_t *len, char *note,
     *region = NULL;
     *len = 0;
     note[0] = '\0';
-    int ours = iol_sidecar_ours(copy, path);
-    if (ours < 0)
-        return 0;
-    if (!ours) {
-        snprintf(note, notelen, "%.400s: not a file of the copy's owner; ignored", path);
-        return 1;
-    }
-    int err = 0;
-    size_t size = 0;
-    uint8_t *store = iol_sidecar_slurp(path, &size, &err);
-    if (err) {
-        snprintf(note, notelen, "%.400s: %s; its LUSTRE records are not recovered", path,
-                 strerror(err));
-        free(store);
-        return 1;
-    }
+    uint8_t *store;
+    size_t size;
+    int got = iol_sidecar_load(copy, path, "its LUSTRE records are", &store, &size, note,
+                               notelen);
+    if (got <= 0)
+        return got == 0;
     uint8_t *out = size ? malloc(size) : NULL;
     size_t n = out ? iolens_lustre_store_region(store, size, out, size) : 0;
     if (size && !out)

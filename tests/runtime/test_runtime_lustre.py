@@ -150,6 +150,53 @@ def run_probe(runtime, shim, tmp_path, names, use_shim=True, extra=None):
     return found[0]
 
 
+def thread_probe(runtime, tool, lib, prog, tmp_path, sanitizer, layout_files, env=None):
+    """Run lustre_probe with 8 threads closing files on the fake mount (one file
+    shared by all, one each, and streams), under ThreadSanitizer when asked; the
+    layouts directory gets layout_files ({name: bytes or text}).  Checks the run
+    and the file set, and returns the LUSTRE lines of `iolens parse`."""
+    preload, env = f"{lib} {runtime}", dict(env or {})
+    if sanitizer == "thread":
+        libtsan, tsan_rt = tsan_preload()
+        prog = tmp_path / "lustre_probe"
+        subprocess.run(["cc", "-O1", "-g", "-pthread", "-fsanitize=thread", "-o", str(prog),
+                        str(HERE / "progs" / "lustre_probe.c")], check=True, timeout=120)
+        preload = f"{libtsan} {lib} {tsan_rt}"
+        env["TSAN_OPTIONS"] = "halt_on_error=0 exitcode=66"
+    mnt, layouts = tmp_path / "lustre", tmp_path / "layouts"
+    mnt.mkdir()
+    layouts.mkdir()
+    for name, data in layout_files.items():
+        if isinstance(data, bytes):
+            (layouts / name).write_bytes(data)
+        else:
+            (layouts / name).write_text(data)
+    env.update({"IOLENS_TEST_LUSTRE_DIR": str(mnt.resolve()),
+                "IOLENS_TEST_LUSTRE_LAYOUTS": str(layouts)})
+    r = run_under(preload, [prog, "--threads", "8", mnt], tmp_path / "logs", env, check=False)
+    assert "ThreadSanitizer" not in r.stderr, r.stderr[-3000:]
+    assert r.returncode == 0, r.stderr[-2000:]
+    logs = [p for p in logs_in(tmp_path / "logs") if "lustre_probe" in p.name]
+    assert len(logs) == 1
+    out = subprocess.run([str(tool), "parse", str(logs[0])], capture_output=True, text=True,
+                         timeout=60).stdout
+    got = lustre_lines(out)
+    want = {"shared.dat"} | {f"thread-{t}.{x}" for t in range(8) for x in ("dat", "stdio")}
+    assert set(got) == want
+    return got
+
+
+def upstream_agrees(log, got):
+    """darshan-parser prints the same LUSTRE lines as ours (when it is installed)."""
+    if UPSTREAM_PARSER.exists():
+        up = subprocess.run([str(UPSTREAM_PARSER), str(log)], capture_output=True, text=True,
+                            timeout=60)
+        assert up.returncode == 0, up.stderr
+        assert lustre_lines(up.stdout) == got
+    else:
+        print(f"darshan-parser not at {UPSTREAM_PARSER}: upstream check not run")
+
+
 # ---------------------------------------------------------------- tests
 def test_lustre_records_read_by_every_reader(runtime, tool, shim, tmp_path):
     outside = tmp_path / "elsewhere.dat"            # not on the fake Lustre mount
@@ -167,13 +214,7 @@ def test_lustre_records_read_by_every_reader(runtime, tool, shim, tmp_path):
                for line in ours.stdout.splitlines())
 
     # Upstream's parser reads the same log and prints the same LUSTRE lines.
-    if UPSTREAM_PARSER.exists():
-        up = subprocess.run([str(UPSTREAM_PARSER), str(log)], capture_output=True, text=True,
-                            timeout=60)
-        assert up.returncode == 0, up.stderr
-        assert lustre_lines(up.stdout) == got
-    else:
-        print(f"darshan-parser not at {UPSTREAM_PARSER}: upstream check not run")
+    upstream_agrees(log, got)
 
     # PyDarshan 3.5.0: one row per component with the counters, pool and OSTs.
     darshan = pytest.importorskip("darshan")
@@ -242,28 +283,6 @@ def test_threads_closing_lustre_files(runtime, tool, shim, tmp_path, sanitizer):
     streams): every file has its record, and ThreadSanitizer (the TSan build named by
     IOLENS_TSAN_RUNTIME; scripts/test.sh builds one) reports nothing."""
     lib, prog = shim
-    preload, env = f"{lib} {runtime}", {}
-    if sanitizer == "thread":
-        libtsan, tsan_rt = tsan_preload()
-        prog = tmp_path / "lustre_probe"
-        subprocess.run(["cc", "-O1", "-g", "-pthread", "-fsanitize=thread", "-o", str(prog),
-                        str(HERE / "progs" / "lustre_probe.c")], check=True, timeout=120)
-        preload = f"{libtsan} {lib} {tsan_rt}"
-        env["TSAN_OPTIONS"] = "halt_on_error=0 exitcode=66"
-    mnt, layouts = tmp_path / "lustre", tmp_path / "layouts"
-    mnt.mkdir()
-    layouts.mkdir()
-    (layouts / "default.lov").write_bytes(LAYOUTS["plain.dat"][0])
-    env.update({"IOLENS_TEST_LUSTRE_DIR": str(mnt.resolve()),
-                "IOLENS_TEST_LUSTRE_LAYOUTS": str(layouts)})
-    r = run_under(preload, [prog, "--threads", "8", mnt], tmp_path / "logs", env, check=False)
-    assert "ThreadSanitizer" not in r.stderr, r.stderr[-3000:]
-    assert r.returncode == 0, r.stderr[-2000:]
-    logs = [p for p in logs_in(tmp_path / "logs") if "lustre_probe" in p.name]
-    assert len(logs) == 1
-    out = subprocess.run([str(tool), "parse", str(logs[0])], capture_output=True, text=True,
-                         timeout=60).stdout
-    got = lustre_lines(out)
-    want = {"shared.dat"} | {f"thread-{t}.{x}" for t in range(8) for x in ("dat", "stdio")}
-    assert set(got) == want
+    got = thread_probe(runtime, tool, lib, prog, tmp_path, sanitizer,
+                       {"default.lov": LAYOUTS["plain.dat"][0]})
     assert all(v == expected_lines(EXPECTED["plain.dat"]) for v in got.values())

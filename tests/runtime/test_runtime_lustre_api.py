@@ -12,12 +12,12 @@ described differently to the two sources (OST 100 to the library, OST 200 in the
 xattr), so every run also shows which source answered."""
 import os
 import subprocess
-from pathlib import Path
 
 import pytest
 
-from rt_helpers import logs_in, run_under, tsan_preload
-from test_runtime_lustre import EXPECTED, LAYOUTS, expected_lines, lustre_lines, md
+from rt_helpers import logs_in, run_under
+from test_runtime_lustre import (EXPECTED, LAYOUTS, expected_lines, lustre_lines, md,
+                                 thread_probe)
 
 INIT = 0x10
 MIB = 1 << 20
@@ -168,30 +168,8 @@ def test_threads_closing_through_the_library(runtime, tool, parts, tmp_path, san
     the layouts coming from the library: every file has the library's record, and
     ThreadSanitizer (IOLENS_TSAN_RUNTIME) reports nothing."""
     shim, prog, fake = parts
-    preload, env = f"{shim} {runtime}", {}
-    if sanitizer == "thread":
-        libtsan, tsan_rt = tsan_preload()
-        prog = tmp_path / "lustre_probe"
-        subprocess.run(["cc", "-O1", "-g", "-pthread", "-fsanitize=thread", "-o", str(prog),
-                        str(Path(__file__).resolve().parent / "progs" / "lustre_probe.c")],
-                       check=True, timeout=120)
-        preload = f"{libtsan} {shim} {tsan_rt}"
-        env["TSAN_OPTIONS"] = "halt_on_error=0 exitcode=66"
-    mnt, layouts = tmp_path / "lustre", tmp_path / "layouts"
-    mnt.mkdir()
-    layouts.mkdir()
-    (layouts / "default.lov").write_bytes(WHICH_XATTR)            # OST 200
-    (layouts / "default.api").write_text(API["which.dat"][0])      # OST 100
-    env.update({"IOLENS_TEST_LUSTRE_DIR": str(mnt.resolve()),
-                "IOLENS_TEST_LUSTRE_LAYOUTS": str(layouts), "LD_LIBRARY_PATH": str(fake.parent)})
-    r = run_under(preload, [prog, "--threads", "8", mnt], tmp_path / "logs", env, check=False)
-    assert "ThreadSanitizer" not in r.stderr, r.stderr[-3000:]
-    assert r.returncode == 0, r.stderr[-2000:]
-    logs = [p for p in logs_in(tmp_path / "logs") if "lustre_probe" in p.name]
-    assert len(logs) == 1
-    out = subprocess.run([str(tool), "parse", str(logs[0])], capture_output=True, text=True,
-                         timeout=60).stdout
-    got = lustre_lines(out)
-    want = {"shared.dat"} | {f"thread-{t}.{x}" for t in range(8) for x in ("dat", "stdio")}
-    assert set(got) == want
+    got = thread_probe(runtime, tool, shim, prog, tmp_path, sanitizer,
+                       {"default.lov": WHICH_XATTR,               # OST 200
+                        "default.api": API["which.dat"][0]},      # OST 100
+                       {"LD_LIBRARY_PATH": str(fake.parent)})
     assert all(v == which(100) for v in got.values())

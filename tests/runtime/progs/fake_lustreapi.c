@@ -112,19 +112,7 @@ static struct llapi_layout *read_description(FILE *f)
 }
 
 /* ------------------------------------------------------------ which file */
-#define MAX_FILES 64
-static char seen[MAX_FILES][256];
-static int nseen;
-
-static int query_number(const char *base)
-{
-    for (int i = 0; i < nseen; i++)
-        if (strcmp(seen[i], base) == 0)
-            return 2;
-    if (nseen < MAX_FILES)
-        snprintf(seen[nseen++], sizeof seen[0], "%.255s", base);
-    return 1;
-}
+#include "layout_query_count.h"
 
 static FILE *open_description(const char *base)
 {

@@ -96,20 +96,7 @@ STATFS_SHIM(fstatfs, struct statfs, int, fd_inside(a))
 STATFS_SHIM(fstatfs64, struct statfs64, int, fd_inside(a))
 
 /* ------------------------------------------------------------ the layout */
-#define MAX_FILES 64
-static char seen[MAX_FILES][256];
-static int nseen;
-
-/* 1 the first time a file's layout is asked for, then 2. */
-static int query_number(const char *base)
-{
-    for (int i = 0; i < nseen; i++)
-        if (strcmp(seen[i], base) == 0)
-            return 2;
-    if (nseen < MAX_FILES)
-        snprintf(seen[nseen++], sizeof seen[0], "%.255s", base);
-    return 1;
-}
+#include "layout_query_count.h"
 
 /* A blob file's descriptor (first query number `which`, then the fallbacks). */
 static int open_blob(const char *layouts, const char *base, int which)
