@@ -17,6 +17,8 @@
 #include <time.h>
 
 #include "rt.h"
+#include <sys/mman.h>
+
 #include "stats.h"
 #include "modules/heatmap.h"
 
@@ -36,6 +38,17 @@ int iol_rank = 3, iol_nprocs = 1;
 static _Alignas(64) uint8_t stub_recs[STUB_CAP * 4096];
 static uint32_t stub_slots[STUB_SLOTS];
 static int activate_calls;
+
+void *iol_map(size_t len)
+{
+    void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+void iol_unmap(void *p, size_t len)
+{
+    if (p)
+        munmap(p, len);
+}
 
 void iol_lock_slow(iol_lock_t *l, uintptr_t me)
 {
@@ -148,6 +161,20 @@ static void reset_module(void)
 }
 
 static hm_rec *REC(iol_heatmap *hd) { return (hm_rec *)hd->rec; }
+/* A slot per API name, as the modules have theirs (the ninth name shares the
+ * last: its registration fails for want of a record anyway). */
+static iol_heatmap *register_api(const char *api)
+{
+    static char names[IOL_MAX_HEATMAPS][16];
+    int i = 0;
+    while (i < IOL_MAX_HEATMAPS - 1 && names[i][0] && strcmp(names[i], api))
+        i++;
+    if (!names[i][0])
+        snprintf(names[i], sizeof names[i], "%s", api[0] ? api : "<empty>");
+    return iol_heatmap_register(api, i);
+}
+/* This thread's map of hd: the first one, which is the record's. */
+static iol_hm_map *MAP(iol_heatmap *hd) { return iol_hm_this_thread(hd); }
 
 static int64_t sum(const int64_t *b, int n)
 {
@@ -169,9 +196,9 @@ static void check_header(iol_heatmap *hd, const char *api, const char *when)
     CHECK(h->nbins == NB, "%s: nbins %lld at runtime", when, (long long)h->nbins);
     CHECK(h->unused[0] == 0 && h->unused[1] == 0, "%s: pointer fields %llx %llx changed", when,
           (unsigned long long)h->unused[0], (unsigned long long)h->unused[1]);
-    CHECK(hd->write_bins == h->w && hd->read_bins == h->r, "%s: handle bins do not point at the record", when);
-    CHECK(hd->limit == h->width * NB && hd->inv_width == 1.0 / h->width,
-          "%s: handle limit %g inv %g out of date (width %g)", when, hd->limit, hd->inv_width, h->width);
+    CHECK(MAP(hd)->write_bins == h->w && MAP(hd)->read_bins == h->r, "%s: handle bins do not point at the record", when);
+    CHECK(MAP(hd)->limit == h->width * NB && MAP(hd)->inv_width == 1.0 / h->width,
+          "%s: handle limit %g inv %g out of date (width %g)", when, MAP(hd)->limit, MAP(hd)->inv_width, h->width);
 }
 
 /* The spec rule (section 6, update steps 2-4) for one op in a heatmap of width w
@@ -225,9 +252,9 @@ static void test_register(void)
           "fixed %d default %lld", iol_heatmap_module.fixed_records,
           (long long)iol_heatmap_module.default_records);
     activate_calls = 0;
-    iol_heatmap *a = iol_heatmap_register("POSIX");
-    iol_heatmap *b = iol_heatmap_register("STDIO");
-    iol_heatmap *a2 = iol_heatmap_register("POSIX");
+    iol_heatmap *a = register_api("POSIX");
+    iol_heatmap *b = register_api("STDIO");
+    iol_heatmap *a2 = register_api("POSIX");
     CHECK(a && b, "register returned NULL");
     if (!a || !b)
         return;
@@ -236,23 +263,23 @@ static void test_register(void)
     CHECK(a != b && a->rec != b->rec, "POSIX and STDIO share a record");
     CHECK(M()->count == 2, "%zu records after 2 APIs", M()->count);
     CHECK(REC(a)->width == 0.1, "initial width %g", REC(a)->width);
-    CHECK(a->limit == 0.1 * NB, "initial limit %g", a->limit);
+    CHECK(MAP(a)->limit == 0.1 * NB, "initial limit %g", MAP(a)->limit);
     check_header(a, "POSIX", "fresh POSIX");
     check_header(b, "STDIO", "fresh STDIO");
-    CHECK(sum(a->write_bins, NB) == 0 && sum(a->read_bins, NB) == 0, "fresh heatmap not empty");
-    CHECK(iol_heatmap_register("") != NULL, "register(\"\") failed");
+    CHECK(sum(MAP(a)->write_bins, NB) == 0 && sum(MAP(a)->read_bins, NB) == 0, "fresh heatmap not empty");
+    CHECK(register_api("") != NULL, "register(\"\") failed");
     /* Nine APIs: the ninth has no room (8 fixed records) and gets NULL. */
     const char *more[] = {"DFS", "DAOS", "MPIIO", "X1", "X2", "X3"};
     iol_heatmap *last = NULL;
     for (int i = 0; i < 6; i++)
-        last = iol_heatmap_register(more[i]);
+        last = register_api(more[i]);
     CHECK(M()->count == 8 && last == NULL, "count %zu, ninth handle %p", M()->count, (void *)last);
 }
 
 static void test_one_bin(void)
 {
     reset_module();
-    iol_heatmap *hd = iol_heatmap_register("POSIX");
+    iol_heatmap *hd = register_api("POSIX");
     if (!hd) {
         CHECK(hd, "register");
         return;
@@ -273,8 +300,8 @@ static void test_one_bin(void)
     /* The last bin, just below the limit. */
     iol_heatmap_update(hd, 19.91, 19.99, 77, 1);
     ew[199] += 77;
-    cmp_bins(hd->write_bins, ew, "one-bin writes");
-    cmp_bins(hd->read_bins, er, "one-bin reads");
+    cmp_bins(MAP(hd)->write_bins, ew, "one-bin writes");
+    cmp_bins(MAP(hd)->read_bins, er, "one-bin reads");
     CHECK(REC(hd)->width == 0.1, "one-bin ops changed the width to %g", REC(hd)->width);
     check_header(hd, "POSIX", "after one-bin ops");
 }
@@ -282,7 +309,7 @@ static void test_one_bin(void)
 static void test_span(void)
 {
     reset_module();
-    iol_heatmap *hd = iol_heatmap_register("POSIX");
+    iol_heatmap *hd = register_api("POSIX");
     if (!hd) {
         CHECK(hd, "register");
         return;
@@ -300,15 +327,15 @@ static void test_span(void)
     for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++) {
         for (int wr = 0; wr < 2; wr++) {
             reset_module();
-            hd = iol_heatmap_register("POSIX");
+            hd = register_api("POSIX");
             int64_t exp[NB] = {0};
             rule_spread(exp, w, ops[k].t1, ops[k].t2, ops[k].bytes);
             if (wr)
                 iol_heatmap_update(hd, ops[k].t1, ops[k].t2, ops[k].bytes, 1);
             else
                 iol_heatmap_spread(hd, ops[k].t1, ops[k].t2, ops[k].bytes, 0);
-            int64_t *got = wr ? hd->write_bins : hd->read_bins;
-            int64_t *other = wr ? hd->read_bins : hd->write_bins;
+            int64_t *got = wr ? MAP(hd)->write_bins : MAP(hd)->read_bins;
+            int64_t *other = wr ? MAP(hd)->read_bins : MAP(hd)->write_bins;
             char what[96];
             snprintf(what, sizeof what, "op [%g, %g] %lld bytes (%s)", ops[k].t1, ops[k].t2,
                      (long long)ops[k].bytes, wr ? "write" : "read");
@@ -335,13 +362,13 @@ static void test_span(void)
     }
     /* The first case by hand: overlap 0.07, 0.1, 0.07 of 0.24, rounded cumulatively. */
     reset_module();
-    hd = iol_heatmap_register("POSIX");
+    hd = register_api("POSIX");
     iol_heatmap_update(hd, 0.33, 0.57, 777777, 1);
     int64_t upto3 = llround(777777 * 0.07 / 0.24), upto4 = llround(777777 * 0.17 / 0.24);
-    CHECK(hd->write_bins[3] == upto3 && hd->write_bins[4] == upto4 - upto3 &&
-              hd->write_bins[5] == 777777 - upto4,
-          "bins 3..5 = %lld %lld %lld", (long long)hd->write_bins[3], (long long)hd->write_bins[4],
-          (long long)hd->write_bins[5]);
+    CHECK(MAP(hd)->write_bins[3] == upto3 && MAP(hd)->write_bins[4] == upto4 - upto3 &&
+              MAP(hd)->write_bins[5] == 777777 - upto4,
+          "bins 3..5 = %lld %lld %lld", (long long)MAP(hd)->write_bins[3], (long long)MAP(hd)->write_bins[4],
+          (long long)MAP(hd)->write_bins[5]);
     /* The slow path keeps errno (llround may set it). */
     errno = EBADF;
     iol_heatmap_update(hd, 0.33, 0.57, 777777, 1);
@@ -378,7 +405,7 @@ static void expect_20s(int64_t *ew, int64_t *er, double w)
 static void test_widen(void)
 {
     reset_module();
-    iol_heatmap *hd = iol_heatmap_register("POSIX");
+    iol_heatmap *hd = register_api("POSIX");
     if (!hd) {
         CHECK(hd, "register");
         return;
@@ -387,66 +414,66 @@ static void test_widen(void)
     fill_20s(hd, &tw, &tr);
     CHECK(REC(hd)->width == 0.1, "20 s of ops: width %g", REC(hd)->width);
     expect_20s(ew, er, 0.1);
-    cmp_bins(hd->write_bins, ew, "writes in [0, 20)");
-    cmp_bins(hd->read_bins, er, "reads in [0, 20)");
+    cmp_bins(MAP(hd)->write_bins, ew, "writes in [0, 20)");
+    cmp_bins(MAP(hd)->read_bins, er, "reads in [0, 20)");
     for (int k = 0; k < NB; k += 37)
-        CHECK(hd->write_bins[k] == 1000 + k, "bin %d = %lld before widening", k, (long long)hd->write_bins[k]);
+        CHECK(MAP(hd)->write_bins[k] == 1000 + k, "bin %d = %lld before widening", k, (long long)MAP(hd)->write_bins[k]);
 
     /* An op ending at 25 s: one collapse, width 0.2. */
     iol_heatmap_update(hd, 24.95, 25.0, 5000, 1);
     tw += 5000;
     CHECK(REC(hd)->width == 0.2, "op ending at 25 s: width %g, expected 0.2", REC(hd)->width);
-    CHECK(hd->limit == 40.0, "op ending at 25 s: limit %g, expected 40", hd->limit);
+    CHECK(MAP(hd)->limit == 40.0, "op ending at 25 s: limit %g, expected 40", MAP(hd)->limit);
     expect_20s(ew, er, 0.2);
     rule_spread(ew, 0.2, 24.95, 25.0, 5000);
     CHECK(ew[124] == 5000, "rule puts %lld of the 25 s op in bin 124", (long long)ew[124]);
-    cmp_bins(hd->write_bins, ew, "writes after widening to 0.2");
-    cmp_bins(hd->read_bins, er, "reads after widening to 0.2");
+    cmp_bins(MAP(hd)->write_bins, ew, "writes after widening to 0.2");
+    cmp_bins(MAP(hd)->read_bins, er, "reads after widening to 0.2");
     int samples[] = {0, 1, 2, 3, 57, 58, 100, 101, 150, 198, 199};
     for (size_t i = 0; i < sizeof samples / sizeof samples[0]; i++) {
         int k = samples[i];
         long b = (long)floor(op_t(k) / 0.2);
         int64_t pair = (1000 + 2 * (k / 2)) + (1000 + 2 * (k / 2) + 1);
-        CHECK(b == k / 2 && hd->write_bins[b] == pair,
+        CHECK(b == k / 2 && MAP(hd)->write_bins[b] == pair,
               "op %d at t=%.2f: bin %ld holds %lld, expected ops %d and %d (%lld)", k, op_t(k), b,
-              (long long)hd->write_bins[b], 2 * (k / 2), 2 * (k / 2) + 1, (long long)pair);
+              (long long)MAP(hd)->write_bins[b], 2 * (k / 2), 2 * (k / 2) + 1, (long long)pair);
     }
     for (int b = 100; b < NB; b++)
-        if (b != 124 && (hd->write_bins[b] || hd->read_bins[b]))
-            CHECK(0, "bin %d of the zeroed upper half holds %lld/%lld", b, (long long)hd->write_bins[b],
-                  (long long)hd->read_bins[b]);
-    CHECK(sum(hd->write_bins, NB) == tw && sum(hd->read_bins, NB) == tr,
-          "after widening to 0.2: totals %lld/%lld, expected %lld/%lld", (long long)sum(hd->write_bins, NB),
-          (long long)sum(hd->read_bins, NB), (long long)tw, (long long)tr);
+        if (b != 124 && (MAP(hd)->write_bins[b] || MAP(hd)->read_bins[b]))
+            CHECK(0, "bin %d of the zeroed upper half holds %lld/%lld", b, (long long)MAP(hd)->write_bins[b],
+                  (long long)MAP(hd)->read_bins[b]);
+    CHECK(sum(MAP(hd)->write_bins, NB) == tw && sum(MAP(hd)->read_bins, NB) == tr,
+          "after widening to 0.2: totals %lld/%lld, expected %lld/%lld", (long long)sum(MAP(hd)->write_bins, NB),
+          (long long)sum(MAP(hd)->read_bins, NB), (long long)tw, (long long)tr);
     check_header(hd, "POSIX", "after widening to 0.2");
 
     /* An op ending at 100 s: 0.4 (limit 80) is not enough, width 0.8. */
     iol_heatmap_update(hd, 99.9, 100.0, 7000, 0);
     tr += 7000;
     CHECK(REC(hd)->width == 0.8, "op ending at 100 s: width %g, expected 0.8", REC(hd)->width);
-    CHECK(hd->limit == 160.0, "op ending at 100 s: limit %g, expected 160", hd->limit);
+    CHECK(MAP(hd)->limit == 160.0, "op ending at 100 s: limit %g, expected 160", MAP(hd)->limit);
     expect_20s(ew, er, 0.8);
     ew[(long)floor(24.95 / 0.8)] += 5000;
     rule_spread(er, 0.8, 99.9, 100.0, 7000);
-    cmp_bins(hd->write_bins, ew, "writes after widening to 0.8");
-    cmp_bins(hd->read_bins, er, "reads after widening to 0.8");
+    cmp_bins(MAP(hd)->write_bins, ew, "writes after widening to 0.8");
+    cmp_bins(MAP(hd)->read_bins, er, "reads after widening to 0.8");
     for (size_t i = 0; i < sizeof samples / sizeof samples[0]; i++) {
         int k = samples[i];
         long b = (long)floor(op_t(k) / 0.8);
-        CHECK(b == k / 8 && hd->write_bins[b] == ew[b], "op %d at t=%.2f: bin %ld holds %lld, expected %lld",
-              k, op_t(k), b, (long long)hd->write_bins[b], (long long)ew[b]);
+        CHECK(b == k / 8 && MAP(hd)->write_bins[b] == ew[b], "op %d at t=%.2f: bin %ld holds %lld, expected %lld",
+              k, op_t(k), b, (long long)MAP(hd)->write_bins[b], (long long)ew[b]);
     }
-    CHECK(sum(hd->write_bins, NB) == tw && sum(hd->read_bins, NB) == tr,
-          "after widening to 0.8: totals %lld/%lld, expected %lld/%lld", (long long)sum(hd->write_bins, NB),
-          (long long)sum(hd->read_bins, NB), (long long)tw, (long long)tr);
+    CHECK(sum(MAP(hd)->write_bins, NB) == tw && sum(MAP(hd)->read_bins, NB) == tr,
+          "after widening to 0.8: totals %lld/%lld, expected %lld/%lld", (long long)sum(MAP(hd)->write_bins, NB),
+          (long long)sum(MAP(hd)->read_bins, NB), (long long)tw, (long long)tr);
     check_header(hd, "POSIX", "after widening to 0.8");
 }
 
 static void test_size0_and_bad_times(void)
 {
     reset_module();
-    iol_heatmap *hd = iol_heatmap_register("POSIX");
-    iol_heatmap *other = iol_heatmap_register("STDIO");
+    iol_heatmap *hd = register_api("POSIX");
+    iol_heatmap *other = register_api("STDIO");
     if (!hd || !other) {
         CHECK(hd && other, "register");
         return;
@@ -458,20 +485,18 @@ static void test_size0_and_bad_times(void)
     memcpy(&other_before, other->rec, sizeof other_before);
 
     /* Size 0 (and negative sizes) change nothing, not even the width. */
-    iol_hm_cache c;
-    iol_hm_cache_clear(&c);
     iol_heatmap_update(hd, 1.0, 1.05, 0, 1);
     iol_heatmap_update(hd, 1.0, 1.5, 0, 0);
     iol_heatmap_update(hd, 0.0, 100.0, 0, 1);
     iol_heatmap_update(hd, 50.0, 500.0, 0, 0);
     iol_heatmap_update(hd, 1.0, 1.05, -1, 1);
-    iol_hm_add(&c, hd, 0.0, 100.0, 0, 1);
-    iol_hm_add(&c, hd, 3.02, 3.03, 0, 1);
-    iol_hm_add(&c, hd, 3.021, 3.022, 0, 0);
+    iol_hm_add(hd, hd->index, 0.0, 100.0, 0, 1);
+    iol_hm_add(hd, hd->index, 3.02, 3.03, 0, 1);
+    iol_hm_add(hd, hd->index, 3.021, 3.022, 0, 0);
     iol_heatmap_update(NULL, 1.0, 2.0, 10, 1);   /* no heatmap: ignored */
     CHECK(memcmp(&before, hd->rec, sizeof before) == 0, "size-0 ops changed the record (width %g -> %g)",
           before.width, REC(hd)->width);
-    CHECK(hd->limit == 20.0, "size-0 ops changed the limit to %g", hd->limit);
+    CHECK(MAP(hd)->limit == 20.0, "size-0 ops changed the limit to %g", MAP(hd)->limit);
 
     /* A clock stepped back: negative times, end before start.  Nothing may land
      * outside bins 0..199 nor widen the heatmap; an end before its start adds
@@ -495,16 +520,16 @@ static void test_size0_and_bad_times(void)
         iol_heatmap_update(hd, bad[i].t1, bad[i].t2, 1000, 1);
         iol_heatmap_update(hd, bad[i].t1, bad[i].t2, 1000, 0);
         iol_heatmap_spread(hd, bad[i].t1, bad[i].t2, 1000, 1);
-        iol_hm_add(&c, hd, bad[i].t1, bad[i].t2, 1000, 0);
+        iol_hm_add(hd, hd->index, bad[i].t1, bad[i].t2, 1000, 0);
         given += 2000;
     }
     for (int i = 0; i < 50; i++) {   /* through the cache: steps back and forth */
         double t = (i % 2 ? -0.05 : 0.07) - 0.01 * i;
-        iol_hm_add(&c, hd, t, t + 0.001, 10, i % 3 == 0);
+        iol_hm_add(hd, hd->index, t, t + 0.001, 10, i % 3 == 0);
         given += 10;
     }
     hm_rec *h = REC(hd);
-    CHECK(h->width == 0.1 && hd->limit == 20.0, "stepped-back times widened to %g", h->width);
+    CHECK(h->width == 0.1 && MAP(hd)->limit == 20.0, "stepped-back times widened to %g", h->width);
     int64_t extra_w = sum(h->w, NB) - sum(before.w, NB), extra_r = sum(h->r, NB) - sum(before.r, NB);
     for (int b = 0; b < NB; b++) {
         if (b <= 2)              /* negative starts clamp to bin 0 */
@@ -531,14 +556,12 @@ static void test_size0_and_bad_times(void)
 static void test_cache(void)
 {
     reset_module();
-    iol_heatmap *a = iol_heatmap_register("POSIX");
-    iol_heatmap *b = iol_heatmap_register("STDIO");
+    iol_heatmap *a = register_api("POSIX");
+    iol_heatmap *b = register_api("STDIO");
     if (!a || !b) {
         CHECK(a && b, "register");
         return;
     }
-    iol_hm_cache c;
-    iol_hm_cache_clear(&c);
     uint64_t x = 88172645463325252ULL;
     double t = 0;
     int hits = 0;
@@ -557,8 +580,8 @@ static void test_cache(void)
         }
         int64_t n = (int64_t)(x >> 40) % 65536;
         int wr = (int)(x >> 33) & 1;
-        int hit = t1 >= c.lo && t1 <= t2 && t2 < c.hi;
-        iol_hm_add(&c, a, t1, t2, n, wr);
+        int hit = t1 >= MAP(a)->c.lo && t1 <= t2 && t2 < MAP(a)->c.hi;
+        iol_hm_add(a, a->index, t1, t2, n, wr);
         iol_heatmap_update(b, t1, t2, n, wr);
         hits += hit;
         t += d + (x % 7 == 0 ? 0.03 : 0.0005);
@@ -633,7 +656,7 @@ static void test_output(void)
 
     /* A 5 ms run: nbins 1, width 0.1. */
     reset_module();
-    iol_heatmap *hd = iol_heatmap_register("POSIX");
+    iol_heatmap *hd = register_api("POSIX");
     if (!hd) {
         CHECK(hd, "register");
         return;
@@ -659,10 +682,10 @@ static void test_output(void)
     /* end = 33 s after 20 s of ops, with an empty heatmap registered first and
      * one in the middle: those are dropped, the others packed in order. */
     reset_module();
-    iol_heatmap *empty1 = iol_heatmap_register("STDIO");
-    iol_heatmap *p = iol_heatmap_register("POSIX");
-    iol_heatmap *empty2 = iol_heatmap_register("DFS");
-    iol_heatmap *mp = iol_heatmap_register("MPIIO");
+    iol_heatmap *empty1 = register_api("STDIO");
+    iol_heatmap *p = register_api("POSIX");
+    iol_heatmap *empty2 = register_api("DFS");
+    iol_heatmap *mp = register_api("MPIIO");
     if (!empty1 || !p || !empty2 || !mp) {
         CHECK(0, "register");
         return;
@@ -715,7 +738,7 @@ static void test_output(void)
     double ends[] = {0.1, 0.15, 19.95, 20.0, 20.01, 100.0, 1000.0, 12345.6};
     for (size_t e = 0; e < sizeof ends / sizeof ends[0]; e++) {
         reset_module();
-        hd = iol_heatmap_register("POSIX");
+        hd = register_api("POSIX");
         iol_heatmap_update(hd, 0.01, 0.02, 1, 1);
         iol_heatmap_update(hd, 0.05, 0.06, 2, 0);
         iol_heatmap_end = ends[e];
@@ -732,14 +755,14 @@ static void test_output(void)
 
     /* Nothing at all: an empty payload. */
     reset_module();
-    iol_heatmap_register("POSIX");
+    register_api("POSIX");
     iol_heatmap_end = 5.0;
     len = iol_heatmap_module.output(M(), &payload);
     CHECK(len == 0, "only empty heatmaps: payload %zu bytes", len);
 
     /* No agreed end: the local clock (iol_t0 set 30.5 s in the past). */
     reset_module();
-    hd = iol_heatmap_register("POSIX");
+    hd = register_api("POSIX");
     iol_heatmap_update(hd, 1.0, 1.01, 10, 1);
     clock_gettime(CLOCK_REALTIME, &iol_t0);
     iol_t0.tv_sec -= 30;
@@ -757,7 +780,7 @@ static void test_output(void)
 
     /* A clock stepped back before init: "now" is negative; one bin of 0.1 s. */
     reset_module();
-    hd = iol_heatmap_register("POSIX");
+    hd = register_api("POSIX");
     iol_heatmap_update(hd, 0.01, 0.02, 10, 1);
     iol_heatmap_update(hd, 0.01, 0.02, 20, 0);
     clock_gettime(CLOCK_REALTIME, &iol_t0);

@@ -89,6 +89,41 @@ def test_threads_exact_counts(runtime, probe, tool, tmp_path):
     assert ours[(str(tmp_path / "shared.dat"), "POSIX_BYTES_WRITTEN")] == "1600000"
 
 
+@pytest.mark.parametrize("nthreads", [8, 70])
+def test_threads_hammer_shared_and_private_files(runtime, probe, tool, tmp_path, nthreads):
+    """Records have their own locks and threads their own heat maps: threads
+    updating one shared record (by fd, and by name through stat and open) and
+    their private ones lose no count, and the heat map holds every byte, also
+    with more threads (70) than there are per-thread heat maps (64)."""
+    per = 2000
+    run_under(runtime, [probe, "hammer", tmp_path, str(nthreads)], tmp_path / "logs")
+    log = one_log(tmp_path / "logs")
+    counters, rep = posix_counters(log)
+    s = counters[str(tmp_path / "hammer-shared.dat")]
+    assert s["POSIX_WRITES"] == nthreads * per
+    assert s["POSIX_BYTES_WRITTEN"] == nthreads * per * 100
+    assert s["POSIX_STATS"] == nthreads * per // 50
+    assert s["POSIX_OPENS"] == 1 + nthreads * per // 200
+    assert s["POSIX_MAX_BYTE_WRITTEN"] == nthreads * per * 100 - 1
+    # every private file's counters are those of the same work done by one thread
+    ref_dir = tmp_path / "one"
+    ref_dir.mkdir()
+    run_under(runtime, [probe, "hammer", ref_dir, "1"], ref_dir / "logs")
+    ref = posix_counters(one_log(ref_dir / "logs"))[0][str(ref_dir / "hammer-0.dat")]
+    assert (ref["POSIX_OPENS"], ref["POSIX_WRITES"], ref["POSIX_READS"], ref["POSIX_SEEKS"]) == \
+        (1, per, per // 4, per // 100)
+    assert ref["POSIX_BYTES_WRITTEN"] == per * 512 and ref["POSIX_BYTES_READ"] == per // 4 * 256
+    for t in range(nthreads):
+        c = counters[str(tmp_path / f"hammer-{t}.dat")]
+        diff = {k: (c[k], ref[k]) for k in ref if k != "rank" and c[k] != ref[k]}
+        assert not diff, f"thread {t}: {diff}"
+    heat = rep.heatmaps["POSIX"]
+    assert int(heat.to_df(ops=["write"]).sum(axis=1).sum()) == nthreads * per * (512 + 100)
+    assert int(heat.to_df(ops=["read"]).sum(axis=1).sum()) == nthreads * per // 4 * 256
+    ours = parse_counters(parse_text(tool, log))
+    assert ours[(str(tmp_path / "hammer-shared.dat"), "POSIX_WRITES")] == str(nthreads * per)
+
+
 def test_relative_names_cleaned_like_upstream(runtime, probe, tmp_path):
     """'//' and '/./' collapse; '..' and a trailing '/.' stay (runtime spec 2.0.1)."""
     run_under(runtime, [probe, "paths", tmp_path], tmp_path / "logs")

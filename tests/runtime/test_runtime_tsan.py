@@ -22,7 +22,8 @@ def tsan_setup(tmp_path_factory):
     return f"{libtsan} {lib}", exe
 
 
-@pytest.mark.parametrize("mode,threads", [("threads", "8"), ("sthreads", "8")])
+@pytest.mark.parametrize("mode,threads", [("threads", "8"), ("sthreads", "8"), ("hammer", "8"),
+                                          ("hammer", "70")])
 def test_threads_clean_under_tsan(tsan_setup, tool, tmp_path, mode, threads):
     preload, exe = tsan_setup
     r = run_under(preload, [exe, mode, tmp_path, threads], tmp_path / "logs", check=False,
@@ -37,6 +38,10 @@ def test_threads_clean_under_tsan(tsan_setup, tool, tmp_path, mode, threads):
         writes = [l.split("\t") for l in text.stdout.splitlines()
                   if l.startswith("POSIX\t") and "\tPOSIX_WRITES\t" in l]
         assert sum(int(f[4]) for f in writes) == 8 * 200 + 8 * 200   # shared + per-thread files
+    if mode == "hammer":   # record locks, by fd and by name, and per-thread heat maps
+        writes = [l.split("\t") for l in text.stdout.splitlines()
+                  if l.startswith("POSIX\t") and "\tPOSIX_WRITES\t" in l]
+        assert sum(int(f[4]) for f in writes) == 2 * int(threads) * 2000
 
 
 @pytest.fixture(scope="module")

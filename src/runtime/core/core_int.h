@@ -10,6 +10,14 @@ void iol_records_release(void);    /* unmap everything (fork child, tests) */
 void iol_modules_freeze(void);     /* take every module lock once, mark frozen, then
                                       run each active module's finish callback */
 uint64_t iol_partial_get(void);
+/* After m is frozen (its lock held): wait until no thread holds one of its
+ * record locks (rec_locks modules; others return 0 at once).  A lock held by
+ * this thread (a signal interrupted its update) is passed over.  deadline_ns
+ * (CLOCK_MONOTONIC) < 0: wait as long as it takes.  Returns 0, or -1 at the
+ * deadline with a lock still held by another thread. */
+int iol_rec_locks_wait(iol_module *m, long deadline_ns);
+/* 1 when this thread holds one of m's record locks. */
+int iol_rec_locks_mine(const iol_module *m);
 void iol_records_detach(void);    /* shutdown: records leave the safety file */
 
 /* names.c */

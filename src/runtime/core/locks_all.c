@@ -35,29 +35,44 @@ static int take(iol_lock_t *l, long deadline)
     }
 }
 
+static int was_frozen[IOL_MAX_MODULES];
+
 int iol_locks_take_all(long budget_ns)
 {
     long deadline = now_ns() + budget_ns;
+    size_t nfrozen = 0;
     ntaken = 0;
-    for (size_t i = 0; i < iol_module_ndescs; i++) {
-        iol_lock_t *l = &iol_mods[iol_module_descs[i]->id].lock;
-        int r = take(l, deadline);
+    /* Other threads record nothing more: the records live in the shared safety
+     * copy, which the fork copy reads while this process goes on.  `frozen` is
+     * written under each module's lock (readers under the lock read it plainly). */
+    for (size_t i = 0; i < iol_module_ndescs; i++, nfrozen++) {
+        iol_module *m = &iol_mods[iol_module_descs[i]->id];
+        int r = take(&m->lock, deadline);
         if (r < 0)
             goto fail;
         if (r > 0)
-            taken[ntaken++] = l;
+            taken[ntaken++] = &m->lock;
+        was_frozen[i] = m->frozen;
+        __atomic_store_n(&m->frozen, 1, __ATOMIC_RELAXED);
     }
+    /* Updates of known records take only their record's lock: wait for those in
+     * progress (later ones see frozen), before the name lock, which such an
+     * update may take inside its record's (order: module -> record -> names).  A
+     * holder whose signal handler needs a module lock makes this wait run out:
+     * the write then fails (bounded), it does not deadlock. */
+    for (size_t i = 0; i < iol_module_ndescs; i++)
+        if (iol_rec_locks_wait(&iol_mods[iol_module_descs[i]->id], deadline) < 0)
+            goto fail;
     int r = take(iol_names_lock(), deadline);     /* order: modules, then names */
     if (r < 0)
         goto fail;
     if (r > 0)
         taken[ntaken++] = iol_names_lock();
-    /* Other threads record nothing more: the records live in the shared safety
-     * copy, which the fork copy reads while this process goes on. */
-    for (size_t i = 0; i < iol_module_ndescs; i++)
-        iol_mods[iol_module_descs[i]->id].frozen = 1;
     return 0;
 fail:
+    for (size_t i = 0; i < nfrozen; i++)          /* their locks are held (ours) */
+        __atomic_store_n(&iol_mods[iol_module_descs[i]->id].frozen, was_frozen[i],
+                         __ATOMIC_RELAXED);
     iol_locks_give_all();
     return -1;
 }
@@ -71,8 +86,10 @@ void iol_locks_give_all(void)
 int iol_locks_mine(void)
 {
     uintptr_t me = iol_self();
-    for (size_t i = 0; i < iol_module_ndescs; i++)
-        if (__atomic_load_n(&iol_mods[iol_module_descs[i]->id].lock, __ATOMIC_RELAXED) == me)
+    for (size_t i = 0; i < iol_module_ndescs; i++) {
+        iol_module *m = &iol_mods[iol_module_descs[i]->id];
+        if (__atomic_load_n(&m->lock, __ATOMIC_RELAXED) == me || iol_rec_locks_mine(m))
             return 1;
+    }
     return __atomic_load_n(iol_names_lock(), __ATOMIC_RELAXED) == me;
 }

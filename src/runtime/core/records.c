@@ -2,6 +2,7 @@
  * each module at first use (min(request, what is left) records), plus a per-module
  * id -> record hash.  Registration follows upstream's order of checks so that the
  * partial flags match. */
+#include <sched.h>
 #include <string.h>
 
 #include "core_int.h"
@@ -203,15 +204,39 @@ void *iol_rec_enter_path_slow(iol_module *m, const char *path, size_t n, void **
     return r;
 }
 
+/* rt.h iol_rec_lock_in_mod: the record is busy.  Waits with the module lock
+ * given back. */
+int iol_rec_lock_in_mod_slow(iol_module *m, iol_lock_t *l)
+{
+    uintptr_t me = iol_self();
+    for (;;) {
+        uintptr_t expect = 0;
+        if (__atomic_compare_exchange_n(l, &expect, me, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+            return 1;
+        iol_mod_leave(m);
+        if (expect == me)
+            return 0;
+        for (unsigned spins = 0; __atomic_load_n(l, __ATOMIC_RELAXED) != 0; spins++) {
+            if (spins < 64)
+                __builtin_ia32_pause();
+            else
+                sched_yield();
+        }
+        if (!iol_mod_enter(m))
+            return 0;
+    }
+}
+
 void iol_modules_freeze(void)
 {
     for (size_t i = 0; i < iol_module_ndescs; i++) {
         iol_module *m = &iol_mods[iol_module_descs[i]->id];
         int locked = iol_trylock_own(&m->lock);   /* 0: we are in a signal handler that
                                                      interrupted this module's update */
-        m->frozen = 1;
+        __atomic_store_n(&m->frozen, 1, __ATOMIC_RELAXED);
         if (locked)
             iol_unlock(&m->lock);
+        iol_rec_locks_wait(m, -1);   /* updates of known records end or see frozen */
     }
     for (size_t i = 0; i < iol_module_ndescs; i++) {
         iol_module *m = &iol_mods[iol_module_descs[i]->id];

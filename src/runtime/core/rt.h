@@ -4,10 +4,15 @@
  * reservations, one NAMEMEM pool of names), the clock, the mount table, the
  * configuration and the log write.  A module owns only the meaning of its records.
  *
- * Locking: each module has one lock (iol_module.lock) that serialises every
- * update of its records and side tables; the name table has its own lock, taken
- * inside a module lock (order: module -> names; never the reverse).  A module's
- * heatmap record is updated under that module's lock.
+ * Locking: each module has one lock (iol_module.lock) for its table changes
+ * (activation, registering records and names, side tables) and, in a module
+ * without record locks, for every update of its records.  A module with record
+ * locks (desc.rec_locks: POSIX) gives each record a lock of its own, the first
+ * member of its aux: an update of a known record (read, write, seek on a tracked
+ * fd) takes only that lock, so threads working on different files share no lock
+ * (iol_rec_lock below).  The name table has its own lock.  Order: module ->
+ * record -> names or a module's side locks (DXT store, shared heat map); never
+ * the reverse.  Heat maps are per thread (modules/heatmap.h).
  *
  * Interposer rules: no function here may call malloc while a wrapper is running
  * (memory comes from mmap'd pools); errors are counted and reported once at
@@ -149,6 +154,8 @@ typedef struct iol_module_desc {
     int64_t default_records; /* reservation when MAX_RECORDS is not set */
     int fixed_records;       /* MAX_RECORDS is ignored (HEATMAP) */
     int path_names;          /* names are paths: exclusion rules apply */
+    int rec_locks;           /* each aux starts with an iol_lock_t, the record's lock
+                                (iol_rec_lock); shutdown waits for their holders */
     int own_memory;          /* records kept by the module outside MODMEM (DXT): no
                                 reservation, no id hash (iol_rec_find/register unused);
                                 `count` is set by `finish` to the records `output` writes */
@@ -208,7 +215,9 @@ struct iol_module {
     const iol_module_desc *d;
     iol_lock_t lock;
     int state;               /* 0 untried, 1 active, -1 disabled or failed (never retried) */
-    int frozen;              /* shutdown has taken the records */
+    int frozen;              /* shutdown has taken the records: written (atomically)
+                                under `lock` only; read under it, or atomically
+                                under a record lock (iol_rec_lock) */
     uint8_t *recs, *aux;
     size_t cap, count;
     uint32_t *slots;         /* id hash: index+1, 0 = empty */
@@ -246,12 +255,59 @@ static inline int iol_mod_enter(iol_module *m)
         return 0;
     if (__builtin_expect(m->state == 0, 0))
         iol_mod_activate(m);
-    if (__builtin_expect(m->state == 1 && !m->frozen, 1))
+    if (__builtin_expect(m->state == 1 && !m->frozen, 1))   /* (written under the lock) */
         return 1;
     iol_unlock(&m->lock);
     return 0;
 }
 static inline void iol_mod_leave(iol_module *m) { iol_unlock(&m->lock); }
+
+/* Record locks (modules with desc.rec_locks).  Lock the record whose aux starts
+ * with lock l, for an update of that known record.  Returns 1 with the lock held,
+ * or 0 (not held) when the module is frozen, or when this thread already holds it
+ * (a signal handler interrupted an update of this record: the handler's event is
+ * not recorded, as with the module lock).  Shutdown sets `frozen` and then takes
+ * and gives back every record lock (iol_rec_locks_wait), so an update either ends
+ * before the records are copied or sees `frozen` here (the lock's acquire orders
+ * the load after the freezer's release).  Callers reach the aux through a table
+ * that exists only while the module is active, so `state` needs no test. */
+static inline __attribute__((always_inline)) int iol_rec_lock(iol_module *m, iol_lock_t *l)
+{
+    if (__builtin_expect(!iol_trylock_own(l), 0))
+        return 0;
+    if (__builtin_expect(__atomic_load_n(&m->frozen, __ATOMIC_RELAXED) == 0, 1))
+        return 1;
+    iol_unlock(l);
+    return 0;
+}
+static inline void iol_rec_unlock(iol_lock_t *l) { iol_unlock(l); }
+/* With m's lock held (a record found or registered by name): lock the record
+ * too, for an update made with both held (iol_rec_leave_mod gives both back;
+ * shutdown cannot freeze m while its lock is held, so `frozen` needs no test).
+ * Never waits for a record lock while holding m's lock (a thread interrupted
+ * inside that record's update may need m's lock in its signal handler): when
+ * the record is busy, m's lock is given back while waiting, then taken again.
+ * Returns 1 with both locks held, or 0 with neither (m frozen meanwhile, or the
+ * record's lock already this thread's: a signal handler re-entered). */
+int iol_rec_lock_in_mod_slow(iol_module *m, iol_lock_t *l);
+static inline __attribute__((always_inline)) int iol_rec_lock_in_mod(iol_module *m, iol_lock_t *l)
+{
+    uintptr_t expect = 0;
+    if (__builtin_expect(__atomic_compare_exchange_n(l, &expect, iol_self(), 0, __ATOMIC_ACQUIRE,
+                                                     __ATOMIC_RELAXED), 1))
+        return 1;
+    return iol_rec_lock_in_mod_slow(m, l);
+}
+static inline void iol_rec_leave_mod(iol_module *m, iol_lock_t *l)
+{
+    iol_unlock(l);
+    iol_unlock(&m->lock);
+}
+/* The lock of record i (modules with rec_locks). */
+static inline iol_lock_t *iol_rec_lock_of(const iol_module *m, size_t i)
+{
+    return (iol_lock_t *)(m->aux + i * m->d->aux_size);
+}
 
 /* The cleaned name of `path` (runtime spec 2.0.1) and its length (path.c).
  * Returns `path` itself when it is already clean (absolute, no "//" or "/./",

@@ -4,7 +4,8 @@
  * dxt_posix.c and dxt_mpiio.c.
  *
  * Locking: a store is written only by the module it traces (POSIX, MPI-IO), under
- * that module's lock, so the data path takes no lock of its own (as a heatmap).
+ * a lock of that module: POSIX's store lock (posix.h, iol_posix_st.dxt_lock: its
+ * records have locks of their own), MPI-IO's module lock.
  * Shutdown (triggers, output) runs after every module is frozen, on one thread.
  *
  * Memory: each store has a budget outside MODMEM, charged as upstream charges it
@@ -62,8 +63,8 @@ int iol_dxt_grow(iol_dxt *x, iol_dxt_lane *l);
 /* This thread's index in each store's thread table, plus one (0: none yet).
  * Cleared in a fork child, whose stores start empty. */
 extern __thread uint32_t iol_dxt_thread[2] __attribute__((tls_model("initial-exec")));
-/* Out of line: give the calling thread an index in x's table (traced module's
- * lock held); returns the index plus one. */
+/* Out of line: give the calling thread an index in x's table (the store's lock
+ * held, see Locking above); returns the index plus one. */
 uint32_t iol_dxt_thread_new(iol_dxt *x);
 
 static inline int64_t iol_dxt_ns(double t)
@@ -77,8 +78,8 @@ enum { IOL_DXT_SLOT_POSIX = 0, IOL_DXT_SLOT_MPIIO = 1 };
 
 /* Record one operation of the file whose state pointer is *fp (NULL before its
  * first traced operation), from ns1 to ns2 nanoseconds since init (iol_ts_ns, or
- * iol_dxt_ns of a time in seconds), in store x of slot `slot`.  Lock of the traced
- * module held. */
+ * iol_dxt_ns of a time in seconds), in store x of slot `slot`.  The store's lock
+ * held (Locking above). */
 static inline __attribute__((always_inline)) void iol_dxt_add(iol_dxt *x, const int slot,
                                                                iol_dxt_file **fp,
                                                                uint64_t id, const int wr,

@@ -29,25 +29,32 @@ static void rec_init(iol_module *m, const char *name, void *rec, void *aux)
     h->nbins = NBINS;
 }
 
-static void collapse(heatmap_rec *h)
+/* Merge neighbour bins: the width doubles (exactly: widths are 0.1 * 2^k). */
+static void collapse(double *width, int64_t *w, int64_t *r)
 {
     for (int i = 0; i < NBINS; i += 2) {
-        h->write_bins[i / 2] = h->write_bins[i] + h->write_bins[i + 1];
-        h->read_bins[i / 2] = h->read_bins[i] + h->read_bins[i + 1];
+        w[i / 2] = w[i] + w[i + 1];
+        r[i / 2] = r[i] + r[i + 1];
     }
-    memset(h->write_bins + NBINS / 2, 0, sizeof h->write_bins / 2);
-    memset(h->read_bins + NBINS / 2, 0, sizeof h->read_bins / 2);
-    h->width *= 2;
+    memset(w + NBINS / 2, 0, NBINS / 2 * sizeof *w);
+    memset(r + NBINS / 2, 0, NBINS / 2 * sizeof *r);
+    *width *= 2;
 }
 
-static inline void spread(heatmap_rec *h, double t1, double t2, int64_t bytes, int64_t *bins)
+static void refresh(iol_hm_map *t)
+{
+    t->inv_width = 1.0 / *t->width;
+    t->limit = *t->width * NBINS;
+}
+
+static inline void spread(iol_hm_map *t, double t1, double t2, int64_t bytes, int64_t *bins)
 {
     if (!(t1 <= t2))
         return;                       /* an end before its start (clock stepped back):
                                          a negative overlap, which aborts (spec 6) */
-    while (__builtin_expect(t2 > h->width * NBINS, 0))
-        collapse(h);
-    double inv = 1.0 / h->width;
+    while (__builtin_expect(t2 > *t->width * NBINS, 0))
+        collapse(t->width, t->write_bins, t->read_bins);
+    double width = *t->width, inv = 1.0 / width;
     long first = (long)(t1 * inv), last = (long)(t2 * inv);   /* t >= 0 */
     if (last >= NBINS)
         last = NBINS - 1;
@@ -65,7 +72,7 @@ static inline void spread(heatmap_rec *h, double t1, double t2, int64_t bytes, i
     double span = t2 - t1, covered = 0;
     int64_t given = 0;
     for (long b = first; b <= last; b++) {
-        double lo = b * h->width, hi = lo + h->width, overlap = h->width;
+        double lo = b * width, hi = lo + width, overlap = width;
         if (t1 > lo)
             overlap -= t1 - lo;
         if (t2 < hi)
@@ -84,86 +91,251 @@ static inline void spread(heatmap_rec *h, double t1, double t2, int64_t bytes, i
     }
 }
 
-static iol_heatmap handles[MAX_HEATMAPS];
+/* The bin of t, as update() computes it. */
+static inline long bin_of(const iol_hm_map *t, double x) { return (long)(x * t->inv_width); }
 
-static void refresh(iol_heatmap *hd)
+/* The widest [lo, hi) around x (x < limit, its bin in range) whose every point
+ * gets x's bin: the bin's edges, checked against the binning itself (bin_of is
+ * monotonic, so checking the two ends suffices), else x alone.  Runs once per
+ * bin change (every 0.1 s or more of I/O), so nextafter's cost does not matter.
+ * The shortcut is cleared on entry (update) and filled pointers first, hi last. */
+static void fill_cache(iol_hm_map *t, double x)
 {
-    heatmap_rec *h = hd->rec;
-    hd->inv_width = 1.0 / h->width;
-    hd->limit = h->width * NBINS;
+    iol_hm_cache *c = &t->c;
+    if (!(x < t->limit))
+        return;
+    long b = bin_of(t, x);
+    if (b < 0 || b >= NBINS)
+        return;
+    double w = *t->width, lo = b * w, hi = (b + 1) * w;
+    if (hi > t->limit)
+        hi = t->limit;
+    /* The computed edges are off by an ulp or two at most: step them in. */
+    for (int i = 0; i < 8 && lo < x && bin_of(t, lo) < b; i++)
+        lo = nextafter(lo, HUGE_VAL);
+    for (int i = 0; i < 8 && hi > x && bin_of(t, nextafter(hi, -HUGE_VAL)) > b; i++)
+        hi = nextafter(hi, -HUGE_VAL);
+    if (lo > x || bin_of(t, lo) != b)
+        lo = x;
+    if (hi <= x || bin_of(t, nextafter(hi, -HUGE_VAL)) != b)
+        hi = nextafter(x, HUGE_VAL);
+    c->write_bin = &t->write_bins[b];
+    c->read_bin = &t->read_bins[b];
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    c->lo = lo;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    c->hi = hi;
 }
 
-iol_heatmap *iol_heatmap_register(const char *api)
+static void cache_clear(iol_hm_cache *c)
+{
+    c->hi = -__builtin_inf();
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    c->lo = __builtin_inf();
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+/* The exact update of one op on map t (the usual op falls in one bin), then the
+ * shortcut for the op's end.  llround and nextafter may set errno: the callers
+ * keep it. */
+static void update(iol_hm_map *t, double t1, double t2, int64_t bytes, int is_write)
+{
+    cache_clear(&t->c);
+    if (bytes > 0) {
+        int64_t *bins = is_write ? t->write_bins : t->read_bins;
+        long b1 = (long)(t1 * t->inv_width), b2 = (long)(t2 * t->inv_width);
+        /* Unsigned compare: a clock stepped back gives a negative bin, which
+         * must take the spread (it clamps) and never index bins[-1]. */
+        if (t2 < t->limit && b1 == b2 && (unsigned long)b2 < NBINS && t1 <= t2) {
+            bins[b2] += bytes;
+        } else {
+            spread(t, t1, t2, bytes, bins);
+            refresh(t);
+        }
+    }
+    fill_cache(t, t2);
+}
+
+static iol_heatmap handles[MAX_HEATMAPS];
+static iol_hm_map rec_maps[MAX_HEATMAPS];      /* map 0 of each: the record's bins */
+iol_hm_map iol_hm_none = { .c = { .lo = __builtin_inf(), .hi = -__builtin_inf() } };
+#define NONE &iol_hm_none
+__thread iol_hm_map *iol_hm_mine[IOL_MAX_HEATMAPS] __attribute__((tls_model("initial-exec"))) = {
+    NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE};
+_Static_assert(IOL_MAX_HEATMAPS == 8, "one NONE per slot");
+_Static_assert(MAX_HEATMAPS <= IOL_MAX_HEATMAPS, "iol_hm_mine too small");
+
+/* A map of its own (page-granular memory, zeroed), its bins beside it. */
+#define MAP_BYTES (sizeof(iol_hm_map) + 2 * NBINS * sizeof(int64_t))
+static iol_hm_map *new_map(void)
+{
+    iol_hm_map *t = iol_map(MAP_BYTES);
+    if (!t)
+        return NULL;
+    t->write_bins = (int64_t *)(t + 1);
+    t->read_bins = t->write_bins + NBINS;
+    t->own_width = 0.1;               /* as rec_init */
+    t->width = &t->own_width;
+    refresh(t);
+    cache_clear(&t->c);
+    return t;
+}
+
+/* This thread's map of h: the next of the pool, or NULL when the pool is used
+ * up (or no memory): the caller then uses the shared map. */
+static iol_hm_map *claim(iol_heatmap *h)
+{
+    unsigned i = __atomic_load_n(&h->claimed, __ATOMIC_RELAXED);
+    do {
+        if (i >= IOL_HM_THREADS)
+            return NULL;
+    } while (!__atomic_compare_exchange_n(&h->claimed, &i, i + 1, 0, __ATOMIC_ACQ_REL,
+                                          __ATOMIC_RELAXED));
+    iol_hm_map *t = i == 0 ? &rec_maps[h->rec_index] : new_map();
+    __atomic_store_n(&h->maps[i], t, __ATOMIC_RELEASE);   /* NULL: that place stays empty */
+    return t;
+}
+
+/* Drop the thread maps of handle i (this thread's pointer too: a fork child's
+ * or a new activation's only user of it). */
+static void forget(iol_heatmap *h)
+{
+    if (h->rec)
+        iol_hm_mine[h->index] = NONE;
+    unsigned n = h->claimed < IOL_HM_THREADS ? h->claimed : IOL_HM_THREADS;
+    for (unsigned j = 1; j < n; j++)
+        if (h->maps[j])
+            iol_unmap(h->maps[j], MAP_BYTES);
+    if (h->shared)
+        iol_unmap(h->shared, MAP_BYTES);
+    memset(h, 0, sizeof *h);
+}
+
+iol_heatmap *iol_heatmap_register(const char *api, int slot)
 {
     iol_module *m = iol_mod(IOL_MOD_HEATMAP);
     char name[64];
     snprintf(name, sizeof name, "heatmap:%s", api);
     uint64_t id = iol_name_id(name);
-    if (!iol_mod_enter(m))
+    if (slot < 0 || slot >= IOL_MAX_HEATMAPS || !iol_mod_enter(m))
         return NULL;
     void *rec = iol_rec_get(m, name, id, NULL);
     iol_heatmap *hd = NULL;
     if (rec) {
-        hd = &handles[iol_rec_index(m, rec)];
+        size_t i = iol_rec_index(m, rec);
+        heatmap_rec *r = rec;
+        iol_hm_map *t = &rec_maps[i];
+        hd = &handles[i];
+        forget(hd);                   /* (each API registers once per activation) */
+        memset(t, 0, sizeof *t);
         hd->rec = rec;
-        hd->write_bins = ((heatmap_rec *)rec)->write_bins;
-        hd->read_bins = ((heatmap_rec *)rec)->read_bins;
-        refresh(hd);
+        hd->index = slot;
+        hd->rec_index = (int)i;
+        iol_hm_mine[slot] = NONE;
+        t->write_bins = r->write_bins;
+        t->read_bins = r->read_bins;
+        t->width = &r->width;
+        refresh(t);
+        cache_clear(&t->c);
     }
     iol_mod_leave(m);
     return hd;
 }
 
-/* Called from the modules' data paths, which do not save errno: llround may set
- * it (out-of-range results), so it is kept here. */
-void iol_heatmap_spread(iol_heatmap *hd, double t1, double t2, int64_t bytes, int is_write)
+/* The shared map, under its lock: threads beyond the pool, and a signal handler
+ * that interrupted this thread's own update.  A handler that interrupted this
+ * thread inside the shared map itself drops the op's bytes (trylock_own). */
+static void add_shared(iol_heatmap *h, double t1, double t2, int64_t bytes, int is_write)
 {
-    heatmap_rec *h = hd->rec;
+    if (!iol_trylock_own(&h->shared_lock))
+        return;
+    if (!h->shared)
+        h->shared = new_map();
+    if (h->shared)
+        update(h->shared, t1, t2, bytes, is_write);
+    iol_unlock(&h->shared_lock);
+}
+
+void iol_hm_add_slow(iol_heatmap *h, double t1, double t2, int64_t bytes, int is_write)
+{
     int e = errno;
-    spread(h, t1, t2, bytes, is_write ? h->write_bins : h->read_bins);
-    refresh(hd);
+    iol_hm_map *t = iol_hm_this_thread(h);
+    if (t && !t->busy) {
+        t->busy = 1;
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+        update(t, t1, t2, bytes, is_write);
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+        t->busy = 0;
+    } else {
+        add_shared(h, t1, t2, bytes, is_write);
+    }
     errno = e;
 }
 
-/* The bin of t, as iol_heatmap_update computes it. */
-static inline long bin_of(const iol_heatmap *hd, double t) { return (long)(t * hd->inv_width); }
-
-/* The widest [lo, hi) around t (t < limit, its bin in range) whose every point
- * gets t's bin: the bin's edges, checked against the binning itself (bin_of is
- * monotonic, so checking the two ends suffices), else t alone.  Runs once per
- * bin change (every 0.1 s or more of I/O), so nextafter's cost does not matter;
- * errno is kept as in iol_heatmap_spread. */
-static void fill_cache(iol_heatmap *hd, double t, iol_hm_cache *c)
+/* Fork child (its only thread) or shutdown: forget the thread maps.  The
+ * record's map is set again at the next registration. */
+static void reset(iol_module *m)
 {
-    iol_hm_cache_clear(c);
-    if (!hd || !(t < hd->limit))
-        return;
-    long b = bin_of(hd, t);
-    if (b < 0 || b >= NBINS)
-        return;
-    double w = ((heatmap_rec *)hd->rec)->width, lo = b * w, hi = (b + 1) * w;
-    if (hi > hd->limit)
-        hi = hd->limit;
-    /* The computed edges are off by an ulp or two at most: step them in. */
-    for (int i = 0; i < 8 && lo < t && bin_of(hd, lo) < b; i++)
-        lo = nextafter(lo, HUGE_VAL);
-    for (int i = 0; i < 8 && hi > t && bin_of(hd, nextafter(hi, -HUGE_VAL)) > b; i++)
-        hi = nextafter(hi, -HUGE_VAL);
-    if (lo > t || bin_of(hd, lo) != b)
-        lo = t;
-    if (hi <= t || bin_of(hd, nextafter(hi, -HUGE_VAL)) != b)
-        hi = nextafter(t, HUGE_VAL);
-    c->lo = lo;
-    c->hi = hi;
-    c->write_bin = &hd->write_bins[b];
-    c->read_bin = &hd->read_bins[b];
+    for (int i = 0; i < MAX_HEATMAPS; i++)
+        forget(&handles[i]);
 }
 
-void iol_heatmap_cache(iol_heatmap *hd, double t, iol_hm_cache *c)
+/* This thread's map of h (claimed now if needed), or NULL (pool used up). */
+iol_hm_map *iol_hm_this_thread(iol_heatmap *h)
 {
+    iol_hm_map *t = iol_hm_mine[h->index];
+    if (t != NONE)
+        return t;
+    if ((t = claim(h)) != NULL)
+        iol_hm_mine[h->index] = t;
+    return t;
+}
+
+void iol_heatmap_update(iol_heatmap *h, double t1, double t2, int64_t bytes, int is_write)
+{
+    if (h)
+        iol_hm_add_slow(h, t1, t2, bytes, is_write);
+}
+
+void iol_heatmap_spread(iol_heatmap *h, double t1, double t2, int64_t bytes, int is_write)
+{
+    iol_hm_map *t = iol_hm_this_thread(h);
+    if (!t)
+        return;
     int e = errno;
-    fill_cache(hd, t, c);
+    cache_clear(&t->c);
+    spread(t, t1, t2, bytes, is_write ? t->write_bins : t->read_bins);
+    refresh(t);
     errno = e;
+}
+
+/* Sum every thread map of record r's heat map into r (after every module is
+ * frozen: no thread writes a map any more).  The coarser width wins; collapsing
+ * a map and then adding is adding and then collapsing. */
+static void add_map(heatmap_rec *r, iol_hm_map *t)
+{
+    if (!t)
+        return;
+    while (r->width < *t->width)
+        collapse(&r->width, r->write_bins, r->read_bins);
+    while (*t->width < r->width)
+        collapse(t->width, t->write_bins, t->read_bins);
+    for (int b = 0; b < NBINS; b++) {
+        r->write_bins[b] += t->write_bins[b];
+        r->read_bins[b] += t->read_bins[b];
+    }
+}
+
+static void gather(heatmap_rec *r, size_t i)
+{
+    iol_heatmap *h = &handles[i];
+    if (!h->rec || h->gathered)
+        return;
+    unsigned n = h->claimed < IOL_HM_THREADS ? h->claimed : IOL_HM_THREADS;
+    for (unsigned j = 1; j < n; j++)
+        add_map(r, h->maps[j]);
+    add_map(r, h->shared);
+    h->gathered = 1;                  /* added once, even if output runs again */
 }
 
 static int all_zero(const heatmap_rec *h)
@@ -187,10 +359,11 @@ static size_t output(iol_module *m, void **payload)
     size_t len = 0;
     for (size_t i = 0; i < m->count; i++) {
         heatmap_rec *h = (heatmap_rec *)m->recs + i;
+        gather(h, i);
         if (all_zero(h))
             continue;
         while (end > h->width * NBINS)
-            collapse(h);
+            collapse(&h->width, h->write_bins, h->read_bins);
         int64_t n = (int64_t)ceil(end / h->width);
         if (n > NBINS)
             n = NBINS;
@@ -214,4 +387,5 @@ const iol_module_desc iol_heatmap_module = {
     .fixed_records = 1,
     .rec_init = rec_init,
     .output = output,
+    .reset = reset,
 };

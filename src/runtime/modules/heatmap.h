@@ -1,65 +1,112 @@
 /* The heat-map API (runtime spec section 6), defined in heatmap.c: the modules
  * that move data (POSIX, STDIO, MPI-IO) register a heat map and add each
- * operation's bytes to it; the HEATMAP module writes them out. */
+ * operation's bytes to it; the HEATMAP module writes them out.
+ *
+ * Threads: every thread adds to a map of its own (iol_hm_map), so that threads
+ * working on different files never write one cache line.  A heat map's first
+ * thread map is the HEATMAP record itself (in the safety copy); the next
+ * IOL_HM_THREADS - 1 threads get private maps, and threads beyond those, or a
+ * signal handler that interrupts this thread's update, share one map under a
+ * lock.  At output the maps are summed into the record (heatmap.c): every map
+ * bins its ops exactly as the record alone would, and collapsing (merging
+ * neighbour bins) commutes with adding, so a single-threaded run writes the
+ * same record as before, and the bins of any run add up to its bytes.  A killed
+ * multi-threaded process's recovered heat map holds only the first thread's
+ * map (docs/recovery.md). */
 #ifndef IOLENS_RUNTIME_HEATMAP_H
 #define IOLENS_RUNTIME_HEATMAP_H
 
 #include <stdint.h>
 
-/* Register the heatmap of an API ("POSIX", "STDIO", ...); returns its handle or
- * NULL.  Each heatmap is updated by exactly one module, under that module's lock,
- * so updates take no lock of their own; output runs after every module is frozen. */
-#define IOL_HEATMAP_BINS 200
-typedef struct iol_heatmap {
-    int64_t *write_bins, *read_bins;   /* in the HEATMAP record */
-    double inv_width, limit;           /* 1 / bin width; bin width * IOL_HEATMAP_BINS */
-    void *rec;
-} iol_heatmap;
-iol_heatmap *iol_heatmap_register(const char *api);
-void iol_heatmap_spread(iol_heatmap *h, double t1, double t2, int64_t bytes, int is_write);
-/* Add an op's bytes: the usual op falls in one bin (inline); the rest spreads. */
-static inline void iol_heatmap_update(iol_heatmap *h, double t1, double t2, int64_t bytes, int is_write)
-{
-    if (!h || bytes <= 0)
-        return;
-    if (__builtin_expect(t2 < h->limit, 1)) {
-        long b1 = (long)(t1 * h->inv_width), b2 = (long)(t2 * h->inv_width);
-        /* Unsigned compare: a clock stepped back gives a negative bin, which
-         * must take the slow path (it clamps) and never index bins[-1]. */
-        if (__builtin_expect(b1 == b2 && (unsigned long)b2 < IOL_HEATMAP_BINS && t1 <= t2, 1)) {
-            (is_write ? h->write_bins : h->read_bins)[b2] += bytes;
-            return;
-        }
-    }
-    iol_heatmap_spread(h, t1, t2, bytes, is_write);
-}
+#include "../core/rt.h"
 
-/* A module's shortcut into its heatmap: while an op lies in [lo, hi) it
- * falls in the one bin that iol_heatmap_update would choose, so its bytes are
- * added there directly (3 compares and an add instead of two multiplies, two
- * conversions and the bounds checks).  Filled after every miss by
- * iol_heatmap_cache (heatmap.c) and valid until that heatmap's next update
- * (bins only move in updates, under the same module lock).  Start empty. */
+#define IOL_HEATMAP_BINS 200
+#define IOL_HM_THREADS 64           /* maps per heat map, the record's included */
+#define IOL_MAX_HEATMAPS 8
+
+/* The shortcut to a map's current bin: while an op lies in [lo, hi) it falls in
+ * the one bin that the exact update would choose, so its bytes are added there
+ * directly (3 compares and an add).  Filled after every miss (heatmap.c) and
+ * valid until that map's next slow update (bins only move there).  Filled
+ * pointers first, then lo, then hi, and cleared before the map changes, so a
+ * signal handler on this thread never takes a half-filled shortcut. */
 typedef struct iol_hm_cache {
     double lo, hi;
     int64_t *write_bin, *read_bin;
 } iol_hm_cache;
-void iol_heatmap_cache(iol_heatmap *h, double t, iol_hm_cache *c);
-static inline void iol_hm_cache_clear(iol_hm_cache *c)
-{
-    c->lo = __builtin_inf();
-    c->hi = -__builtin_inf();
-}
-static inline __attribute__((always_inline)) void iol_hm_add(iol_hm_cache *c, iol_heatmap *h,
+
+/* One thread's map of one heat map: its bins, its bin width, its shortcut.
+ * Written only by its thread (or, for the shared map, under the handle's lock);
+ * read by the output after every module is frozen. */
+typedef struct iol_hm_map {
+    iol_hm_cache c;
+    int64_t *write_bins, *read_bins;
+    double *width;                     /* the record's width, or own_width */
+    double inv_width, limit;           /* 1 / width; width * IOL_HEATMAP_BINS */
+    double own_width;
+    int busy;                          /* this thread is inside an update of it */
+} __attribute__((aligned(64))) iol_hm_map;
+
+/* A registered heat map ("POSIX", "STDIO", ...). */
+typedef struct iol_heatmap {
+    void *rec;                         /* the HEATMAP record */
+    int index;                         /* its slot: into iol_hm_mine */
+    int rec_index;                     /* the record's index in the HEATMAP module */
+    unsigned claimed;                  /* maps handed out (atomic) */
+    iol_hm_map *maps[IOL_HM_THREADS];  /* [0]: the record's */
+    iol_lock_t shared_lock;
+    iol_hm_map *shared;                /* for threads beyond the pool; NULL until needed */
+    int gathered;                      /* the maps were summed into the record (output) */
+} iol_heatmap;
+
+/* This thread's map of each heat map (by slot), &iol_hm_none before its first op.  A
+ * fork child's only thread forgets them when the records start again.  Each
+ * API has a constant slot, so that the data path finds its map with one
+ * thread-local load at a fixed offset. */
+enum { IOL_HM_SLOT_POSIX, IOL_HM_SLOT_STDIO, IOL_HM_SLOT_MPIIO };
+extern __thread iol_hm_map *iol_hm_mine[IOL_MAX_HEATMAPS] __attribute__((tls_model("initial-exec")));
+/* What iol_hm_mine holds before a thread's first op (and after a reset): a map
+ * whose shortcut is empty, so that the data path needs no NULL test. */
+extern iol_hm_map iol_hm_none __attribute__((visibility("hidden")));
+
+/* Register the heatmap of an API, with its slot (< IOL_MAX_HEATMAPS, one per
+ * API); returns its handle or NULL.  Called from the module's activation. */
+iol_heatmap *iol_heatmap_register(const char *api, int slot);
+/* The miss: claim this thread's map if needed, spread the op, refill the
+ * shortcut (or use the shared map under its lock).  Keeps errno. */
+void iol_hm_add_slow(iol_heatmap *h, double t1, double t2, int64_t bytes, int is_write);
+
+/* This thread's map of h (claimed now), or NULL when the pool is used up. */
+iol_hm_map *iol_hm_this_thread(iol_heatmap *h);
+/* The exact update on this thread's map, without the shortcut (ignores h ==
+ * NULL and bytes <= 0), and the spread alone (tests compare the paths). */
+void iol_heatmap_update(iol_heatmap *h, double t1, double t2, int64_t bytes, int is_write);
+void iol_heatmap_spread(iol_heatmap *h, double t1, double t2, int64_t bytes, int is_write);
+
+/* Add an op's bytes (bytes >= 0; h may be NULL) to heat map h of slot `slot`
+ * (a constant): under the lock of the record the op belongs to, never under a
+ * lock common to the threads.  A thread has a map only of a registered h. */
+static inline __attribute__((always_inline)) void iol_hm_add(iol_heatmap *h, const int slot,
                                                               double t1, double t2, int64_t bytes,
                                                               const int is_write)
 {
-    if (__builtin_expect(t1 >= c->lo && t1 <= t2 && t2 < c->hi, 1)) {
-        *(is_write ? c->write_bin : c->read_bin) += bytes;   /* bytes >= 0 */
+    iol_hm_map *t = iol_hm_mine[slot];
+    if (__builtin_expect(t1 >= t->c.lo && t1 <= t2 && t2 < t->c.hi, 1)) {
+        /* One instruction, so that a signal handler's add on this thread (which
+         * takes the same shortcut) cannot fall between a load and a store.  (A
+         * handler's own miss between the pointer load and this add could still
+         * collapse the map under it, moving these bytes by a bin: that needs a
+         * handler doing I/O at the moment the run's length doubles.) */
+        int64_t *bin = is_write ? t->c.write_bin : t->c.read_bin;
+#if defined(__x86_64__)
+        __asm__("addq %1, %0" : "+m"(*bin) : "er"(bytes));
+#else
+        *bin += bytes;
+#endif
         return;
     }
-    iol_heatmap_update(h, t1, t2, bytes, is_write);
-    iol_heatmap_cache(h, t2, c);
+    if (h)
+        iol_hm_add_slow(h, t1, t2, bytes, is_write);
 }
 
 #endif

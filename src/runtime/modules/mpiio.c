@@ -59,7 +59,7 @@ static void map_handle(iol_module *m, MPI_File fh, mpiio_rec *r)
 static void activate(iol_module *m)
 {
     handles = iol_map(NHANDLES * sizeof *handles);
-    heatmap = iol_heatmap_register("MPIIO");
+    heatmap = iol_heatmap_register("MPIIO", IOL_HM_SLOT_MPIIO);
     dxt = iol_dxt_attach(IOL_MOD_DXT_MPIIO);
     /* Upstream's Open MPI builds store -1 for every MPI-IO segment offset (runtime
      * spec 5), and its logs are the reference: the same here unless asked. */
@@ -142,7 +142,8 @@ static void io_update(mpiio_rec *r, mpiio_aux *a, int kind, int wr, int64_t n, i
         *maxt = t2 - t1;
         c[wr ? MPIIO_MAX_WRITE_TIME_SIZE : MPIIO_MAX_READ_TIME_SIZE] = n;
     }
-    iol_heatmap_update(heatmap, t1, t2, n, wr);
+    if (n >= 0)
+        iol_hm_add(heatmap, IOL_HM_SLOT_MPIIO, t1, t2, n, wr);
     if (dxt) {
         int64_t d1 = iol_dxt_ns(t1), d2 = iol_dxt_ns(t2);
         if (wr)

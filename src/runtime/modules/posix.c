@@ -49,8 +49,8 @@ static void activate(iol_module *m)
     aios = iol_map(MAX_AIO * sizeof *aios);
     iol_posix_st.mem_mask = iol_posix_align_mask(iol_cfg.memalign);
     iol_posix_st.t0_ns = iol_t0_ns();
-    iol_posix_st.heatmap = iol_heatmap_register("POSIX");
-    iol_hm_cache_clear(&iol_posix_st.hm);
+    iol_posix_st.heatmap = iol_heatmap_register("POSIX", IOL_HM_SLOT_POSIX);
+    iol_posix_st.dxt_lock = 0;
     iol_posix_st.dxt = iol_dxt_attach(IOL_MOD_DXT_POSIX);
     iol_posix_st.fdcap = tab ? cap : 0;
     __atomic_store_n(&iol_posix_st.fdtab, tab, __ATOMIC_RELEASE);   /* after fdcap */
@@ -75,7 +75,7 @@ static void reset(iol_module *m)
     iol_posix_st.fdcap = 0;
     iol_posix_st.heatmap = NULL;
     iol_posix_st.dxt = NULL;
-    iol_hm_cache_clear(&iol_posix_st.hm);
+    iol_posix_st.dxt_lock = 0;
 }
 
 /* ------------------------------------------------------------ entering */
@@ -98,7 +98,7 @@ static inline iol_module *posix_mod(void) { return iol_mod(IOL_MOD_POSIX); }
 static void map_fd(int fd, posix_aux *a)
 {
     if ((unsigned)fd < iol_posix_st.fdcap)
-        __atomic_store_n(&iol_posix_st.fdtab[fd], a, __ATOMIC_RELAXED);
+        __atomic_store_n(&iol_posix_st.fdtab[fd], a, __ATOMIC_RELEASE);
     else
         iol_fail(IOL_FAIL_FDTABLE);
 }
@@ -110,13 +110,30 @@ static posix_aux *by_name(iol_module *m, const char *name, uint64_t id)
     return iol_rec_get(m, name, id, &a) ? a : NULL;
 }
 
-/* The aux of a path's record with the lock held, or NULL (iol_rec_enter_path
- * sets the aux only when it returns the record). */
+/* With the module lock held and a record's aux (or NULL): the record's lock
+ * as well (rt.h iol_rec_lock_in_mod).  Returns a with both locks held (give them
+ * back with leave_both), or NULL with neither. */
+static inline __attribute__((always_inline)) posix_aux *to_record(iol_module *m, posix_aux *a)
+{
+    if (!a) {
+        iol_mod_leave(m);
+        return NULL;
+    }
+    return iol_rec_lock_in_mod(m, &a->lock) ? a : NULL;
+}
+static inline void leave_both(posix_aux *a) { iol_rec_leave_mod(posix_mod(), &a->lock); }
+
+/* The aux of a path's record with the module's and the record's locks held, or
+ * NULL (no lock; iol_rec_enter_path sets the aux only when it returns the
+ * record). */
 static inline __attribute__((always_inline)) posix_aux *enter_path(const char *path)
 {
     void *a = NULL;
-    iol_rec_enter_path(posix_mod(), path, &a);
-    return a;
+    iol_module *m = posix_mod();
+    iol_rec_enter_path(m, path, &a);   /* (its record pointer is not needed here) */
+    if (!a)
+        return NULL;
+    return iol_rec_lock_in_mod(m, &((posix_aux *)a)->lock) ? a : NULL;
 }
 
 int iol_posix_fd_name(int fd, char *out, size_t len)
@@ -127,7 +144,7 @@ int iol_posix_fd_name(int fd, char *out, size_t len)
     const char *name = iol_name_of(a->rec->id);
     if (name)
         snprintf(out, len, "%s", name);
-    iol_mod_leave(posix_mod());
+    iol_posix_leave(a);
     return name ? 0 : -1;
 }
 
@@ -200,7 +217,7 @@ void iol_posix_open(int fd, const char *path, int mode, const iol_span *sp)
         if (mode)
             a->rec->c[POSIX_MODE] = mode;
         opened(a, sp);
-        iol_mod_leave(posix_mod());
+        leave_both(a);
     }
     errno = e;
 }
@@ -213,7 +230,7 @@ void iol_posix_dup(int oldfd, int newfd, const iol_span *sp)
     map_fd(newfd, a);
     a->rec->c[POSIX_DUPS]++;
     opened(a, sp);
-    iol_mod_leave(posix_mod());
+    iol_posix_leave(a);
 }
 
 void iol_posix_fileno(FILE *fp, int fd, const iol_span *sp)
@@ -222,13 +239,13 @@ void iol_posix_fileno(FILE *fp, int fd, const iol_span *sp)
     char name[IOL_PATH_LEN];
     iol_module *m = posix_mod();
     if (iol_stdio_stream_name(fp, name, sizeof name) == 0 && iol_mod_enter(m)) {
-        posix_aux *a = by_name(m, name, iol_name_id(name));
+        posix_aux *a = to_record(m, by_name(m, name, iol_name_id(name)));
         if (a) {
             map_fd(fd, a);
             a->rec->c[POSIX_FILENOS]++;
             opened(a, sp);
+            leave_both(a);
         }
-        iol_mod_leave(m);
     }
     errno = e;
 }
@@ -243,7 +260,7 @@ void iol_posix_io_at(int fd, int wr, int64_t off, int64_t n, uintptr_t addr, dou
         iol_posix_io_update(a, 1, off, n, addr, d1, d2);
     else
         iol_posix_io_update(a, 0, off, n, addr, d1, d2);
-    iol_mod_leave(posix_mod());
+    iol_posix_leave(a);
 }
 
 /* 1 if any buffer is misaligned (MEM_NOT_ALIGNED), as an address for the above. */
@@ -263,7 +280,7 @@ void iol_posix_sync(int fd, int data_only, const iol_span *sp)
     a->rec->c[data_only ? POSIX_FDSYNCS : POSIX_FSYNCS]++;
     iol_time_add(&a->rec->f[POSIX_F_WRITE_TIME], &a->last_write_end, T1(sp),
                  T2(sp));
-    iol_mod_leave(posix_mod());
+    iol_posix_leave(a);
 }
 
 /* close is split around the real call: the fd mapping is removed before it, so
@@ -308,17 +325,16 @@ uintptr_t iol_posix_close_begin(int fd)
 
 void iol_posix_close_end(uintptr_t handle, const iol_span *sp)
 {
-    iol_module *m = posix_mod();
-    if (!handle || !iol_mod_enter(m))
-        return;
     posix_aux *a = (posix_aux *)handle;
+    if (!handle || !iol_rec_lock(posix_mod(), &a->lock))
+        return;
     posix_rec *r = a->rec;
     int64_t t0 = iol_posix_st.t0_ns, d1 = iol_ts_ns(&sp->a, t0), d2 = iol_ts_ns(&sp->b, t0);
     a->last_byte_read = a->last_byte_written = 0;
     iol_stamp(&r->f[POSIX_F_CLOSE_START_TIMESTAMP], &r->f[POSIX_F_CLOSE_END_TIMESTAMP],
               iol_ns_sec(d1), iol_ns_sec(d2));
     meta_ns(a, d1, d2);
-    iol_mod_leave(m);
+    iol_posix_leave(a);
 }
 
 /* stat family: a path (cleaned here) or a tracked fd (path == NULL). */
@@ -330,7 +346,7 @@ void iol_posix_stat(const char *path, int fd, const iol_span *sp)
             return;
         a->rec->c[POSIX_STATS]++;
         meta(a, sp);
-        iol_mod_leave(posix_mod());
+        iol_posix_leave(a);
         return;
     }
     int e = errno;
@@ -338,7 +354,7 @@ void iol_posix_stat(const char *path, int fd, const iol_span *sp)
     if (a) {
         a->rec->c[POSIX_STATS]++;
         meta(a, sp);
-        iol_mod_leave(posix_mod());
+        leave_both(a);
     }
     errno = e;
 }
@@ -349,7 +365,7 @@ void iol_posix_mmap(int fd)
     if (!a)
         return;
     a->rec->c[POSIX_MMAPS]++;
-    iol_mod_leave(posix_mod());
+    iol_posix_leave(a);
 }
 
 void iol_posix_rename(const char *oldpath, const char *newpath, const iol_span *sp)
@@ -361,19 +377,23 @@ void iol_posix_rename(const char *oldpath, const char *newpath, const iol_span *
     const char *n = iol_path_name(newpath, nb, &nlen);
     uint64_t oid = iolens_record_id(o, olen), nid = iolens_record_id(n, nlen);
     iol_module *m = posix_mod();
+    void *oa;
     if (iol_mod_enter(m)) {
-        void *oa;
-        if (iol_rec_find(m, oid, &oa)) {
-            posix_aux *src = oa, *dst;
+        posix_aux *src = iol_rec_find(m, oid, &oa) ? oa : NULL, *dst;
+        /* Each record under its own lock, found under the module's. */
+        if (!src)
+            iol_mod_leave(m);
+        else if ((src = to_record(m, src)) != NULL) {
             src->rec->c[POSIX_RENAME_SOURCES]++;
             meta(src, sp);
-            if ((dst = by_name(m, n, nid)) != NULL) {
+            iol_rec_unlock(&src->lock);            /* the module's lock kept */
+            if ((dst = to_record(m, by_name(m, n, nid))) != NULL) {
                 dst->rec->c[POSIX_RENAME_TARGETS]++;
                 if (dst->rec->c[POSIX_RENAMED_FROM] == 0)
                     dst->rec->c[POSIX_RENAMED_FROM] = (int64_t)oid;
+                leave_both(dst);
             }
         }
-        iol_mod_leave(m);
     }
     errno = e;
 }
@@ -381,7 +401,12 @@ void iol_posix_rename(const char *oldpath, const char *newpath, const iol_span *
 /* ------------------------------------------------------------ asynchronous I/O */
 void iol_posix_aio_submit(int fd, const void *cb, double t1)
 {
-    if (!iol_posix_enter_fd(fd))
+    posix_aux *a = iol_posix_enter_fd(fd);   /* only to learn whether fd is tracked */
+    if (!a)
+        return;
+    iol_posix_leave(a);
+    iol_module *m = posix_mod();
+    if (!iol_mod_enter(m))                     /* the tracker table is the module's */
         return;
     if (aios) {
         int i = 0;
@@ -392,7 +417,7 @@ void iol_posix_aio_submit(int fd, const void *cb, double t1)
         else
             iol_fail(IOL_FAIL_AIO);
     }
-    iol_mod_leave(posix_mod());
+    iol_mod_leave(m);
 }
 
 int iol_posix_aio_take(int fd, const void *cb, double *t1)
@@ -419,6 +444,7 @@ const iol_module_desc iol_posix_module = {
     .aux_size = sizeof(posix_aux),
     .default_records = 1024,
     .path_names = 1,
+    .rec_locks = 1,
     .rec_init = rec_init,
     .activate = activate,
     .finish = finish,

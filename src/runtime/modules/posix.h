@@ -1,5 +1,6 @@
 /* POSIX module: record layout and the record functions its wrappers call
- * (posix_wrap.c).  Each function takes the module lock itself and leaves errno
+ * (posix_wrap.c).  Each function takes the locks it needs itself (an event on a
+ * tracked fd: only its record's lock, rt.h iol_rec_lock) and leaves errno
  * as it found it (the wrappers do not save it: the data path calls nothing that
  * can set errno, and the paths that can save it themselves). */
 #ifndef IOLENS_RUNTIME_POSIX_H
@@ -24,6 +25,7 @@ IOL_ASSERT_RECORD_LAYOUT(posix_rec, POSIX);
  * records do not move while their module is active (they may be copied at
  * shutdown, after the module is frozen and no wrapper touches them). */
 typedef struct posix_aux {
+    iol_lock_t lock;         /* the record's lock (first: desc.rec_locks) */
     posix_rec *rec;
     int64_t offset, last_byte_read, last_byte_written;
     int64_t file_mask;       /* FILE_ALIGNMENT - 1 if a power of two, 0 if <= 0,
@@ -33,7 +35,9 @@ typedef struct posix_aux {
     double last_read_end, last_write_end;
     iol_cv access, stride;
     iol_dxt_file *dxt;       /* the file's trace (dxt.h), NULL before its first op */
-} posix_aux;
+} __attribute__((aligned(64))) posix_aux;   /* two records' locks and offsets never share
+                                               a cache line */
+_Static_assert(offsetof(posix_aux, lock) == 0, "rec_locks: the aux starts with its lock");
 
 /* The path is cleaned here; `sp` holds the clock readings around the real call. */
 void iol_posix_open(int fd, const char *path, int mode, const iol_span *sp);
@@ -80,14 +84,14 @@ void iol_posix_dirs_reset(void);
  * call than an out-of-line record step).  The state they share with posix.c: */
 typedef struct iol_posix_state {
     posix_aux **fdtab;       /* fd -> aux of its record, NULL untracked.  Entries are
-                                accessed atomically: under the module lock, except
-                                close's removal (iol_posix_close_begin); the pointer
-                                itself is also read without the lock to learn whether
-                                the module is active */
+                                set (release) under the record's lock, removed by
+                                close with an exchange, read (acquire) without a
+                                lock; the pointer itself is also read without the
+                                lock to learn whether the module is active */
     size_t fdcap;
-    iol_heatmap *heatmap;
-    iol_hm_cache hm;         /* the heatmap's current bin (heatmap.h) */
+    iol_heatmap *heatmap;    /* per-thread bins (heatmap.h) */
     iol_dxt *dxt;            /* the DXT_POSIX store, NULL when not tracing */
+    iol_lock_t dxt_lock;     /* the store's own lock (records have theirs) */
     int64_t mem_mask;        /* iol_posix_align_mask(MEM_ALIGNMENT) */
     int64_t t0_ns;           /* iol_t0_ns(), cached at activation */
 } iol_posix_state;
@@ -111,14 +115,15 @@ static inline int iol_posix_misaligned(int64_t x, int64_t mask, int64_t align)
     return mask != -1 || x % align != 0;
 }
 
-/* Lock the module for an event on fd.  Returns the fd's aux with the lock held,
- * or NULL (lock not held) when the module is off or the fd untracked. */
+/* Lock the record of fd for an event on it.  Returns the fd's aux with its
+ * record's lock held (leave with iol_posix_leave), or NULL (no lock held) when
+ * the module is off or frozen, or the fd untracked. */
 static inline __attribute__((always_inline)) posix_aux *iol_posix_enter_fd(int fd)
 {
     iol_module *m = iol_mod(IOL_MOD_POSIX);
     /* The table, once set (after fdcap), stays until a fork child resets the module.
      * It is set by activate, which runs after the module's state became 1: with a
-     * table, the module exists and is active unless frozen (checked under the lock),
+     * table, the module exists and is active unless frozen (iol_rec_lock tests it),
      * so iol_mod_enter's other tests are not needed here. */
     posix_aux **tab = __atomic_load_n(&iol_posix_st.fdtab, __ATOMIC_ACQUIRE);
     if (__builtin_expect(tab == NULL, 0)) {
@@ -128,15 +133,14 @@ static inline __attribute__((always_inline)) posix_aux *iol_posix_enter_fd(int f
             return NULL;
     }
     size_t i = (unsigned)fd;
-    if (i >= iol_posix_st.fdcap || !iol_trylock_own(&m->lock))
+    if (i >= iol_posix_st.fdcap)
         return NULL;
-    posix_aux *a = __atomic_load_n(&tab[i], __ATOMIC_RELAXED);
-    if (__builtin_expect(a == NULL || m->state != 1 || m->frozen, 0)) {
-        iol_mod_leave(m);
+    posix_aux *a = __atomic_load_n(&tab[i], __ATOMIC_ACQUIRE);
+    if (__builtin_expect(a == NULL, 0) || !iol_rec_lock(m, &a->lock))
         return NULL;
-    }
     return a;
 }
+static inline void iol_posix_leave(posix_aux *a) { iol_rec_unlock(&a->lock); }
 
 /* The update of one read (wr = 0) or write (wr = 1) of n bytes at off, between
  * d1 and d2 nanoseconds since init (lock held); always inlined with a constant
@@ -186,9 +190,11 @@ static inline __attribute__((always_inline)) void iol_posix_io_update(posix_aux 
         *maxt = t2 - t1;
         c[wr ? POSIX_MAX_WRITE_TIME_SIZE : POSIX_MAX_READ_TIME_SIZE] = n;
     }
-    iol_hm_add(&iol_posix_st.hm, iol_posix_st.heatmap, t1, t2, n, wr);
-    if (__builtin_expect(iol_posix_st.dxt != NULL, 0))
+    iol_hm_add(iol_posix_st.heatmap, IOL_HM_SLOT_POSIX, t1, t2, n, wr);
+    if (__builtin_expect(iol_posix_st.dxt != NULL, 0) && iol_trylock_own(&iol_posix_st.dxt_lock)) {
         iol_dxt_add(iol_posix_st.dxt, IOL_DXT_SLOT_POSIX, &a->dxt, r->id, wr, off, n, d1, d2);
+        iol_unlock(&iol_posix_st.dxt_lock);
+    }
 }
 
 /* A read or write of n bytes at off (off < 0: at the tracked offset). */
@@ -202,7 +208,7 @@ static inline __attribute__((always_inline)) void iol_posix_io(int fd, const int
     int64_t t0 = iol_posix_st.t0_ns;
     iol_posix_io_update(a, wr, off < 0 ? a->offset : off, n, addr, iol_ts_ns(&sp->a, t0),
                         iol_ts_ns(&sp->b, t0));
-    iol_mod_leave(iol_mod(IOL_MOD_POSIX));
+    iol_posix_leave(a);
 }
 
 static inline __attribute__((always_inline)) void iol_posix_seek(int fd, int64_t pos,
@@ -217,7 +223,7 @@ static inline __attribute__((always_inline)) void iol_posix_seek(int fd, int64_t
     r->c[POSIX_SEEKS]++;
     iol_time_add_ns(&r->f[POSIX_F_META_TIME], &a->last_meta_end_ns, iol_ts_ns(&sp->a, t0),
                     iol_ts_ns(&sp->b, t0));
-    iol_mod_leave(iol_mod(IOL_MOD_POSIX));
+    iol_posix_leave(a);
 }
 
 extern const iol_module_desc iol_posix_module;

@@ -73,8 +73,7 @@ static void activate(iol_module *m)
     FILE *const fps[3] = {stdin, stdout, stderr};
     iol_stdio_stream *tab = iol_map(NSTREAMS * sizeof *tab);
     iol_stdio_st.t0_ns = iol_t0_ns();
-    iol_stdio_st.heatmap = iol_heatmap_register("STDIO");
-    iol_hm_cache_clear(&iol_stdio_st.hm);
+    iol_stdio_st.heatmap = iol_heatmap_register("STDIO", IOL_HM_SLOT_STDIO);
     __atomic_store_n(&iol_stdio_st.streams, tab, __ATOMIC_RELEASE);
     for (int i = 0; i < 3; i++) {
         stdio_aux *a = by_name(m, names[i], iol_name_id(names[i]));
@@ -90,7 +89,6 @@ static void reset(iol_module *m)
     iol_unmap(iol_stdio_st.streams, NSTREAMS * sizeof *iol_stdio_st.streams);
     __atomic_store_n(&iol_stdio_st.streams, NULL, __ATOMIC_RELAXED);
     iol_stdio_st.heatmap = NULL;
-    iol_hm_cache_clear(&iol_stdio_st.hm);
 }
 
 /* ------------------------------------------------------------ entering */

@@ -56,8 +56,7 @@ typedef struct iol_stdio_state {
     iol_stdio_stream *streams;   /* entries under the module lock; the pointer is also
                                     read without it (atomically) to learn whether
                                     the module is active */
-    iol_heatmap *heatmap;
-    iol_hm_cache hm;             /* the heatmap's current bin (heatmap.h) */
+    iol_heatmap *heatmap;        /* per-thread bins (heatmap.h) */
     int64_t t0_ns;               /* iol_t0_ns(), cached at activation */
 } iol_stdio_state;
 extern iol_stdio_state iol_stdio_st __attribute__((visibility("hidden")));
@@ -138,7 +137,7 @@ static inline __attribute__((always_inline)) void iol_stdio_io(FILE *fp, const i
         iol_time_add(&f[STDIO_F_READ_TIME], &a->last_read_end, t1, t2);
     }
     if (kind != 2)
-        iol_hm_add(&iol_stdio_st.hm, iol_stdio_st.heatmap, t1, t2, bytes, wr);
+        iol_hm_add(iol_stdio_st.heatmap, IOL_HM_SLOT_STDIO, t1, t2, bytes, wr);
     iol_mod_leave(iol_mod(IOL_MOD_STDIO));
 }
 

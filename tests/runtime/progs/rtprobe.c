@@ -125,6 +125,58 @@ static int mode_threads(const char *dir, int n)
     return 0;
 }
 
+/* "hammer": N threads (up to 96, beyond the 64 per-thread heat maps) on one
+ * shared file and a private file each, HPER rounds: a private write of 512
+ * bytes, a shared pwrite of 100 at a disjoint offset, every 4th round a private
+ * pread of 256, every 50th a stat of the shared path (its record found by
+ * name, under the module lock, while others update it under its own), every
+ * 100th an lseek, every 200th an open + close of the shared path. */
+enum { HPER = 2000 };
+static void *hammer_worker(void *arg)
+{
+    long t = (long)arg;
+    char p[4096], shared[4096], buf[512];
+    memset(buf, 'h', sizeof buf);
+    snprintf(p, sizeof p, "%s/hammer-%ld.dat", tdir, t);
+    snprintf(shared, sizeof shared, "%s/hammer-shared.dat", tdir);
+    int fd = open(p, O_CREAT | O_TRUNC | O_RDWR, 0644);
+    EXPECT(fd >= 0);
+    for (int i = 0; i < HPER; i++) {
+        EXPECT(write(fd, buf, 512) == 512);
+        EXPECT(pwrite(shared_fd, buf, 100, ((off_t)t * HPER + i) * 100) == 100);
+        if (i % 4 == 0)
+            EXPECT(pread(fd, buf, 256, 0) == 256);
+        if (i % 50 == 0) {
+            struct stat st;
+            EXPECT(stat(shared, &st) == 0);
+        }
+        if (i % 100 == 0)
+            EXPECT(lseek(fd, 0, SEEK_END) == (off_t)(i + 1) * 512);
+        if (i % 200 == 0) {
+            int s = open(shared, O_RDONLY);
+            EXPECT(s >= 0 && close(s) == 0);
+        }
+    }
+    EXPECT(close(fd) == 0);
+    return NULL;
+}
+
+static int mode_hammer(const char *dir, int n)
+{
+    char p[4096];
+    tdir = dir;
+    snprintf(p, sizeof p, "%s/hammer-shared.dat", dir);
+    shared_fd = open(p, O_CREAT | O_TRUNC | O_WRONLY, 0644);
+    EXPECT(shared_fd >= 0);
+    pthread_t th[96];
+    for (long t = 0; t < n; t++)
+        EXPECT(pthread_create(&th[t], NULL, hammer_worker, (void *)t) == 0);
+    for (int t = 0; t < n; t++)
+        pthread_join(th[t], NULL);
+    EXPECT(close(shared_fd) == 0);
+    return 0;
+}
+
 /* `n` files m.0 .. m.<n-1>, one 10-byte write each. */
 static int mode_files(const char *dir, int n)
 {
@@ -286,6 +338,8 @@ int main(int argc, char **argv)
         return mode_threads(dir, n > 64 ? 64 : n);
     if (!strcmp(mode, "sthreads"))
         return mode_sthreads(dir, n > 64 ? 64 : n);
+    if (!strcmp(mode, "hammer"))
+        return mode_hammer(dir, n > 96 ? 96 : n);
     if (!strcmp(mode, "files"))
         return mode_files(dir, n);
     if (!strcmp(mode, "sizes"))
