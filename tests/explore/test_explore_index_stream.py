@@ -266,3 +266,30 @@ def test_indexing_memory_does_not_grow_with_the_trace(tmp_path):
             assert ix.open_index(tmp_path / f"i{n}").nseg == n
         log.unlink()
     assert peaks[6_000_000] < peaks[1_200_000] + 40, peaks
+
+
+def test_a_corrupt_trace_fails_cleanly_mid_build(tmp_path):
+    """A record claiming more segments than its region holds is found only after
+    several chunks have gone to run files: a clear LogError, and nothing left
+    behind that could pass for an index."""
+    path = tmp_path / "bad.darshan"
+    rng = np.random.default_rng(7)
+    n = 5000
+    start = rng.uniform(0, 10, n)
+    ids = [iolens.record_id("/a"), iolens.record_id("/b")]
+    with Writer(path, compression="none") as w:
+        w.set_job(nprocs=2, end_time_sec=10)
+        w.add_names(ids, ["/a", "/b"])
+        w.put_dxt("DXT_POSIX", ids, [0, 1], ["n0", "n1"], [2000, 1000], [500, 1500],
+                  offset=np.zeros(n, np.int64), length=np.ones(n, np.int64),
+                  start=start, end=start + 0.1)
+    with iolens.open(path) as log:
+        at = log.modules["DXT_POSIX"]["offset"] + 104 + 2500 * 32 + 88   # record 2's write_count
+    raw = bytearray(path.read_bytes())
+    raw[at:at + 8] = (10 ** 6).to_bytes(8, "little")
+    path.write_bytes(bytes(raw))
+    cache = tmp_path / "cache"
+    with iolens.open(path) as log:
+        with pytest.raises(iolens.LogError, match="segments"):
+            ix.build(log, cache / "idx", chunk_rows=300, sort_rows=1000)
+    assert list(cache.iterdir()) == []
