@@ -91,10 +91,12 @@ class Summariser:
         self.count += np.bincount(flat, minlength=self.cells)
         self.nbytes += np.bincount(flat, weights=length, minlength=self.cells)
         self.busy += np.bincount(flat, weights=dur, minlength=self.cells)
-        for o in (0, 1):
-            m = op == o
-            self.lane_bytes[o] += np.bincount(lane[m], weights=length[m], minlength=self.nl)
-            self.file_bytes[o] += np.bincount(c["file"][m], weights=length[m], minlength=self.nf)
+        # per (operation, lane) and (operation, file) in one pass each: bincount adds each
+        # cell's rows in row order, so the sums are those of masking by operation
+        self.lane_bytes += np.bincount(op * self.nl + lane, weights=length,
+                                       minlength=2 * self.nl).reshape(2, self.nl)
+        self.file_bytes += np.bincount(op * self.nf + c["file"], weights=length,
+                                       minlength=2 * self.nf).reshape(2, self.nf)
         self.lane_busy += np.bincount(lane, weights=dur, minlength=self.nl)
         self.lane_count += np.bincount(lane, minlength=self.nl)
         self.file_count += np.bincount(c["file"], minlength=self.nf)
