@@ -15,7 +15,7 @@ Peak memory: the rows of ``sort_rows`` (a bucket group being sorted, or the rows
 kept before the first spill: 42 bytes each plus the sort order and one gathered
 column) and one decoded chunk of ``chunk_rows`` with its temporaries, plus the
 per-record, per-lane and per-file tables and the summariser's fixed arrays;
-never the trace (0.75 GiB with the defaults at 10^8 segments).  Temporary run
+never the trace (750-810 MiB with the defaults at 10^8 segments).  Temporary run
 files (42 bytes per segment) live in the index's temporary directory.
 """
 from __future__ import annotations
