@@ -25,12 +25,21 @@ INDEX_CHILD = r"""
 import json, resource, sys, time
 from pathlib import Path
 import iolens
+from iolens.explore import index_build, index_sort
 from iolens.explore.index import index_for
+sorts = []
+class Recording(index_sort.ExternalSort):      # to report what the out-of-core sort did
+    def __init__(self, *a, **k):
+        super().__init__(*a, **k)
+        sorts.append(self)
+index_build.ExternalSort = Recording
 t = time.perf_counter()
 with iolens.open(sys.argv[1]) as log:
     idx = index_for(log, Path(sys.argv[2]))
 ru = resource.getrusage(resource.RUSAGE_SELF)
 print(json.dumps({"index_s": time.perf_counter() - t, "index_cpu_s": ru.ru_utime + ru.ru_stime,
+                  "chunk_rows": index_build.CHUNK_ROWS, "sort_rows": index_build.SORT_ROWS,
+                  "sort": sorts[0].stats if sorts else None,
                   "nseg": idx.nseg,
                   "lanes": idx.nlanes, "bins": int(idx.pyr_count.shape[2]),
                   "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))

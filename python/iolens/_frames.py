@@ -174,11 +174,10 @@ def dxt_record_frame(d: Optional[dict], names: np.ndarray) -> pd.DataFrame:
                              "hostname": pd.Series([], dtype=object),
                              "write_count": np.empty(0, np.int64),
                              "read_count": np.empty(0, np.int64)})
-    hosts = name_lookup(d["hostnames"])
     return pd.DataFrame({
         "id": view(d["id"], np.uint64), "rank": view(d["rank"], np.int64),
         "name": pd.Series(names[view(d["name_code"], np.int32)], dtype=object),
-        "hostname": pd.Series(hosts[view(d["host_code"], np.int32)], dtype=object),
+        "hostname": pd.Series(d["hostnames"], dtype=object),     # one per record
         "write_count": view(d["write_count"], np.int64),
         "read_count": view(d["read_count"], np.int64)}, copy=False)
 

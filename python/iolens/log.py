@@ -249,7 +249,8 @@ class Log:
     def dxt_records(self, module: Union[str, int] = "POSIX") -> pd.DataFrame:
         """One row per DXT record: id, rank, name, hostname, write_count, read_count."""
         info = self._dxt_module(module)
-        d = self._c.dxt(info.id) if self._present(info) else None
+        # streamed: only the headers are kept, so this costs no memory per segment
+        d = self._c.dxt_reader(info.id).headers() if self._present(info) else None
         return _frames.dxt_record_frame(d, self._name_lookup)
 
     def heatmap(self, api: Optional[str] = None) -> pd.DataFrame:

@@ -42,11 +42,14 @@ typedef struct iol_idmap {        /* record id -> name index */
     size_t mask;                  /* the order does not answer */
 } iol_idmap;
 
+typedef struct IolDxtReader IolDxtReader;
+
 typedef struct IolLogObject {
     PyObject_HEAD
     iolens_log *log;
     PyObject *names;              /* list of str in library iteration order */
     iol_idmap map;
+    IolDxtReader *readers;        /* open chunked DXT readers (core_dxt_stream.c) */
 } IolLogObject;
 
 extern PyTypeObject IolLog_Type;
@@ -73,6 +76,13 @@ PyObject *iol_py_records_columns(IolLogObject *self, PyObject *args);
 PyObject *iol_py_dxt(IolLogObject *self, PyObject *args);
 PyObject *iol_py_heatmap(IolLogObject *self, PyObject *noargs);
 PyObject *iol_py_lustre(IolLogObject *self, PyObject *noargs);
+
+/* ---- chunked DXT reading (core_dxt_stream.c) */
+extern PyTypeObject IolDxtReader_Type;
+/* Log.dxt_reader(module): a DxtReader over one DXT module. */
+PyObject *iol_py_dxt_reader(IolLogObject *self, PyObject *args);
+/* Close the iterators of the log's open readers (before the log itself goes). */
+void iol_py_dxt_readers_detach(IolLogObject *self);
 
 /* ---- metadata (core_meta.c) */
 PyObject *iol_py_module_table(PyObject *self, PyObject *noargs);

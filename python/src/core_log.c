@@ -186,6 +186,7 @@ static int log_init(IolLogObject *self, PyObject *args, PyObject *kwds)
         return -1;
     }
     Py_DECREF(path);
+    iol_py_dxt_readers_detach(self);
     if (self->log)
         iolens_log_close(self->log);
     self->log = log;
@@ -194,6 +195,7 @@ static int log_init(IolLogObject *self, PyObject *args, PyObject *kwds)
 
 static void log_release(IolLogObject *self)
 {
+    iol_py_dxt_readers_detach(self);
     Py_CLEAR(self->names);
     idmap_free(&self->map);
     if (self->log) {
@@ -359,6 +361,7 @@ WITH_NAMES(iol_py_dxt)
 WITH_NAMES(iol_py_records_columns)
 WITH_NAMES(iol_py_heatmap)
 WITH_NAMES(iol_py_lustre)
+WITH_NAMES(iol_py_dxt_reader)
 
 static PyMethodDef log_methods[] = {
     {"close", (PyCFunction)log_close, METH_NOARGS, "Release the log (arrays handed out stay valid)."},
@@ -371,6 +374,8 @@ static PyMethodDef log_methods[] = {
     {"records_columns", (PyCFunction)iol_py_records_columns_m, METH_VARARGS,
      "Stream a counter module keeping only the given counters: dict of column buffers."},
     {"dxt", (PyCFunction)iol_py_dxt_m, METH_VARARGS, "Decode a DXT module: dict of column buffers."},
+    {"dxt_reader", (PyCFunction)iol_py_dxt_reader_m, METH_VARARGS,
+     "A DxtReader over a DXT module: its segments in chunks of bounded size."},
     {"heatmap", (PyCFunction)iol_py_heatmap_m, METH_NOARGS, "Decode HEATMAP: dict of column buffers."},
     {"lustre", (PyCFunction)iol_py_lustre_m, METH_NOARGS, "Decode LUSTRE: dict of column buffers."},
     {NULL, NULL, 0, NULL},

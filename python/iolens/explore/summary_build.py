@@ -2,7 +2,12 @@
 segments themselves: the binned pyramid and the totals behind the summary views.
 
 Memory is fixed by the number of lanes, files and bins, never by the number of
-segments (the caller feeds chunks of the sorted columns)."""
+segments (the caller feeds pieces of the sorted columns, of any size, in order).
+
+The pieces are regrouped into blocks of BLOCK rows at fixed positions of the
+sorted order, so that the floating-point sums (bytes, busy time) come out the
+same to the last bit however the caller cuts its pieces: an index built out of
+core equals one built in memory."""
 from __future__ import annotations
 
 import math
@@ -13,6 +18,13 @@ from .index import bins_for
 
 SIZE_BUCKETS = 48          # log2 buckets of transfer sizes: [2^k, 2^(k+1)), bucket 0 holds 0-1 byte
 OFFSET_SAMPLE = 20_000     # at most this many (time, offset) points for the spatial view
+BLOCK = 1 << 20            # rows summed at a time: fixes the float sums' order, bounds temporaries
+
+
+def _concat(parts, copy=False) -> dict:
+    if len(parts) == 1 and not copy:
+        return parts[0]
+    return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
 
 
 class Summariser:
@@ -36,8 +48,38 @@ class Summariser:
         self.max_dur = 0.0
         self.stride = max(1, math.ceil(meta["nseg"] / OFFSET_SAMPLE))
         self.samples = []
+        self.fed = 0               # rows summed so far (start of the pending block)
+        self.pending = []          # pieces of the block being gathered
+        self.npending = 0
 
-    def add(self, c: dict, lo: int) -> None:
+    def feed(self, c: dict) -> None:
+        """The next rows of the sorted columns (a dict of equal-length arrays)."""
+        n, i = len(c["start"]), 0
+        while i < n:
+            take = min(BLOCK - self.npending, n - i)
+            piece = {k: v[i:i + take] for k, v in c.items()} if take < n else c
+            self.pending.append(piece)
+            self.npending += take
+            i += take
+            if self.npending == BLOCK:
+                self._flush()
+        if self.pending:        # copies: views would keep the caller's whole piece alive
+            self.pending = [_concat(self.pending, copy=True)]
+
+    def finish(self) -> None:
+        """Sums the last, partial block; call once after the last feed()."""
+        if self.npending:
+            self._flush()
+
+    def _flush(self) -> None:
+        parts, self.pending = self.pending, []
+        block = _concat(parts)
+        del parts
+        self._add(block, self.fed)
+        self.fed += self.npending
+        self.npending = 0
+
+    def _add(self, c: dict, lo: int) -> None:
         start, end = c["start"], c["end"]
         dur = np.clip(end - start, 0.0, None)
         dur = np.where(np.isfinite(dur), dur, 0.0)
@@ -49,16 +91,17 @@ class Summariser:
         self.count += np.bincount(flat, minlength=self.cells)
         self.nbytes += np.bincount(flat, weights=length, minlength=self.cells)
         self.busy += np.bincount(flat, weights=dur, minlength=self.cells)
-        for o in (0, 1):
-            m = op == o
-            self.lane_bytes[o] += np.bincount(lane[m], weights=length[m], minlength=self.nl)
-            self.file_bytes[o] += np.bincount(c["file"][m], weights=length[m], minlength=self.nf)
+        # per (operation, lane) and (operation, file) in one pass each: bincount adds each
+        # cell's rows in row order, so the sums are those of masking by operation
+        self.lane_bytes += np.bincount(op * self.nl + lane, weights=length,
+                                       minlength=2 * self.nl).reshape(2, self.nl)
+        self.file_bytes += np.bincount(op * self.nf + c["file"], weights=length,
+                                       minlength=2 * self.nf).reshape(2, self.nf)
         self.lane_busy += np.bincount(lane, weights=dur, minlength=self.nl)
         self.lane_count += np.bincount(lane, minlength=self.nl)
         self.file_count += np.bincount(c["file"], minlength=self.nf)
-        seen, first_row = np.unique(lane, return_index=True)   # start is sorted
-        self.lane_first[seen] = np.minimum(self.lane_first[seen], start[first_row])
-        np.maximum.at(self.lane_last, lane, end)
+        np.fmin.at(self.lane_first, lane, start)    # fmin: a NaN start is no first
+        np.fmax.at(self.lane_last, lane, end)
         bucket = np.zeros(len(length), np.int64)
         pos = length >= 1
         bucket[pos] = np.minimum(np.log2(length[pos]).astype(np.int64), SIZE_BUCKETS - 1)
@@ -88,7 +131,7 @@ class Summariser:
                 "write_bytes": self.lane_bytes[1].tolist(),
                 "busy": self.lane_busy.tolist(), "count": self.lane_count.tolist(),
                 "first": np.where(fin, self.lane_first, 0).tolist(),
-                "last": np.where(fin, self.lane_last, 0).tolist()},
+                "last": np.where(np.isfinite(self.lane_last), self.lane_last, 0).tolist()},
             "file_totals": {"read_bytes": self.file_bytes[0].tolist(),
                             "write_bytes": self.file_bytes[1].tolist(),
                             "count": self.file_count.tolist()},
