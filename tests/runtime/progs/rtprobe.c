@@ -109,20 +109,27 @@ static int mode_sthreads(const char *dir, int n)
     return 0;
 }
 
-static int mode_threads(const char *dir, int n)
+/* n threads (at most 96) running fn(t) while dir/<shared> is open as shared_fd. */
+static int run_with_shared(const char *dir, const char *shared, int n, void *(*fn)(void *))
 {
     char p[4096];
     tdir = dir;
-    snprintf(p, sizeof p, "%s/shared.dat", dir);
+    snprintf(p, sizeof p, "%s/%s", dir, shared);
     shared_fd = open(p, O_CREAT | O_TRUNC | O_WRONLY, 0644);
     EXPECT(shared_fd >= 0);
-    pthread_t th[64];
+    pthread_t th[96];
+    EXPECT(n <= 96);
     for (long t = 0; t < n; t++)
-        EXPECT(pthread_create(&th[t], NULL, worker, (void *)t) == 0);
+        EXPECT(pthread_create(&th[t], NULL, fn, (void *)t) == 0);
     for (int t = 0; t < n; t++)
         pthread_join(th[t], NULL);
     EXPECT(close(shared_fd) == 0);
     return 0;
+}
+
+static int mode_threads(const char *dir, int n)
+{
+    return run_with_shared(dir, "shared.dat", n, worker);
 }
 
 /* "hammer": N threads (up to 96, beyond the 64 per-thread heat maps) on one
@@ -163,18 +170,7 @@ static void *hammer_worker(void *arg)
 
 static int mode_hammer(const char *dir, int n)
 {
-    char p[4096];
-    tdir = dir;
-    snprintf(p, sizeof p, "%s/hammer-shared.dat", dir);
-    shared_fd = open(p, O_CREAT | O_TRUNC | O_WRONLY, 0644);
-    EXPECT(shared_fd >= 0);
-    pthread_t th[96];
-    for (long t = 0; t < n; t++)
-        EXPECT(pthread_create(&th[t], NULL, hammer_worker, (void *)t) == 0);
-    for (int t = 0; t < n; t++)
-        pthread_join(th[t], NULL);
-    EXPECT(close(shared_fd) == 0);
-    return 0;
+    return run_with_shared(dir, "hammer-shared.dat", n, hammer_worker);
 }
 
 /* `n` files m.0 .. m.<n-1>, one 10-byte write each. */
