@@ -9,6 +9,12 @@
    peak RSS (largest process) for a tenth of the logs and for all of them.
 3. Every named query over a synthetic store of --jobs jobs (and 2x as many
    file rows), median of 3 runs each.
+
+    python bench/fleet/bench_fleet.py --queries-only --work /scratch/fleet-work
+
+runs step 3 alone (no logs needed; about a minute to build the store of
+1,000,000 jobs, then a few minutes of queries); add --skip build to reuse the
+store of an earlier run.
 """
 from __future__ import annotations
 
@@ -107,35 +113,57 @@ def synth_store(store, n_jobs, seed=5):
 
 
 def query_times(store, repeats=3):
+    """Median wall and CPU time of each named query, each run on a fresh
+    connection (as `iolens fleet query` does; connecting is timed too, and no
+    run profits from the metadata an earlier one cached)."""
     from iolens.fleet import named
     from iolens.fleet.query import connect
     out = {}
-    with connect(store) as con:
-        for name in named.NAMED:
-            sql = named.sql(name, 20)
-            wall, cpu = [], []
-            for _ in range(repeats):
-                t, c = time.perf_counter(), time.process_time()
+    for name in named.NAMED:
+        sql = named.sql(name, 20)
+        wall, cpu = [], []
+        for _ in range(repeats):
+            t, c = time.perf_counter(), time.process_time()
+            with connect(store) as con:
                 con.execute(sql).fetchall()
-                wall.append(time.perf_counter() - t)
-                cpu.append(time.process_time() - c)
-            # CPU time (all threads) is less disturbed by other load than wall time.
-            out[name] = (statistics.median(wall), statistics.median(cpu))
+            wall.append(time.perf_counter() - t)
+            cpu.append(time.process_time() - c)
+        # CPU time (all threads) is less disturbed by other load than wall time.
+        out[name] = (statistics.median(wall), statistics.median(cpu))
     return out
+
+
+def time_queries(a, skip):
+    store = os.path.join(a.work, "store-synth")
+    if "build" not in skip or not os.path.exists(os.path.join(store, "manifest.json")):
+        t = time.perf_counter()
+        synth_store(store, a.jobs)
+        print(f"synthetic store of {a.jobs} jobs built in {time.perf_counter() - t:.1f} s")
+    print(f"named queries, median of 3 (load average before: {os.getloadavg()[0]:.1f}):")
+    for name, (wall, cpu) in query_times(store).items():
+        print(f"  {name:16} wall {wall * 1000:8.1f} ms   cpu {cpu * 1000:8.1f} ms", flush=True)
+    print(f"load average after: {os.getloadavg()[0]:.1f}")
 
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--logs", required=True)
+    ap.add_argument("--logs", help="directory of logs from gen_logs.py (not needed with --queries-only)")
     ap.add_argument("--work", required=True)
     ap.add_argument("--sample", type=int, default=1000)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--jobs", type=int, default=1_000_000)
+    ap.add_argument("--queries-only", action="store_true",
+                    help="only time the named queries over a synthetic store (step 3)")
     ap.add_argument("--skip", default="", help="comma list of steps to skip: rate,ingest,query,build "
                     "(build: reuse the synthetic store of an earlier run)")
     a = ap.parse_args()
     skip = set(a.skip.split(","))
     os.makedirs(a.work, exist_ok=True)
+    if a.queries_only:
+        time_queries(a, skip)
+        return
+    if not a.logs:
+        ap.error("--logs is required unless --queries-only")
     from iolens.fleet.ingest import find_logs
     logs = find_logs([a.logs])
     print(f"{len(logs)} logs")
@@ -157,13 +185,7 @@ def main():
                   f"{n / elapsed / 2:.0f} logs/s/core, peak RSS of largest process "
                   f"{(peak or 0) / 1024:.0f} MiB")
     if "query" not in skip:
-        store = os.path.join(a.work, "store-synth")
-        if "build" not in skip:
-            t = time.perf_counter()
-            synth_store(store, a.jobs)
-            print(f"synthetic store of {a.jobs} jobs built in {time.perf_counter() - t:.1f} s")
-        for name, (wall, cpu) in query_times(store).items():
-            print(f"  {name:16} wall {wall * 1000:8.1f} ms   cpu {cpu * 1000:8.1f} ms")
+        time_queries(a, skip)
 
 
 if __name__ == "__main__":

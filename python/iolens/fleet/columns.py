@@ -123,12 +123,22 @@ def file_numbers(a: Arrays, prefix: str, nprocs: int, reads, writes) -> Dict[str
             values = a.int(prefix + name.upper())
         out[name] = _group_sum(inv, n, values)
     shared_time = _group_sum(inv, n, np.where(shared, t, 0.0))
-    # Summed time per (file, rank), then the slowest rank of each file.
+    # Summed time per (file, rank), then the slowest rank of each file.  A pair
+    # is one int64 key (file index * (largest rank + 1) + rank; ranks here are
+    # 0 <= rank < nprocs), since np.unique over the rows of a 2-D array costs
+    # several times more; sums still accumulate in record order.
     mine = ~shared & (a.rank < nprocs)
-    pair, pair_inv = np.unique(np.stack([inv[mine], a.rank[mine]]), axis=1, return_inverse=True)
-    per_pair = _group_sum(pair_inv.reshape(-1), pair.shape[1], t[mine])
+    rank = a.rank[mine]
+    width = int(rank.max()) + 1 if len(rank) else 1
+    if width * max(n, 1) < 1 << 62:
+        pair, pair_inv = np.unique(inv[mine].astype(np.int64) * width + rank, return_inverse=True)
+        pair_file = pair // width
+    else:   # ranks too large for one key (damaged logs)
+        pair, pair_inv = np.unique(np.stack([inv[mine], rank]), axis=1, return_inverse=True)
+        pair_file = pair[0]
+    per_pair = _group_sum(pair_inv.reshape(-1), len(pair_file), t[mine])
     slow = np.zeros(n)
-    np.maximum.at(slow, pair[0], per_pair)
+    np.maximum.at(slow, pair_file, per_pair)
     out["time_by_slowest"] = slow + shared_time
     out["total_bytes"] = out["bytes_read"] + out["bytes_written"]
     tt = out["time_by_slowest"]

@@ -51,7 +51,10 @@ def _cdf_figure(cdf: pd.DataFrame) -> str:
     fig, axes = plt.subplots(1, 3, figsize=(11, 3.2))
     for ax, m in zip(axes, metrics):
         for itf, g in cdf[cdf["metric"] == m].groupby("interface"):
-            ax.plot(np.maximum(g["value"], 1e-3), g["fraction"], label=itf)
+            # The query gives the CDF at grid points: a step rises at each point.
+            # The overflow bin's +inf key has no place on the axis.
+            g = g[np.isfinite(g["value"])]
+            ax.plot(np.maximum(g["value"], 1e-3), g["fraction"], label=itf, drawstyle="steps-pre")
         ax.set_xscale("log")
         ax.set_xlabel({"bytes": "bytes per job", "files": "files per job",
                        "perf": "bytes/s by slowest rank"}[m])

@@ -51,23 +51,30 @@ def day(epoch: int) -> str:
 
 
 class _Classifier:
-    """StorageClasses.classify with a per-directory cache (files of a job
-    share few directories).  Prefixes match whole components, so every file of
-    a directory has the directory's class, except a file that is itself a
-    prefix or mount point: those are classified directly."""
+    """StorageClasses.classify over a job's file names, with a per-directory
+    cache (files of a job share few directories).  Prefixes match whole
+    components, so every file of a directory has the directory's class, except
+    a file that is itself a prefix or mount point: those are classified
+    directly."""
 
     def __init__(self, classes: StorageClasses, mounts):
         self.classes, self.mounts, self.cache = classes, mounts, {}
         self.exact = {p for p, _ in classes.prefixes} | {m for m, _ in mounts}
 
-    def __call__(self, name: str) -> str:
-        if name in self.exact or not name.startswith("/"):
-            return self.classes.classify(name, self.mounts)
-        d = os.path.dirname(name)
-        got = self.cache.get(d)
-        if got is None:
-            got = self.cache[d] = self.classes.classify(d + "/", self.mounts)
-        return got
+    def many(self, names: List[str]) -> List[str]:
+        # Runs once per file of every log: the cache key is the text before the
+        # last "/" (a C string method), of which os.path.dirname is a function.
+        out, cache, exact = [], self.cache, self.exact
+        for name in names:
+            if name in exact or not name.startswith("/"):
+                out.append(self.classes.classify(name, self.mounts))
+                continue
+            d = name.rpartition("/")[0]
+            got = cache.get(d)
+            if got is None:
+                got = cache[d] = self.classes.classify(os.path.dirname(name) + "/", self.mounts)
+            out.append(got)
+        return out
 
 
 def _findings(path: str) -> Optional[List[dict]]:
@@ -150,6 +157,7 @@ def _extract(path: str, classes: StorageClasses, with_findings: bool,
                "platform": sorted(log.platform.items())}
         files: Dict[str, list] = {c: [] for c in FILE_COLUMNS}
         classify = _Classifier(classes, mounts)
+        lookup = log.names   # record id -> name, what log.name() reads
         class_bytes: Dict[str, int] = {}
         total_bytes, io_time = 0, 0.0
         for itf in interfaces():
@@ -172,15 +180,15 @@ def _extract(path: str, classes: StorageClasses, with_findings: bool,
             for c in ("bytes_read", "bytes_written", "time", "perf"):
                 row[f"{k}_{c}"] = jn[c]
             row[f"{k}_files"] = len(fr["file_id"])
-            names = [log.name(i) or "" for i in fr["file_id"].tolist()]
-            cls = [classify(f) for f in names]
+            names = [lookup.get(i) or "" for i in fr["file_id"].tolist()]
+            cls = classify.many(names)
             nf = len(names)
             files["interface"] += [itf.module] * nf
             files["file"] += names
             files["storage_class"] += cls
             files["partial"] += [row[f"{k}_partial"]] * nf
-            for c in NUMERIC:
-                files[c] += fr[c].tolist()
+            for c in NUMERIC:   # numpy arrays: cheap to pickle and to turn into Arrow
+                files[c].append(fr[c])
             if itf.base:
                 total_bytes += jn["bytes_read"] + jn["bytes_written"]
                 io_time += jn["time"]
@@ -191,6 +199,7 @@ def _extract(path: str, classes: StorageClasses, with_findings: bool,
         row["class_bytes"] = sorted(class_bytes.items())
     nf = len(files["file"])
     if nf:
+        files.update({c: np.concatenate(files[c]) for c in NUMERIC})
         files.update(log_key=[key] * nf, log_file=[row["log_file"]] * nf, date=date)
     out = {"job": row, "files": files if nf else {}}
     if with_findings:

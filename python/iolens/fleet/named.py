@@ -30,33 +30,65 @@ def _metric_expr(key: str) -> Dict[str, str]:
             "files": f"{key}_files", "perf": f"{key}_perf"}
 
 
-def _quantiles(points: str, alias: str) -> str:
-    """One scan of jobs computing quantile lists of every (interface, metric),
-    unpivoted to rows: interface, metric, jobs, <alias> (the list)."""
+def _used(key: str) -> str:
+    # A job uses an interface when it has records of it.  `<i>_files` (distinct
+    # record ids, at least 1 whenever there are records) says the same as
+    # `<i>_records > 0` and is read anyway, so the scan needs 7 columns fewer.
+    return f"{key}_files > 0"
+
+
+def _per_series(agg: Callable[[str], str], alias: str) -> str:
+    """One scan of jobs with one aggregate per (interface, metric), unnested to
+    rows: interface, metric, jobs (how many use the interface), <alias>.
+
+    Values of jobs not using an interface become NULL, which aggregates skip.
+    An aggregate FILTER clause would do the same, but DuckDB then copies a
+    selection per aggregate: 2.9 s instead of 2.0 s of CPU for the 21
+    quantile lists over 1,000,000 jobs."""
     aggs, rows = [], []
     for i in interfaces():
-        aggs.append(f"count(*) FILTER (WHERE {i.key}_records > 0) AS n_{i.key}")
+        aggs.append(f"count_if({_used(i.key)})::BIGINT AS n_{i.key}")
         for m, e in _metric_expr(i.key).items():
-            aggs.append(f"quantile_cont({e}, [{points}]) FILTER (WHERE {i.key}_records > 0) "
-                        f"AS {i.key}_{m}")
-            rows.append(f"SELECT '{i.module}' AS interface, '{m}' AS metric, "
-                        f"n_{i.key} AS jobs, {i.key}_{m} AS {alias} FROM s")
-    return (f"WITH s AS MATERIALIZED (SELECT {', '.join(aggs)} FROM jobs) "
-            + " UNION ALL ".join(rows))
+            aggs.append(f"{agg(f'CASE WHEN {_used(i.key)} THEN {e} END')} AS {i.key}_{m}")
+            rows.append(f"{{'interface': '{i.module}', 'metric': '{m}', "
+                        f"'jobs': n_{i.key}, '{alias}': {i.key}_{m}}}")
+    return (f"SELECT r.interface, r.metric, r.jobs, r.{alias} FROM (SELECT unnest([{', '.join(rows)}]) "
+            f"AS r FROM (SELECT {', '.join(aggs)} FROM jobs)) WHERE r.jobs > 0")
 
 
 def percentiles(limit: int = 0) -> str:
+    # quantile_cont with a list: one selection pass per series for all quantiles.
     qs = ", ".join(str(q) for q in QUANTILES)
     names = ", ".join(f"q[{n + 1}] AS p{int(round(q * 100))}" for n, q in enumerate(QUANTILES))
-    return (f"SELECT interface, metric, jobs, {names} FROM ({_quantiles(qs, 'q')}) "
-            f"WHERE jobs > 0 ORDER BY interface, metric")
+    return (f"SELECT interface, metric, jobs, {names} FROM "
+            f"({_per_series(lambda e: f'quantile_cont({e}, [{qs}])', 'q')}) "
+            f"ORDER BY interface, metric")
+
+
+# The CDF's grid: 0, then 2^(i/4) for i = 0..256 (quarter octaves from 1 to 2^64),
+# enough for bytes, files and bytes/s.  A value above the grid falls in the
+# histogram's last bin, whose key is +inf.
+CDF_STEPS_PER_OCTAVE = 4
+CDF_GRID = (f"[0.0::DOUBLE] || list_transform(range(0, {64 * CDF_STEPS_PER_OCTAVE + 1}), "
+            f"lambda i: pow(2.0, i / {CDF_STEPS_PER_OCTAVE}))")
 
 
 def cdf(limit: int = 0) -> str:
-    points = ", ".join(f"{i / 100:.2f}" for i in range(101))
-    return (f"SELECT interface, metric, unnest(range(0, 101)) / 100.0 AS fraction, "
-            f"unnest(v) AS value FROM ({_quantiles(points, 'v')}) WHERE jobs > 0 "
-            f"ORDER BY interface, metric, fraction")
+    """The empirical CDF of each series at the grid points: fraction = the share
+    of the interface's jobs whose value is <= value, exactly (a binned count, no
+    interpolation).  Rows run from the first point with any job to the first
+    with all of them.  Exact quantiles at 101 points would cost DuckDB 101
+    selections per series (9 s of CPU at 1,000,000 jobs); counting into fixed bins is
+    one parallel pass."""
+    hist = _per_series(lambda e: f"histogram(({e})::DOUBLE, {CDF_GRID})", "h")
+    return (f"WITH s AS ({hist}), "
+            f"b AS (SELECT interface, metric, jobs, unnest(map_keys(h)) AS value, "
+            f"unnest(map_values(h)) AS n FROM s), "
+            f"c AS (SELECT *, sum(n) OVER w AS below, coalesce(sum(n) OVER w - n, 0) AS before "
+            f"FROM b WINDOW w AS (PARTITION BY interface, metric ORDER BY value)) "
+            f"SELECT interface, metric, value, below / jobs AS fraction FROM c "
+            f"WHERE below > 0 AND before < jobs "
+            f"ORDER BY interface, metric, value")
 
 
 def top_share(limit: int = 0) -> str:
@@ -103,7 +135,7 @@ NAMED: Dict[str, Tuple[Callable[[int], str], str]] = {
     "top-jobs-time": (lambda n=20: _top("job", "io_time", n), "jobs with the most I/O time"),
     "top1pct-share": (top_share, "share of all bytes moved by the top 1 % of jobs"),
     "percentiles": (percentiles, "p50/p75/p90/p99 of bytes, files and performance per interface"),
-    "cdf": (cdf, "CDF (101 points) of bytes, files and performance per interface"),
+    "cdf": (cdf, "CDF (quarter-octave grid) of bytes, files and performance per interface"),
     "interface-class": (interface_class, "bytes per interface and storage class"),
     "slow-mpiio": (slow_mpiio, "slowest MPI-IO jobs moving more than 1 GiB"),
     "partial-rate": (partial_rate, "rate of partial logs (and quarantined count)"),

@@ -28,6 +28,7 @@ import time
 import uuid
 from typing import Dict, Iterable, List, Set
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -196,9 +197,18 @@ def to_arrow(table: str, rows: List[dict]) -> pa.Table:
     of the table's schema (the date partition column dropped)."""
     schema = schemas()[table]
     if table == "files":   # extract gives one dict of columns per log
-        cols = {f.name: [] for f in schema}
-        for part in rows:
-            for name in cols:
-                cols[name].extend(part[name])
-        return pa.table(cols, schema=schema)
+        return pa.table([_column([part[f.name] for part in rows], f.type) for f in schema],
+                        schema=schema)
     return pa.Table.from_pylist(rows, schema=schema)
+
+
+def _column(parts: list, type_: pa.DataType) -> pa.Array:
+    """One column from per-log parts: numpy arrays (the numeric columns of
+    extract) are joined without a detour through Python objects; lists are
+    joined as lists."""
+    if parts and all(isinstance(p, np.ndarray) for p in parts):
+        return pa.array(np.concatenate(parts), type=type_)
+    out: list = []
+    for p in parts:
+        out.extend(p.tolist() if isinstance(p, np.ndarray) else p)
+    return pa.array(out, type=type_)
