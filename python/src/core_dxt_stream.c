@@ -118,6 +118,21 @@ static void recs_free(recs *h)
     Py_XDECREF(h->hosts);
 }
 
+/* A chunk for max segments (0: headers only) and an empty header list in *h;
+ * NULL with MemoryError set when either cannot be had. */
+static chunk *begin_read(size_t max, recs *h)
+{
+    chunk *c = chunk_new(max);
+    *h = (recs){0, 0, NULL, NULL, NULL, NULL, PyList_New(0)};
+    if (!c || !h->hosts) {
+        chunk_free(c);
+        recs_free(h);
+        PyErr_NoMemory();
+        return NULL;
+    }
+    return c;
+}
+
 static int grow(void **p, size_t n, size_t size)
 {
     void *q = realloc(*p, n * size);
@@ -265,13 +280,10 @@ static PyObject *reader_read(IolDxtReader *r, PyObject *arg)
         return PyErr_Format(PyExc_ValueError, "DxtReader: the log was closed");
     if (!r->it)
         Py_RETURN_NONE;
-    chunk *c = chunk_new((size_t)max);
-    recs h = {0, 0, NULL, NULL, NULL, NULL, PyList_New(0)};
-    if (!c || !h.hosts) {
-        chunk_free(c);
-        recs_free(&h);
-        return PyErr_NoMemory();
-    }
+    recs h;
+    chunk *c = begin_read((size_t)max, &h);
+    if (!c)
+        return NULL;
     int64_t first = r->rec + 1;
     size_t got = 0;
     int rc = fill(r, c, (size_t)max, &h, &got);
@@ -297,13 +309,10 @@ static PyObject *reader_headers(IolDxtReader *r, PyObject *noargs)
 {
     if (r->detached)
         return PyErr_Format(PyExc_ValueError, "DxtReader: the log was closed");
-    chunk *c = chunk_new(0);
-    recs h = {0, 0, NULL, NULL, NULL, NULL, PyList_New(0)};
-    if (!c || !h.hosts) {
-        chunk_free(c);
-        recs_free(&h);
-        return PyErr_NoMemory();
-    }
+    recs h;
+    chunk *c = begin_read(0, &h);
+    if (!c)
+        return NULL;
     int64_t first = r->rec + 1;
     int rc = IOLENS_OK;
     while (r->it) {
