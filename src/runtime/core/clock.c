@@ -9,6 +9,13 @@
 
 iol_clock_fn iol_vdso_clock_gettime;
 
+long iol_monotonic_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long)t.tv_sec * 1000000000L + t.tv_nsec;
+}
+
 /* The address of a function of the vDSO (its dynamic symbol table, reached
  * through DT_HASH for the count), or NULL: no vDSO, no DT_HASH, no such symbol. */
 static void *vdso_function(const char *name)

@@ -4,6 +4,10 @@
 
 #include "rt.h"
 
+/* clock.c: CLOCK_MONOTONIC in ns, for the bounded waits of the exit paths
+ * (async-signal-safe: clock_gettime is). */
+long iol_monotonic_ns(void);
+
 /* records.c */
 int iol_records_init(void);        /* pools from iol_cfg; 0 or -1 */
 void iol_records_release(void);    /* unmap everything (fork child, tests) */
@@ -16,6 +20,8 @@ uint64_t iol_partial_get(void);
  * (CLOCK_MONOTONIC) < 0: wait as long as it takes.  Returns 0, or -1 at the
  * deadline with a lock still held by another thread. */
 int iol_rec_locks_wait(iol_module *m, long deadline_ns);
+/* Mark every record lock of m free (a fork copy, where their holders are gone). */
+void iol_rec_locks_clear(iol_module *m);
 /* 1 when this thread holds one of m's record locks. */
 int iol_rec_locks_mine(const iol_module *m);
 void iol_records_detach(void);    /* shutdown: records leave the safety file */

@@ -41,12 +41,7 @@
 int iol_log_writing;
 int iol_held_sig;
 
-static long now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
+static long now_ms(void) { return iol_monotonic_ns() / 1000000; }
 
 static void nap(long ns)
 {
@@ -109,7 +104,7 @@ static void wait_writer(pid_t child)
 /* In the copy: write the log and leave. Never returns. */
 static void __attribute__((noreturn)) child_write(pid_t parent)
 {
-    iol_locks_give_all();               /* ours: same thread identity here */
+    iol_locks_reset_in_copy();          /* ours: same thread identity here */
     /* Never outlive the wait: gone with the process (killed while it waits), and
      * gone by SIGALRM, which is ours in this copy, after the longest wait. */
     prctl(PR_SET_PDEATHSIG, SIGKILL);

@@ -10,13 +10,6 @@
 static iol_lock_t *taken[IOL_MAX_MODULES + 1];
 static int ntaken;
 
-static long now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (long)t.tv_sec * 1000000000L + t.tv_nsec;
-}
-
 /* 1 = taken now, 0 = already ours (a signal interrupted an update on this
  * thread), -1 = still held by another thread at the deadline. */
 static int take(iol_lock_t *l, long deadline)
@@ -28,7 +21,7 @@ static int take(iol_lock_t *l, long deadline)
             return 1;
         if (expect == me)
             return 0;
-        if (now_ns() > deadline)
+        if (iol_monotonic_ns() > deadline)
             return -1;
         struct timespec d = { 0, 20000 };
         nanosleep(&d, NULL);
@@ -39,7 +32,7 @@ static int was_frozen[IOL_MAX_MODULES];
 
 int iol_locks_take_all(long budget_ns)
 {
-    long deadline = now_ns() + budget_ns;
+    long deadline = iol_monotonic_ns() + budget_ns;
     size_t nfrozen = 0;
     ntaken = 0;
     /* Other threads record nothing more: the records live in the shared safety
@@ -81,6 +74,13 @@ void iol_locks_give_all(void)
 {
     while (ntaken > 0)
         iol_unlock(taken[--ntaken]);
+}
+
+void iol_locks_reset_in_copy(void)
+{
+    iol_locks_give_all();
+    for (size_t i = 0; i < iol_module_ndescs; i++)
+        iol_rec_locks_clear(&iol_mods[iol_module_descs[i]->id]);
 }
 
 int iol_locks_mine(void)

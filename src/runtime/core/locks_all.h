@@ -10,6 +10,12 @@ int iol_locks_take_all(long budget_ns);
 /* Give back what iol_locks_take_all took (in this process: a fork copy has
  * the same locks, held by the same thread identity). */
 void iol_locks_give_all(void);
+/* In the fork copy, before it freezes the modules: give back what was taken and
+ * clear every record lock.  A thread of the parent may have taken a record lock
+ * after iol_locks_take_all waited for them (it saw `frozen` and was about to give
+ * it back, changing nothing) when the fork happened; that thread does not exist
+ * in the copy, whose freeze would otherwise wait for it for ever. */
+void iol_locks_reset_in_copy(void);
 /* 1 when this thread holds one of those locks (a signal interrupted it). */
 int iol_locks_mine(void);
 

@@ -6,13 +6,6 @@
 
 #include "core_int.h"
 
-static long now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (long)t.tv_sec * 1000000000L + t.tv_nsec;
-}
-
 /* Take and give back l: 0 done (or l is ours), -1 still held at the deadline. */
 static int pass(iol_lock_t *l, uintptr_t me, long deadline_ns)
 {
@@ -28,7 +21,7 @@ static int pass(iol_lock_t *l, uintptr_t me, long deadline_ns)
             __builtin_ia32_pause();
             continue;
         }
-        if (deadline_ns >= 0 && now_ns() > deadline_ns)
+        if (deadline_ns >= 0 && iol_monotonic_ns() > deadline_ns)
             return -1;
         sched_yield();
     }
@@ -43,6 +36,14 @@ int iol_rec_locks_wait(iol_module *m, long deadline_ns)
         if (pass(iol_rec_lock_of(m, i), me, deadline_ns) < 0)
             return -1;
     return 0;
+}
+
+void iol_rec_locks_clear(iol_module *m)
+{
+    if (!m->d || !m->d->rec_locks || m->state != 1 || !m->aux)
+        return;
+    for (size_t i = 0; i < m->count; i++)
+        __atomic_store_n(iol_rec_lock_of(m, i), 0, __ATOMIC_RELAXED);
 }
 
 int iol_rec_locks_mine(const iol_module *m)
