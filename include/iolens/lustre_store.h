@@ -25,6 +25,7 @@
 
 #define IOLENS_LUSTRE_STORE_MAGIC "IOLLUS01"
 #define IOLENS_LUSTRE_STORE_HDR 16
+#define IOLENS_LUSTRE_STORE_VERSION 2       /* the LUSTRE record version it holds */
 #define IOLENS_LUSTRE_MAX_COMPS 256       /* as a layout can hold (64 KiB xattr) */
 #define IOLENS_LUSTRE_MAX_OSTS 2730
 

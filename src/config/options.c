@@ -14,9 +14,7 @@
 #include <strings.h>
 #include <unistd.h>
 
-/* K_OFF: a setting that is on by default; an off word (or, in the file, the key
- * with an off word) sets its field to 1, meaning "off". */
-enum opt_kind { K_FLAG, K_OFF, K_MIB, K_INT, K_STR, K_LIST, K_FRAC, K_PATHLIST };
+enum opt_kind { K_FLAG, K_MIB, K_INT, K_STR, K_LIST, K_FRAC, K_PATHLIST };
 
 typedef struct opt {
     const char *env;        /* environment variable, or NULL */
@@ -46,7 +44,7 @@ static const opt OPTS[] = {
     {"DARSHAN_MMAP_LOGPATH", "MMAP_LOGPATH", K_STR, F(mmap_logpath), 0},
     {"IOLENS_LOG_REPORT", NULL, K_STR, F(report_path), 0},
     {"IOLENS_NO_SAFETY_COPY", "NO_SAFETY_COPY", K_FLAG, F(no_safety), 0},
-    {"IOLENS_LUSTRE_API", "LUSTRE_API", K_OFF, F(lustre_no_api), 0},
+    {"IOLENS_NO_LUSTRE_API", "NO_LUSTRE_API", K_FLAG, F(lustre_no_api), 0},
     {"IOLENS_JOB_PID", NULL, K_INT, F(job_pid), 0},
     {"LOGNAME", NULL, K_STR, F(username), 0},
     {"DARSHAN_EXCLUDE_DIRS", NULL, K_PATHLIST, F(exclude_dirs), 0},
@@ -137,10 +135,6 @@ static void set_value(iol_config *c, const opt *o, const char *v, int from_env, 
     switch (o->kind) {
     case K_FLAG:
         if (!from_env || flag_value(v))
-            *(int *)field = 1;
-        break;
-    case K_OFF:
-        if (!flag_value(v))
             *(int *)field = 1;
         break;
     case K_MIB:

@@ -37,7 +37,7 @@ typedef struct iol_config {
     int dxt_thread_ids;                  /* DXT_THREAD_IDS: thread ids in traces
                                             (DXT_POSIX v2, DXT_MPIIO v3) */
     int no_safety;                       /* IOLENS_NO_SAFETY_COPY: no mmap'd safety copy */
-    int lustre_no_api;                   /* IOLENS_LUSTRE_API=0: never use liblustreapi,
+    int lustre_no_api;                   /* IOLENS_NO_LUSTRE_API: never use liblustreapi,
                                             read the lustre.lov xattr */
     int64_t job_pid;                     /* IOLENS_JOB_PID: first process of the job (0 = none) */
     uint64_t modmem, namemem;            /* bytes */

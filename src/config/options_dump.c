@@ -67,7 +67,7 @@ void iol_config_dump(const iol_config *c, void (*out)(const char *, void *), voi
     if (c->dxt_unaligned_trigger >= 0)
         OUT("# DXT_UNALIGNED_IO_TRIGGER = %.2lf", c->dxt_unaligned_trigger);
     if (c->lustre_no_api)
-        OUT("# LUSTRE_API = 0 (liblustreapi not used)");
+        OUT("# NO_LUSTRE_API (liblustreapi not used)");
     dump_modules(c, out, arg);
     out(bar, arg);
     out("### END DARSHAN CONFIG ###", arg);

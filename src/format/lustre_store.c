@@ -43,7 +43,7 @@ size_t iolens_lustre_store_region(const void *store, size_t len, void *out, size
     if (len < IOLENS_LUSTRE_STORE_HDR || memcmp(s, IOLENS_LUSTRE_STORE_MAGIC, 8) != 0)
         return 0;
     memcpy(&version, s + 8, 4);
-    if (version != 2)
+    if (version != IOLENS_LUSTRE_STORE_VERSION)
         return 0;
     /* The last LIVE entry: an earlier LIVE entry of its id is the one it replaced. */
     uint64_t last_id = 0;

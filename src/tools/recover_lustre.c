@@ -27,8 +27,16 @@ int iol_recover_lustre(const char *copy, void **region, size_t *len, char *note,
     if (size && !out)
         snprintf(note, notelen, "%.400s: out of memory; its LUSTRE records are not recovered",
                  path);
-    else if (size && memcmp(store, IOLENS_LUSTRE_STORE_MAGIC, size < 8 ? size : 8) != 0)
+    else if (size && (size < IOLENS_LUSTRE_STORE_HDR ||
+                      memcmp(store, IOLENS_LUSTRE_STORE_MAGIC, 8) != 0))
         snprintf(note, notelen, "%.400s: not a LUSTRE store; its records are not recovered", path);
+    else if (size) {
+        uint32_t version;
+        memcpy(&version, store + 8, 4);
+        if (version != IOLENS_LUSTRE_STORE_VERSION)
+            snprintf(note, notelen, "%.400s: a LUSTRE store of record version %u, not %d; its "
+                     "records are not recovered", path, version, IOLENS_LUSTRE_STORE_VERSION);
+    }
     free(store);
     if (n) {
         *region = out;

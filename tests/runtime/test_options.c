@@ -105,15 +105,11 @@ int main(void)
     load(&c, (const char *const[]){"DARSHAN_ENABLE_NONMPI=", "DARSHAN_DISABLE=0", "DXT_ENABLE_IO_TRACE=", NULL});
     CHECK(c.enable_nonmpi && !c.disable && !((c.mod_disabled >> 10) & 1));
 
-    /* a setting on by default (K_OFF): only an off word turns it off */
+    /* an off-switch is a NO_ flag like IOLENS_NO_SAFETY_COPY: only a true word sets it */
     CHECK(!c.lustre_no_api);
-    load(&c, (const char *const[]){"IOLENS_LUSTRE_API=1", NULL});
+    load(&c, (const char *const[]){"IOLENS_NO_LUSTRE_API=0", NULL});
     CHECK(!c.lustre_no_api);
-    load(&c, (const char *const[]){"IOLENS_LUSTRE_API=", NULL});
-    CHECK(!c.lustre_no_api);
-    load(&c, (const char *const[]){"IOLENS_LUSTRE_API=0", NULL});
-    CHECK(c.lustre_no_api);
-    load(&c, (const char *const[]){"IOLENS_LUSTRE_API=Off", NULL});
+    load(&c, (const char *const[]){"IOLENS_NO_LUSTRE_API=1", NULL});
     CHECK(c.lustre_no_api);
 
     /* fractional and bad sizes */
@@ -147,7 +143,7 @@ int main(void)
     int fd = mkstemp(path);
     const char *text = "# comment\n  MODMEM 8\nMAX_RECORDS 3 POSIX,STDIO\n"
                        "NAME_EXCLUDE \\.py$,^/scratch/ POSIX\nMOD_DISABLE STDIO\nBOGUS 1\nDUMP_CONFIG\n"
-                       "LUSTRE_API no\n";
+                       "NO_LUSTRE_API\n";
     CHECK(fd >= 0 && write(fd, text, strlen(text)) == (ssize_t)strlen(text));
     close(fd);
     char cp[64];
@@ -156,7 +152,7 @@ int main(void)
     CHECK(c.modmem == 2u << 20 && c.max_records[1] == 3 && c.max_records[9] == 3 && c.dump_config);
     CHECK(c.nrules == 2 && warnings == 1);             /* BOGUS */
     CHECK(!((c.mod_disabled >> 9) & 1));                /* file MOD_DISABLE dropped */
-    CHECK(c.lustre_no_api);                             /* LUSTRE_API no */
+    CHECK(c.lustre_no_api);                             /* NO_LUSTRE_API */
     iol_config_free(&c);
     unlink(path);
 

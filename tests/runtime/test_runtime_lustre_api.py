@@ -5,8 +5,8 @@ mount (mount table, statfs magic, `lustre.lov` values).  A test-only
 liblustreapi.so.1 (progs/fake_lustreapi.c, built with the tests into its own
 directory) answers llapi_layout_get_by_fd for the files there from text
 descriptions of the same layouts.  With LD_LIBRARY_PATH pointing at it the runtime
-loads it at init and the records must be the expected ones; with IOLENS_LUSTRE_API=0
-(or LUSTRE_API 0 in the config file), without the library, or when one of its calls
+loads it at init and the records must be the expected ones; with IOLENS_NO_LUSTRE_API=1
+(or NO_LUSTRE_API in the config file), without the library, or when one of its calls
 fails, the xattr path must give the same records.  One file ("which.dat") is
 described differently to the two sources (OST 100 to the library, OST 200 in the
 xattr), so every run also shows which source answered."""
@@ -136,12 +136,12 @@ def test_library_gives_the_records(runtime, tool, parts, tmp_path, library):
 
 @pytest.mark.parametrize("how", ["environment", "config file"])
 def test_switch_forces_the_xattr_path(runtime, tool, parts, tmp_path, how):
-    """IOLENS_LUSTRE_API=0 (or LUSTRE_API 0 in the config file): the library is not
+    """IOLENS_NO_LUSTRE_API=1 (or NO_LUSTRE_API in the config file): the library is not
     used although it is there, and the xattr gives the same records."""
-    extra = {"IOLENS_LUSTRE_API": "0"}
+    extra = {"IOLENS_NO_LUSTRE_API": "1"}
     if how == "config file":
         conf = tmp_path / "iolens.conf"
-        conf.write_text("LUSTRE_API 0\n")
+        conf.write_text("NO_LUSTRE_API\n")
         extra = {"DARSHAN_CONFIG_PATH": str(conf)}
     got, _, stdout = run(runtime, tool, parts, tmp_path, "path", extra)
     check_records(got, 200)

@@ -94,3 +94,51 @@ def test_no_store_without_safety_copy(runtime, tool, parts, tmp_path):
                          capture_output=True, text=True, timeout=60).stdout
     got = lustre_lines(out)
     assert got == {n: expected_lines(EXPECTED["plain.dat"]) for n in ("a.dat", "b.dat")}
+
+
+@pytest.mark.parametrize("damage", ["version", "magic", "short"])
+def test_damaged_store_is_named_and_skipped(runtime, tool, parts, tmp_path, damage):
+    """A store that is not one recover can read (another record version, a wrong
+    magic, shorter than its header) costs only the LUSTRE records: recover says
+    which file and why, and writes the log with the process's counters."""
+    mmap = killed_run(runtime, parts, tmp_path)
+    store = next(p for p in mmap.iterdir() if p.name.endswith(".darshan.lustre"))
+    data = bytearray(store.read_bytes())
+    if damage == "version":
+        data[8:12] = (3).to_bytes(4, "little")
+    elif damage == "magic":
+        data[0:8] = b"NOTLUSTR"
+    else:
+        data = data[:5]
+    store.write_bytes(bytes(data))
+    copy = next(p for p in mmap.iterdir() if p.name.endswith(".darshan"))
+    logdir = tmp_path / "recovered"
+    logdir.mkdir()
+    r = subprocess.run([str(tool), "recover", "--logdir", str(logdir), str(copy)],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    want = ("record version 3, not 2" if damage == "version" else "not a LUSTRE store")
+    assert store.name in r.stderr and want in r.stderr, r.stderr
+    out = subprocess.run([str(tool), "parse", str(logs_in(logdir)[0])], capture_output=True,
+                         text=True, timeout=60).stdout
+    assert lustre_lines(out) == {}
+    assert any(line.startswith("POSIX\t") for line in out.splitlines())
+
+
+def test_no_store_until_a_lustre_file_is_closed(runtime, tool, parts, tmp_path):
+    """On a Lustre node, closing only files elsewhere activates the module (its id
+    table) but makes no store file beside the safety copy."""
+    shim, prog = parts
+    mnt, layouts, mmap = tmp_path / "lustre", tmp_path / "layouts", tmp_path / "mmap"
+    for d in (mnt, layouts, mmap):
+        d.mkdir()
+    (layouts / "default.lov").write_bytes(LAYOUTS["plain.dat"][0])
+    env = {"IOLENS_TEST_LUSTRE_DIR": str(mnt.resolve()),
+           "IOLENS_TEST_LUSTRE_LAYOUTS": str(layouts), "LD_PRELOAD": f"{shim} {runtime}",
+           "DARSHAN_MMAP_LOGPATH": str(mmap), "LUSTRE_PROBE_KILL": "1"}
+    r = run_under(runtime, [prog, tmp_path / "elsewhere.dat"], tmp_path / "logs", env,
+                  check=False)
+    assert r.returncode == -9, r.stderr
+    names = [p.name for p in mmap.iterdir()]
+    assert any(n.endswith(".darshan") for n in names), names
+    assert not any(n.endswith(".lustre") for n in names), names

@@ -40,7 +40,7 @@ static void modules_setup(void)
 {
     for (size_t i = 0; i < iol_module_ndescs; i++) {
         const iol_module_desc *d = iol_module_descs[i];
-        if (d->setup && !((iol_cfg.mod_disabled >> d->id) & 1))
+        if (d->setup && !((iol_cfg.mod_disabled >> d->id) & 1) && iol_mods[d->id].state != -1)
             d->setup(&iol_mods[d->id]);
     }
 }
@@ -65,7 +65,6 @@ static int setup(void)
         return -1;
     }
     iol_mounts_init();
-    modules_setup();
     iol_platform_probe();
     iol_platform_sched();
     if (iol_config_app_excluded(&iol_cfg, iol_exe_string(), warn_cb)) {
@@ -77,6 +76,7 @@ static int setup(void)
     if (iol_config_rank_excluded(&iol_cfg, iol_rank, iol_nprocs, warn_cb))
         for (size_t i = 0; i < iol_module_ndescs; i++)
             iol_mods[iol_module_descs[i]->id].state = -1;
+    modules_setup();               /* after the exclusions: nothing loaded for nothing */
     if (!atfork_registered) {         /* only once init is known to succeed */
         pthread_atfork(NULL, NULL, atfork_child);
         atfork_registered = 1;

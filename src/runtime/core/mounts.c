@@ -178,7 +178,8 @@ int iol_mounts_init(void)
     iol_lustre_mounted = 0;
     read_cmdline();
     read_mounts();
-    if (iol_lustre_mounted)
+    /* The close paths call the LUSTRE module only where it can record something. */
+    if (iol_lustre_mounted && !((iol_cfg.mod_disabled >> IOL_MOD_LUSTRE) & 1))
         __atomic_or_fetch(&iol_close_extras, IOL_CLOSE_LUSTRE, __ATOMIC_RELAXED);
     else
         __atomic_and_fetch(&iol_close_extras, ~IOL_CLOSE_LUSTRE, __ATOMIC_RELAXED);

@@ -429,7 +429,8 @@ extern int iol_lustre_mounted __attribute__((visibility("hidden")));
  * common close tests one word that it tested anyway (the close path then costs
  * what it cost before the LUSTRE module: docs/performance.md, "Lustre module"):
  * IOL_CLOSE_DIRS, directory fds were named (modules/posix_dirs.c); IOL_CLOSE_LUSTRE,
- * the node mounts Lustre (set with iol_lustre_mounted). */
+ * the node mounts Lustre and the LUSTRE module is not disabled (mounts.c, at
+ * init; STDIO's setup picks its fclose step from it too). */
 #define IOL_CLOSE_DIRS 1
 #define IOL_CLOSE_LUSTRE 2
 extern int iol_close_extras __attribute__((visibility("hidden")));

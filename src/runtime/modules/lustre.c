@@ -15,7 +15,7 @@
  *
  * The layout: from liblustreapi when it is in the process or could be loaded at
  * init (lustre_api.c; found once by the setup callback below, on a node that
- * mounts Lustre, unless the module or IOLENS_LUSTRE_API is off); else, and when
+ * mounts Lustre, unless the module is off or IOLENS_NO_LUSTRE_API is set); else, and when
  * any of its calls fails for a file, from the `lustre.lov` extended attribute
  * (fgetxattr, as upstream since 3.3.0) parsed by lustre_lov.c.  Either fills one
  * iol_lustre_layout, which lustre_record.c turns into the record.
@@ -52,6 +52,7 @@
 #define SCRATCH_RECORD (32 + 72 * IOL_LUSTRE_MAX_COMPS + 8 * IOL_LUSTRE_MAX_OSTS)
 _Static_assert(IOL_LUSTRE_MAX_COMPS == IOLENS_LUSTRE_MAX_COMPS &&
                IOL_LUSTRE_MAX_OSTS == IOLENS_LUSTRE_MAX_OSTS, "one set of record bounds");
+_Static_assert(IOL_MOD_LUSTRE_VERSION == IOLENS_LUSTRE_STORE_VERSION, "the store's records");
 
 /* A slot's kind, and the marks of the MPI shared-record step (shutdown only). */
 enum { SLOT_EMPTY = 0, SLOT_NOT_LUSTRE = 1, SLOT_RECORD = 2, SLOT_KIND = 0xFF,
@@ -105,14 +106,9 @@ static void activate(iol_module *m)
     while (st.nslots < 4 * records)
         st.nslots <<= 1;
     st.scratch_len = IOL_LUSTRE_XATTR_MAX + sizeof(iol_lustre_layout) + SCRATCH_RECORD;
-    /* The first close on a Lustre node: the sidecar is made now (as DXT's store
-     * is at its first use), its I/O unrecorded. */
-    st.store = iol_safety_sidecar("lustre", st.store_len);
-    if (!st.store)
-        st.store = iol_map(st.store_len);
     st.slots = iol_map(st.nslots * sizeof *st.slots);
     st.scratch = iol_map(st.scratch_len);
-    if (!st.store || !st.slots || !st.scratch) {
+    if (!st.slots || !st.scratch) {
         unmap_all();
         iol_fail(IOL_FAIL_MEMORY);
         m->state = -1;
@@ -120,11 +116,27 @@ static void activate(iol_module *m)
     }
     st.layout = (iol_lustre_layout *)(st.scratch + IOL_LUSTRE_XATTR_MAX);
     st.record = st.scratch + IOL_LUSTRE_XATTR_MAX + sizeof(iol_lustre_layout);
+}
+
+/* The store, made at the first record (not at activation, which the first close
+ * of any file on a Lustre node causes: a process that never touches a Lustre
+ * file makes no sidecar): the file beside the safety copy (as DXT's store is at
+ * its first use; its I/O unrecorded), else anonymous memory.  0, or -1. */
+static int make_store(void)
+{
+    st.store = iol_safety_sidecar("lustre", st.store_len);
+    if (!st.store)
+        st.store = iol_map(st.store_len);
+    if (!st.store) {
+        iol_fail(IOL_FAIL_MEMORY);
+        return -1;
+    }
     st.used = IOLENS_LUSTRE_STORE_HDR;
     uint32_t version = IOL_MOD_LUSTRE_VERSION;
     memcpy(st.store + 8, &version, 4);
     __atomic_signal_fence(__ATOMIC_RELEASE);
     memcpy(st.store, IOLENS_LUSTRE_STORE_MAGIC, 8);   /* last: a store is complete */
+    return 0;
 }
 
 /* The slot of id, or the empty slot where it would go (the table is never more
@@ -184,11 +196,16 @@ static void store(slot *s, uint64_t id, size_t len)
             if (iolens_lustre_record_len(rec, cap) == len && memcmp(rec, st.record, len) == 0)
                 return;
             put_word(s->off, cap, IOLENS_LUSTRE_BUSY);
+            __atomic_signal_fence(__ATOMIC_RELEASE);   /* BUSY lands before the bytes */
             memcpy(rec, st.record, len);
             put_word(s->off, cap, IOLENS_LUSTRE_LIVE);
             return;
         }
     } else if (st.nfilled >= st.nslots / 4 * 3) {
+        cut();
+        return;
+    }
+    if (!st.store && make_store() != 0) {
         cut();
         return;
     }
@@ -275,10 +292,14 @@ static void shared(iol_module *m, const uint64_t *ids, size_t n, int keep)
  * record made before MPI_Init said 0; -1 for a shared one). */
 static size_t output(iol_module *m, void **payload)
 {
-    (void)m;
-    if (!st.packed) {
+    if (!st.packed && st.store) {
         st.out_cap = st.used;
         st.out = iol_map(st.out_cap);
+        if (!st.out) {                /* no records after all: say they are missing */
+            iol_fail(IOL_FAIL_MEMORY);
+            cut();
+            m->count = 0;
+        }
         size_t n = st.out ? iolens_lustre_store_region(st.store, st.used, st.out, st.out_cap) : 0;
         size_t to = 0;
         for (size_t off = 0, len; off < n; off += len) {

@@ -1,8 +1,8 @@
 /* LUSTRE module (lustre.c): the layout of each file on Lustre, taken when the
  * POSIX or STDIO wrappers close it.
  *
- * iol_lustre_mounted (core/rt.h) is set at init when the node mounts a Lustre
- * file system; only then do the close paths call here: the POSIX close through
+ * Only when the node mounts a Lustre file system and the module is not disabled
+ * (the IOL_CLOSE_LUSTRE bit, set at init: core/rt.h) do the close paths call here: the POSIX close through
  * the IOL_CLOSE_LUSTRE bit of iol_close_extras (modules/posix.c), fclose through
  * the begin step its STDIO setup chose (iol_stdio_close_begin_fn). */
 #ifndef IOLENS_RUNTIME_LUSTRE_H

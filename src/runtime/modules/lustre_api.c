@@ -4,7 +4,7 @@
  * links liblustreapi: dlsym RTLD_DEFAULT finds them and nothing is loaded), else
  * liblustreapi.so.1 loaded with RTLD_LOCAL (its symbols then never bind the
  * application's own references).  Nothing is loaded on a node without a Lustre
- * mount, nor when the LUSTRE module or the switch (IOLENS_LUSTRE_API=0) is off.
+ * mount, nor when the LUSTRE module or IOLENS_NO_LUSTRE_API is set.
  *
  * When: once per process lineage, at init (iol_lustre_api_resolve, called from
  * the module's setup callback).  Init holds no lock of ours and runs with
@@ -43,8 +43,6 @@
 #define LLAPI_WIDE_MAX (LLAPI_DEFAULT + 32)        /* ... and its overstriping forms */
 #define LLAPI_USE_FIRST 1u
 #define LLAPI_USE_NEXT 3u
-#define LLAPI_MDT_PATTERN 2u
-#define LLAPI_FOREIGN_PATTERN 8u
 
 struct llapi_layout;   /* opaque */
 typedef struct llapi_layout lay;
@@ -146,7 +144,8 @@ int iol_lustre_api_ready(void)
  * file's RAID0 with the released flag) read as the xattr parser reads it. */
 static int64_t pattern_of(uint64_t p)
 {
-    if (p == 0 || p == LLAPI_MDT_PATTERN || p == 4 || p == LLAPI_FOREIGN_PATTERN)
+    if (p == IOL_LUSTRE_PATTERN_RAID0 || p == IOL_LUSTRE_PATTERN_MDT ||
+        p == IOL_LUSTRE_PATTERN_OVERSTRIPING || p == IOL_LUSTRE_PATTERN_FOREIGN)
         return (int64_t)p;
     return p <= 0xFFFFFFFFu ? iol_lov_pattern((uint32_t)p) : -1;
 }
@@ -210,7 +209,7 @@ static int comp_of(lay *ly, iol_lustre_layout *l)
     c->mirror_id = mirror;
     c->first_ost = l->nosts;
     l->ncomps++;
-    if (pattern == LLAPI_FOREIGN_PATTERN) {   /* no stripes to tell */
+    if (pattern == IOL_LUSTRE_PATTERN_FOREIGN) {   /* no stripes to tell */
         c->stripe_size = -1;
         c->complete = 1;
         return 0;

@@ -185,7 +185,8 @@ uintptr_t (*iol_stdio_close_begin_fn)(FILE *fp) = iol_stdio_close_begin;
 static void setup(iol_module *m)
 {
     (void)m;
-    iol_stdio_close_begin_fn = iol_lustre_mounted ? close_begin_lustre : iol_stdio_close_begin;
+    int lustre = __atomic_load_n(&iol_close_extras, __ATOMIC_RELAXED) & IOL_CLOSE_LUSTRE;
+    iol_stdio_close_begin_fn = lustre ? close_begin_lustre : iol_stdio_close_begin;
 }
 
 void iol_stdio_close_end(uintptr_t handle, const iol_span *sp)
