@@ -10,6 +10,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include "iolens/log.h"
 
 /* ---- errors (core_errors.c) */
@@ -104,6 +105,17 @@ static inline int iol_py_set_item(PyObject *d, const char *key, PyObject *v)
     int rc = PyDict_SetItemString(d, key, v);
     Py_DECREF(v);
     return rc;
+}
+
+/* Resize the malloc'd array *p to n elements of `size` bytes (room for one when n
+ * is 0); 0, or -1 with *p unchanged (the column builders grow by doubling). */
+static inline int iol_py_grow(void **p, size_t n, size_t size)
+{
+    void *q = realloc(*p, (n ? n : 1) * size);
+    if (!q)
+        return -1;
+    *p = q;
+    return 0;
 }
 
 #endif

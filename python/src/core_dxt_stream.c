@@ -21,6 +21,8 @@ struct IolDxtReader {
     iolens_dxt_iter *it;              /* NULL when done, failed or detached */
     IolDxtReader *prev, *next;        /* the log's list of open readers */
     int detached;                     /* the log was closed under the reader */
+    int failed;                       /* a read raised this library error: every later
+                                         one raises it too, never a clean end */
     int in_record;                    /* the current record may have segments left */
     int64_t rec;                      /* index of the current record, -1 before any */
     int64_t wc;                       /* its write count: the first wc segments are writes */
@@ -133,22 +135,13 @@ static chunk *begin_read(size_t max, recs *h)
     return c;
 }
 
-static int grow(void **p, size_t n, size_t size)
-{
-    void *q = realloc(*p, n * size);
-    if (!q)
-        return -1;
-    *p = q;
-    return 0;
-}
-
 /* Append one header; 0 or -1 with an exception set. */
 static int recs_add(recs *h, const iolens_dxt_rec *r)
 {
     if (h->n == h->cap) {
         size_t cap = h->cap ? h->cap * 2 : 64;
-        if (grow((void **)&h->id, cap, 8) || grow((void **)&h->rank, cap, 8)
-            || grow((void **)&h->wc, cap, 8) || grow((void **)&h->rc, cap, 8)) {
+        if (iol_py_grow((void **)&h->id, cap, 8) || iol_py_grow((void **)&h->rank, cap, 8)
+            || iol_py_grow((void **)&h->wc, cap, 8) || iol_py_grow((void **)&h->rc, cap, 8)) {
             PyErr_NoMemory();
             return -1;
         }
@@ -234,10 +227,14 @@ static int put(PyObject *d, const char *key, void **p, size_t nbytes)
     return iol_py_set_item(d, key, arr);
 }
 
-/* Record columns are copies (few rows). */
-static PyObject *bytes_of(const void *p, size_t n)
+/* Record columns are copies (few rows), writable as Log.dxt's are. */
+static PyObject *array_of(const void *p, size_t n)
 {
-    return PyBytes_FromStringAndSize(p ? (const char *)p : "", (Py_ssize_t)n);
+    void *mem;
+    PyObject *arr = iol_py_new_array(n, &mem);
+    if (arr && n)
+        memcpy(mem, p, n);
+    return arr;
 }
 
 /* The dict read() returns; takes c. */
@@ -256,10 +253,10 @@ static PyObject *result(IolDxtReader *r, chunk *c, size_t n, recs *h, int64_t fi
         || put(d, "end", (void **)&c->end, n * 8)
         || put(d, "thread_id", (void **)&c->tid, n * 8)
         || iol_py_set_item(d, "rec_first", PyLong_FromLongLong(first))
-        || iol_py_set_item(d, "id", bytes_of(h->id, h->n * 8))
-        || iol_py_set_item(d, "rank", bytes_of(h->rank, h->n * 8))
-        || iol_py_set_item(d, "write_count", bytes_of(h->wc, h->n * 8))
-        || iol_py_set_item(d, "read_count", bytes_of(h->rc, h->n * 8))
+        || iol_py_set_item(d, "id", array_of(h->id, h->n * 8))
+        || iol_py_set_item(d, "rank", array_of(h->rank, h->n * 8))
+        || iol_py_set_item(d, "write_count", array_of(h->wc, h->n * 8))
+        || iol_py_set_item(d, "read_count", array_of(h->rc, h->n * 8))
         || PyDict_SetItemString(d, "hostnames", h->hosts) < 0
         || PyDict_SetItemString(d, "name_code", code_arr) < 0;
     chunk_free(c);                    /* what was not handed over */
@@ -269,6 +266,21 @@ static PyObject *result(IolDxtReader *r, chunk *c, size_t n, recs *h, int64_t fi
     return d;
 }
 
+/* 0 when r can be read; -1 with the exception set when its log was closed or an
+ * earlier read found the region damaged. */
+static int usable(IolDxtReader *r)
+{
+    if (r->detached) {
+        PyErr_Format(PyExc_ValueError, "DxtReader: the log was closed");
+        return -1;
+    }
+    if (r->failed) {
+        iol_py_log_raise(r->log, r->failed);
+        return -1;
+    }
+    return 0;
+}
+
 static PyObject *reader_read(IolDxtReader *r, PyObject *arg)
 {
     Py_ssize_t max = PyLong_AsSsize_t(arg);
@@ -276,8 +288,8 @@ static PyObject *reader_read(IolDxtReader *r, PyObject *arg)
         return NULL;
     if (max <= 0)
         return PyErr_Format(PyExc_ValueError, "read(max): max must be positive, not %zd", max);
-    if (r->detached)
-        return PyErr_Format(PyExc_ValueError, "DxtReader: the log was closed");
+    if (usable(r) < 0)
+        return NULL;
     if (!r->it)
         Py_RETURN_NONE;
     recs h;
@@ -292,6 +304,7 @@ static PyObject *reader_read(IolDxtReader *r, PyObject *arg)
         if (!PyErr_Occurred())
             iol_py_log_raise(r->log, rc);
         finish(r);                    /* a broken region is not read further */
+        r->failed = rc;
         chunk_free(c);
     } else if (!got && !h.n) {
         chunk_free(c);
@@ -307,8 +320,8 @@ static PyObject *reader_read(IolDxtReader *r, PyObject *arg)
  * columns in bounded memory however long the trace (Log.dxt_records). */
 static PyObject *reader_headers(IolDxtReader *r, PyObject *noargs)
 {
-    if (r->detached)
-        return PyErr_Format(PyExc_ValueError, "DxtReader: the log was closed");
+    if (usable(r) < 0)
+        return NULL;
     recs h;
     chunk *c = begin_read(0, &h);
     if (!c)
@@ -336,6 +349,7 @@ static PyObject *reader_headers(IolDxtReader *r, PyObject *noargs)
         if (!PyErr_Occurred())
             iol_py_log_raise(r->log, rc);
         finish(r);
+        r->failed = rc;
         chunk_free(c);
     } else {
         out = result(r, c, 0, &h, first);
@@ -388,6 +402,7 @@ PyObject *iol_py_dxt_reader(IolLogObject *self, PyObject *args)
     r->log = (IolLogObject *)Py_NewRef((PyObject *)self);
     r->it = it;
     r->detached = 0;
+    r->failed = 0;
     r->in_record = 0;
     r->rec = -1;
     r->wc = 0;

@@ -29,23 +29,15 @@ static void cols_free(void *p)
     free(c);
 }
 
-static int grow(void **p, size_t n, size_t size)
-{
-    void *q = realloc(*p, (n ? n : 1) * size);
-    if (!q)
-        return -1;
-    *p = q;
-    return 0;
-}
-
 static int cols_room(cols *c)
 {
     if (c->n < c->cap)
         return 0;
     size_t cap = c->cap ? c->cap * 2 : 4096;
-    if (grow((void **)&c->id, cap, 8) || grow((void **)&c->rank, cap, 8) ||
-        (c->has_frid && grow((void **)&c->frid, cap, 8)) ||
-        grow((void **)&c->ints, cap * c->ni, 8) || grow((void **)&c->flts, cap * c->nf, 8))
+    if (iol_py_grow((void **)&c->id, cap, 8) || iol_py_grow((void **)&c->rank, cap, 8) ||
+        (c->has_frid && iol_py_grow((void **)&c->frid, cap, 8)) ||
+        iol_py_grow((void **)&c->ints, cap * c->ni, 8) ||
+        iol_py_grow((void **)&c->flts, cap * c->nf, 8))
         return -1;
     c->cap = cap;
     return 0;
