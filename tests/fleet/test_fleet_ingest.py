@@ -180,3 +180,38 @@ def test_platform_facts_are_a_column(tmp_path):
     cores = cores[0] if isinstance(cores, list) else cores     # DuckDB < 1.1 gives a list
     assert cores == facts["cores"]
     assert dict(got[0][1]) == facts
+
+
+def test_store_of_an_older_schema_reads_by_column_name(tmp_path, generated):
+    """A store made before a column was added (its batches lack it and carry no
+    or another schema tag) takes new batches, and queries see every job: the old
+    rows with NULL in the new column, the new rows with their values."""
+    import json
+    import shutil
+    import pyarrow.parquet as pq
+    logs = generated[1]
+    first, second = tmp_path / "first", tmp_path / "second"
+    first.mkdir()
+    second.mkdir()
+    shutil.copy(logs[0], first)
+    shutil.copy(logs[1], second)
+    root = str(tmp_path / "store")
+    ingest([str(first)], root, workers=1, with_findings=False, quiet=True)
+    manifest = read_manifest(root)
+    for batch in manifest["batches"]:                  # as an older version wrote it
+        batch.pop("schema", None)
+        for rel in batch["files"]:
+            if rel.startswith("jobs/"):
+                path = os.path.join(root, rel)
+                pq.write_table(pq.read_table(path).drop_columns(["platform"]), path)
+    with open(os.path.join(root, "manifest.json"), "w", encoding="utf-8") as fh:
+        json.dump(manifest, fh)
+    ingest([str(second)], root, workers=1, with_findings=False, quiet=True)
+    with connect(root) as con:
+        rows = con.execute("SELECT log_file, platform IS NULL FROM jobs "
+                           "ORDER BY log_file").fetchall()
+    assert [os.path.basename(r[0]) for r in rows] == sorted(
+        os.path.basename(p) for p in logs[:2])
+    old = {os.path.basename(r[0]): r[1] for r in rows}
+    assert old[os.path.basename(logs[0])] is True
+    assert old[os.path.basename(logs[1])] is False

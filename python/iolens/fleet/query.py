@@ -9,7 +9,7 @@ from __future__ import annotations
 import duckdb
 import pyarrow as pa
 
-from .schema import TABLES, schemas
+from .schema import TABLES, schema_tag, schemas
 from .store import StoreError, is_store, read_manifest, table_files
 
 
@@ -30,12 +30,16 @@ def connect(store: str, threads: int = 0) -> duckdb.DuckDBPyConnection:
     if threads:
         con.execute(f"SET threads = {int(threads)}")
     manifest = read_manifest(store)
+    # Batches of an older schema lack the columns added since: match by name
+    # (missing ones read as NULL).  Only then, since it reads every file's schema.
+    mixed = any(b.get("schema") != schema_tag() for b in manifest["batches"])
+    by_name = ", union_by_name = true" if mixed else ""
     for table in TABLES:
         files = table_files(store, table, manifest)
         if files:
             con.execute(f"CREATE VIEW {table} AS SELECT * FROM read_parquet("
                         f"{_sql_list(files)}, hive_partitioning = true, "
-                        f"hive_types = {{'date': DATE}})")
+                        f"hive_types = {{'date': DATE}}{by_name})")
         else:   # an empty table with the same columns
             empty = schemas()[table].append(pa.field("date", pa.date32())).empty_table()
             con.register(f"_empty_{table}", empty)

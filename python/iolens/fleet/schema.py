@@ -1,13 +1,15 @@
 """Arrow schemas of the store's tables.
 
-Every batch file of a table has exactly this schema, so that readers can scan
-any set of them together.  The partition column ``date`` (the job's start day,
+Every batch file of a table written by this version has exactly this schema;
+each batch records its digest (``schema_tag``), so that readers of a store that
+holds batches of an older schema (a column added since) scan by column name.  The partition column ``date`` (the job's start day,
 UTC; for quarantine rows the log file's modification day) is not in the files:
 it is the ``date=YYYY-MM-DD`` directory of the Hive-style layout.
 """
 from __future__ import annotations
 
 import functools
+import hashlib
 from typing import Dict
 
 import pyarrow as pa
@@ -47,3 +49,11 @@ def schemas() -> Dict[str, pa.Schema]:
                 ("detail", pa.string())]
     return {"jobs": pa.schema(jobs), "files": pa.schema(files),
             "quarantine": pa.schema(quarantine), "findings": pa.schema(findings)}
+
+
+@functools.lru_cache(maxsize=None)
+def schema_tag() -> str:
+    """A digest of every table's columns and types, stored with each batch."""
+    text = ";".join(f"{t}:{schemas()[t].to_string(show_schema_metadata=False)}"
+                    for t in TABLES)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]

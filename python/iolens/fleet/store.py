@@ -33,7 +33,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from .schema import TABLES, schemas
+from .schema import TABLES, schema_tag, schemas
 
 MANIFEST = "manifest.json"
 STAGING = "_staging"
@@ -177,7 +177,8 @@ class Store:
             pq.write_table(data, path, compression="zstd")
             _fsync_path(path)
             written.append(rel)
-        batch = {"id": bid, "files": written, "committed_at": time.time(), **stats}
+        batch = {"id": bid, "files": written, "committed_at": time.time(),
+                 "schema": schema_tag(), **stats}
         manifest = {**self.manifest, "batches": self.manifest["batches"] + [batch]}
         tmp = os.path.join(self.root, f".{MANIFEST}.{bid}.tmp")
         with open(tmp, "w", encoding="utf-8") as fh:
