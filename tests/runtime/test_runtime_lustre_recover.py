@@ -42,6 +42,20 @@ def killed_run(runtime, parts, tmp_path, extra=None):
     return mmap
 
 
+def plain_mount(runtime, parts, tmp_path, extra):
+    """A fake Lustre mount whose files all have the plain layout: (probe, mount,
+    safety-copy directory, environment with `extra`)."""
+    shim, prog = parts
+    mnt, layouts, mmap = tmp_path / "lustre", tmp_path / "layouts", tmp_path / "mmap"
+    for d in (mnt, layouts, mmap):
+        d.mkdir()
+    (layouts / "default.lov").write_bytes(LAYOUTS["plain.dat"][0])
+    env = {"IOLENS_TEST_LUSTRE_DIR": str(mnt.resolve()),
+           "IOLENS_TEST_LUSTRE_LAYOUTS": str(layouts), "LD_PRELOAD": f"{shim} {runtime}",
+           "DARSHAN_MMAP_LOGPATH": str(mmap), **extra}
+    return prog, mnt, mmap, env
+
+
 def recover(tool, mmap, logdir):
     copies = sorted(p for p in mmap.iterdir() if p.name.endswith(".darshan"))
     assert len(copies) == 1, list(mmap.iterdir())
@@ -80,14 +94,7 @@ def test_lustre_records_recovered_after_sigkill(runtime, tool, parts, tmp_path):
 def test_no_store_without_safety_copy(runtime, tool, parts, tmp_path):
     """IOLENS_NO_SAFETY_COPY: no copy and no store file; the records of a normal run
     are still written (the store is then anonymous memory)."""
-    shim, prog = parts
-    mnt, layouts, mmap = tmp_path / "lustre", tmp_path / "layouts", tmp_path / "mmap"
-    for d in (mnt, layouts, mmap):
-        d.mkdir()
-    (layouts / "default.lov").write_bytes(LAYOUTS["plain.dat"][0])
-    env = {"IOLENS_TEST_LUSTRE_DIR": str(mnt.resolve()),
-           "IOLENS_TEST_LUSTRE_LAYOUTS": str(layouts), "LD_PRELOAD": f"{shim} {runtime}",
-           "DARSHAN_MMAP_LOGPATH": str(mmap), "IOLENS_NO_SAFETY_COPY": "1"}
+    prog, mnt, mmap, env = plain_mount(runtime, parts, tmp_path, {"IOLENS_NO_SAFETY_COPY": "1"})
     run_under(runtime, [prog, mnt / "a.dat", mnt / "b.dat"], tmp_path / "logs", env)
     assert list(mmap.iterdir()) == []
     out = subprocess.run([str(tool), "parse", str(logs_in(tmp_path / "logs")[0])],
@@ -128,14 +135,7 @@ def test_damaged_store_is_named_and_skipped(runtime, tool, parts, tmp_path, dama
 def test_no_store_until_a_lustre_file_is_closed(runtime, tool, parts, tmp_path):
     """On a Lustre node, closing only files elsewhere activates the module (its id
     table) but makes no store file beside the safety copy."""
-    shim, prog = parts
-    mnt, layouts, mmap = tmp_path / "lustre", tmp_path / "layouts", tmp_path / "mmap"
-    for d in (mnt, layouts, mmap):
-        d.mkdir()
-    (layouts / "default.lov").write_bytes(LAYOUTS["plain.dat"][0])
-    env = {"IOLENS_TEST_LUSTRE_DIR": str(mnt.resolve()),
-           "IOLENS_TEST_LUSTRE_LAYOUTS": str(layouts), "LD_PRELOAD": f"{shim} {runtime}",
-           "DARSHAN_MMAP_LOGPATH": str(mmap), "LUSTRE_PROBE_KILL": "1"}
+    prog, mnt, mmap, env = plain_mount(runtime, parts, tmp_path, {"LUSTRE_PROBE_KILL": "1"})
     r = run_under(runtime, [prog, tmp_path / "elsewhere.dat"], tmp_path / "logs", env,
                   check=False)
     assert r.returncode == -9, r.stderr
