@@ -45,6 +45,7 @@ static const opt OPTS[] = {
     {"IOLENS_LOG_REPORT", NULL, K_STR, F(report_path), 0},
     {"IOLENS_NO_SAFETY_COPY", "NO_SAFETY_COPY", K_FLAG, F(no_safety), 0},
     {"IOLENS_NO_LUSTRE_API", "NO_LUSTRE_API", K_FLAG, F(lustre_no_api), 0},
+    {"IOLENS_NO_TSC", "NO_TSC", K_FLAG, F(no_tsc), 0},
     {"IOLENS_JOB_PID", NULL, K_INT, F(job_pid), 0},
     {"LOGNAME", NULL, K_STR, F(username), 0},
     {"DARSHAN_EXCLUDE_DIRS", NULL, K_PATHLIST, F(exclude_dirs), 0},

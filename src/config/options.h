@@ -39,6 +39,8 @@ typedef struct iol_config {
     int no_safety;                       /* IOLENS_NO_SAFETY_COPY: no mmap'd safety copy */
     int lustre_no_api;                   /* IOLENS_NO_LUSTRE_API: never use liblustreapi,
                                             read the lustre.lov xattr */
+    int no_tsc;                          /* IOLENS_NO_TSC: time calls with clock_gettime,
+                                            never the TSC (rt.h "clock") */
     int64_t job_pid;                     /* IOLENS_JOB_PID: first process of the job (0 = none) */
     uint64_t modmem, namemem;            /* bytes */
     int64_t memalign;                    /* bytes, >= 1 */

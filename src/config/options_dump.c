@@ -68,6 +68,8 @@ void iol_config_dump(const iol_config *c, void (*out)(const char *, void *), voi
         OUT("# DXT_UNALIGNED_IO_TRIGGER = %.2lf", c->dxt_unaligned_trigger);
     if (c->lustre_no_api)
         OUT("# NO_LUSTRE_API (liblustreapi not used)");
+    if (c->no_tsc)
+        OUT("# NO_TSC (calls timed with clock_gettime)");
     dump_modules(c, out, arg);
     out(bar, arg);
     out("### END DARSHAN CONFIG ###", arg);

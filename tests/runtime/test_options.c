@@ -111,6 +111,9 @@ int main(void)
     CHECK(!c.lustre_no_api);
     load(&c, (const char *const[]){"IOLENS_NO_LUSTRE_API=1", NULL});
     CHECK(c.lustre_no_api);
+    CHECK(!c.no_tsc);
+    load(&c, (const char *const[]){"IOLENS_NO_TSC=1", NULL});
+    CHECK(c.no_tsc);
 
     /* fractional and bad sizes */
     load(&c, (const char *const[]){"DARSHAN_MODMEM=0.5", "DARSHAN_NAMEMEM=abc", "DARSHAN_MEMALIGN=0", NULL});
@@ -143,7 +146,7 @@ int main(void)
     int fd = mkstemp(path);
     const char *text = "# comment\n  MODMEM 8\nMAX_RECORDS 3 POSIX,STDIO\n"
                        "NAME_EXCLUDE \\.py$,^/scratch/ POSIX\nMOD_DISABLE STDIO\nBOGUS 1\nDUMP_CONFIG\n"
-                       "NO_LUSTRE_API\n";
+                       "NO_LUSTRE_API\nNO_TSC\n";
     CHECK(fd >= 0 && write(fd, text, strlen(text)) == (ssize_t)strlen(text));
     close(fd);
     char cp[64];
@@ -153,6 +156,7 @@ int main(void)
     CHECK(c.nrules == 2 && warnings == 1);             /* BOGUS */
     CHECK(!((c.mod_disabled >> 9) & 1));                /* file MOD_DISABLE dropped */
     CHECK(c.lustre_no_api);                             /* NO_LUSTRE_API */
+    CHECK(c.no_tsc);                                    /* NO_TSC */
     iol_config_free(&c);
     unlink(path);
 

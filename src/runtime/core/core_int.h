@@ -7,6 +7,12 @@
 /* clock.c: CLOCK_MONOTONIC in ns, for the bounded waits of the exit paths
  * (async-signal-safe: clock_gettime is). */
 long iol_monotonic_ns(void);
+/* The start of init: find the vDSO, take the realtime start and this process's
+ * time zero.  Then, once the configuration is known and before anything is
+ * recorded, iol_clock_ready chooses the ticks (TSC unless allow_tsc is 0 or the
+ * kernel keeps time otherwise) and publishes the first line (rt.h "clock"). */
+void iol_clock_start(struct timespec *t0_realtime);
+void iol_clock_ready(int allow_tsc);
 
 /* records.c */
 int iol_records_init(void);        /* pools from iol_cfg; 0 or -1 */

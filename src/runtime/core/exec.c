@@ -27,7 +27,7 @@ static int has_records(void)
 static void before_exec(void)
 {
     int saved = errno;
-    if (!iol_vfork_child() && __atomic_load_n(&iol_state, __ATOMIC_ACQUIRE) == IOL_ON &&
+    if (!iol_vfork_child() && iol_is_on(__atomic_load_n(&iol_state, __ATOMIC_ACQUIRE)) &&
         !iol_busy && !iol_mpi_mode && iol_core_exec_ok()) {
         int write = has_records();
         iol_core_shutdown(write);

@@ -144,8 +144,9 @@ void iol_block_term_signals(sigset_t *old)
 
 void iol_core_shutdown_async(void)
 {
-    int expect = IOL_ON;
-    if (!__atomic_compare_exchange_n(&iol_state, &expect, IOL_STOPPING, 0, __ATOMIC_ACQ_REL,
+    int expect = __atomic_load_n(&iol_state, __ATOMIC_ACQUIRE);
+    if (!iol_is_on(expect) ||
+        !__atomic_compare_exchange_n(&iol_state, &expect, IOL_STOPPING, 0, __ATOMIC_ACQ_REL,
                                      __ATOMIC_ACQUIRE))
         return;
     /* MPI: the log is collective and only MPI_Finalize starts it; the safety

@@ -87,20 +87,22 @@ static int setup(void)
 static void core_init(void)
 {
     iol_busy++;
-    clock_gettime(CLOCK_REALTIME, &iol_t0);
+    iol_clock_start(&iol_t0);
     iol_start_abs = iol_t0;
     iol_self_pid = getpid();
     if (!iol_job_pid)
         iol_job_pid = iol_self_pid;
     iol_real_resolve_all();
     int ok = setup() == 0;
+    iol_clock_ready(!iol_cfg.no_tsc);
     if (ok && iol_cfg.internal_timing) {    /* runtime spec section 10 */
         char line[96];
         iol_write_line("#darshan:<op>\t<nprocs>\t<time>");
         snprintf(line, sizeof line, "darshan:init\t%d\t%f", iol_nprocs, iol_wtime());
         iol_write_line(line);
     }
-    __atomic_store_n(&iol_state, ok ? IOL_ON : IOL_OFF, __ATOMIC_RELEASE);
+    __atomic_store_n(&iol_state, !ok ? IOL_OFF : iol_clock_fast ? IOL_ON : IOL_ON_CLOCK,
+                     __ATOMIC_RELEASE);
     iol_busy--;
 }
 
@@ -119,7 +121,7 @@ __attribute__((noinline)) int iol_on_slow(void)
     if (iol_vfork_child())        /* shares the parent's memory: record nothing */
         return 0;
     int s = __atomic_load_n(&iol_state, __ATOMIC_ACQUIRE);
-    if (s == IOL_ON)
+    if (iol_is_on(s))
         return !iol_busy;
     if (s == IOL_UNINIT && !iol_busy) {
         /* Init does I/O of its own; a successful wrapped call must leave errno
@@ -127,15 +129,16 @@ __attribute__((noinline)) int iol_on_slow(void)
         int saved_errno = errno;
         iol_core_init_lazy();
         errno = saved_errno;
-        return __atomic_load_n(&iol_state, __ATOMIC_ACQUIRE) == IOL_ON;
+        return iol_is_on(__atomic_load_n(&iol_state, __ATOMIC_ACQUIRE));
     }
     return 0;
 }
 
 void iol_core_shutdown(int write_log)
 {
-    int expect = IOL_ON;
-    if (!__atomic_compare_exchange_n(&iol_state, &expect, IOL_STOPPING, 0, __ATOMIC_ACQ_REL,
+    int expect = __atomic_load_n(&iol_state, __ATOMIC_ACQUIRE);
+    if (!iol_is_on(expect) ||
+        !__atomic_compare_exchange_n(&iol_state, &expect, IOL_STOPPING, 0, __ATOMIC_ACQ_REL,
                                      __ATOMIC_ACQUIRE))
         return;
     iol_busy++;
@@ -195,7 +198,7 @@ static void restart(void)
 static void atfork_child(void)
 {
     iol_vfork_forget();
-    if (__atomic_load_n(&iol_state, __ATOMIC_ACQUIRE) != IOL_ON)
+    if (!iol_is_on(__atomic_load_n(&iol_state, __ATOMIC_ACQUIRE)))
         return;
     if (iol_mpi_mode) {   /* a child cannot join the parent's collective log write */
         __atomic_store_n(&iol_state, IOL_OFF, __ATOMIC_RELEASE);
@@ -241,7 +244,7 @@ __attribute__((constructor)) static void iol_ctor(void)
     /* Processes started from here (spawn, exec, pipelines) join this job: their
      * logs get the same job id, so `iolens merge` can group them.  Done here, in
      * the constructor, where setenv's allocation is safe. */
-    if (__atomic_load_n(&iol_state, __ATOMIC_ACQUIRE) == IOL_ON && iol_cfg.job_pid <= 0) {
+    if (iol_is_on(__atomic_load_n(&iol_state, __ATOMIC_ACQUIRE)) && iol_cfg.job_pid <= 0) {
         char v[24];
         snprintf(v, sizeof v, "%d", (int)iol_job_pid);
         setenv("IOLENS_JOB_PID", v, 0);

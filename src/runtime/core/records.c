@@ -25,7 +25,6 @@ uint64_t iol_partial_get(void) { return __atomic_load_n(&partial, __ATOMIC_RELAX
 
 int iol_records_init(void)
 {
-    iol_clock_setup();
     pool_size = iol_cfg.modmem;
     pool_used = 0;
     records_gen = (records_gen + 1) & 0xffff;

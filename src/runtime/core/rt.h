@@ -32,8 +32,12 @@
 #include "options.h"
 
 /* ------------------------------------------------------------ lifecycle */
-enum iol_state { IOL_UNINIT = 0, IOL_ON = 1, IOL_OFF = 2, IOL_STOPPING = 3 };
+/* Two "on" states, so that the wrappers' one test of the state also tells them
+ * how to read the clock (rt.h "clock"): IOL_ON, the fast ticks (the TSC on
+ * x86-64); IOL_ON_CLOCK, clock_gettime (iol_tick), taken through iol_on_slow. */
+enum iol_state { IOL_UNINIT = 0, IOL_ON = 1, IOL_OFF = 2, IOL_STOPPING = 3, IOL_ON_CLOCK = 4 };
 extern int iol_state __attribute__((visibility("hidden")));
+static inline int iol_is_on(int state) { return state == IOL_ON || state == IOL_ON_CLOCK; }
 /* Per-thread guard: non-zero while the runtime itself does I/O (init, log write),
  * so that its own calls are passed through unrecorded. */
 extern __thread int iol_busy __attribute__((tls_model("initial-exec")));
@@ -50,53 +54,119 @@ void iol_vfork_forget(void);
 void iol_core_init_lazy(void);
 void iol_core_shutdown(int write_log);
 
-/* Should a wrapper record this call?  Fast path: one load and one TLS load; the
- * rest (lazy init, off, busy) is out of line (init.c), so that it costs the
- * wrappers neither instructions nor saved registers. */
+/* Should a wrapper record this call?  Fast path (iol_on_fast): one load and one
+ * TLS load, and then the clock is the fast ticks; the rest (lazy init, off,
+ * busy, IOL_ON_CLOCK) is out of line (init.c), so that it costs the wrappers
+ * neither instructions nor saved registers. */
 int iol_on_slow(void);
+static inline __attribute__((always_inline)) int iol_on_fast(void)
+{
+    return __atomic_load_n(&iol_state, __ATOMIC_ACQUIRE) == IOL_ON && !iol_busy;
+}
 static inline __attribute__((always_inline)) int iol_on(void)
 {
-    if (__builtin_expect(__atomic_load_n(&iol_state, __ATOMIC_ACQUIRE) == IOL_ON && !iol_busy, 1))
+    if (__builtin_expect(iol_on_fast(), 1))
         return 1;
     return iol_on_slow();
 }
 
-/* ------------------------------------------------------------ clock */
+/* ------------------------------------------------------------ clock
+ * Wrappers read ticks (iol_tick) around the real call and the record steps turn
+ * them into nanoseconds since init (iol_tick_ns, stats.h iol_span_ns).  Where the
+ * kernel itself keeps time with the TSC (clocksource "tsc": invariant and
+ * synchronised across CPUs, or the kernel would have switched away from it), a
+ * tick is one rdtsc, ~12 ns here against ~29 ns for the vDSO's clock_gettime,
+ * and two are taken per call.  Ticks become nanoseconds on a line fitted to
+ * CLOCK_MONOTONIC (clock.c): first over init, then refined at doubling
+ * intervals, each new line starting where the old one ends, so times never jump.
+ * Otherwise (another clocksource, not x86-64, IOLENS_NO_TSC) a tick is a
+ * CLOCK_MONOTONIC reading in nanoseconds and the line is exact:
+ * ns = tick - (the reading at init). */
 extern struct timespec iol_t0;    /* CLOCK_REALTIME at the start of init */
-/* One CLOCK_REALTIME reading, as glibc's clock_gettime takes it but without its
- * wrapper and PLT: the kernel's vDSO function when there is one (found at init,
- * clock.c), else the system call (as glibc falls back; e.g. under valgrind,
- * which hides the vDSO).  Other targets call clock_gettime. */
 typedef int (*iol_clock_fn)(clockid_t, struct timespec *);
 extern iol_clock_fn iol_vdso_clock_gettime __attribute__((visibility("hidden")));
-void iol_clock_setup(void);
-static inline __attribute__((always_inline)) void iol_clock(struct timespec *ts)
+/* One CLOCK_MONOTONIC reading in nanoseconds, as glibc's clock_gettime takes it
+ * but without its wrapper and PLT: the kernel's vDSO function when there is one
+ * (found at init, clock.c), else the system call (as glibc falls back; e.g.
+ * under valgrind, which hides the vDSO).  Other targets call clock_gettime. */
+static inline __attribute__((always_inline)) int64_t iol_mono_ns(void)
 {
+    struct timespec ts;
 #if defined(__x86_64__) && defined(__linux__)
     iol_clock_fn f = iol_vdso_clock_gettime;
     if (__builtin_expect(f != NULL, 1)) {
-        f(CLOCK_REALTIME, ts);
-        return;
+        f(CLOCK_MONOTONIC, &ts);
+    } else {
+        long ret;
+        __asm__ volatile("syscall"
+                         : "=a"(ret)
+                         : "0"(228L /* SYS_clock_gettime */), "D"((long)CLOCK_MONOTONIC), "S"(&ts)
+                         : "rcx", "r11", "memory");
+        (void)ret;
     }
-    long ret;
-    __asm__ volatile("syscall"
-                     : "=a"(ret)
-                     : "0"(228L /* SYS_clock_gettime */), "D"((long)CLOCK_REALTIME), "S"(ts)
-                     : "rcx", "r11", "memory");
-    (void)ret;
 #else
-    clock_gettime(CLOCK_REALTIME, ts);
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+#endif
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* A line from ticks to nanoseconds since init: ns = ((tick * mult) >> 32) + off
+ * (a 128-bit product).  Lines are never changed once published (iol_clock_line_now
+ * points at the current one), so a reader sees one whole line even while another
+ * thread refines it.  `next`: the tick after which the line is refined. */
+typedef struct iol_clock_line {
+    uint64_t mult;
+    int64_t off;
+    uint64_t next;
+} iol_clock_line;
+extern const iol_clock_line *iol_clock_line_now __attribute__((visibility("hidden")));
+extern int iol_clock_fast __attribute__((visibility("hidden")));
+/* Fit a new line (clock.c; out of line, rare).  Async-signal-safe: a thread that
+ * finds another refining keeps the current line. */
+void iol_clock_refine(uint64_t tick);
+
+/* A tick when the state is IOL_ON (the wrappers' fast path, stats.h TIMED_BODY):
+ * the TSC on x86-64; elsewhere CLOCK_MONOTONIC, on an exact line. */
+static inline __attribute__((always_inline)) uint64_t iol_fast_tick(void)
+{
+#if defined(__x86_64__)
+    return __builtin_ia32_rdtsc();
+#else
+    return (uint64_t)iol_mono_ns();
 #endif
 }
-/* Seconds since init, as (double)nanoseconds * 1e-9: the form of every runtime
- * time (stats.h iol_ts_sec too), which DXT relies on to store times as exact
- * nanoseconds (dxt.h). */
-static inline double iol_wtime(void)
+/* A tick in any state. */
+static inline __attribute__((always_inline)) uint64_t iol_tick(void)
 {
-    struct timespec ts;
-    iol_clock(&ts);
-    return (double)((ts.tv_sec - iol_t0.tv_sec) * 1000000000 + (ts.tv_nsec - iol_t0.tv_nsec)) * 1e-9;
+    if (__builtin_expect(iol_clock_fast, 1))
+        return iol_fast_tick();
+    return (uint64_t)iol_mono_ns();
 }
+static inline __attribute__((always_inline)) int64_t iol_tick_ns_on(const iol_clock_line *l,
+                                                                    uint64_t tick)
+{
+    return (int64_t)(((unsigned __int128)tick * l->mult) >> 32) + l->off;
+}
+/* Nanoseconds since init of a tick; exact in the fallback mode. */
+static inline __attribute__((always_inline)) int64_t iol_tick_ns(uint64_t tick)
+{
+    const iol_clock_line *l = __atomic_load_n(&iol_clock_line_now, __ATOMIC_ACQUIRE);
+    if (__builtin_expect(tick >= l->next, 0))
+        iol_clock_refine(tick);
+    return iol_tick_ns_on(l, tick);
+}
+/* Refine the line if it is due (the out-of-line steps of paths that convert with
+ * iol_span_ns_hot: heat-map misses, DXT allocations). */
+static inline void iol_clock_check(void)
+{
+    uint64_t tick = iol_tick();
+    if (tick >= __atomic_load_n(&iol_clock_line_now, __ATOMIC_ACQUIRE)->next)
+        iol_clock_refine(tick);
+}
+/* Seconds since init, as (double)nanoseconds * 1e-9: the form of every runtime
+ * time (stats.h iol_ns_sec too), which DXT relies on to store times as exact
+ * nanoseconds (dxt.h). */
+static inline double iol_wtime(void) { return (double)iol_tick_ns(iol_tick()) * 1e-9; }
 
 /* ------------------------------------------------------------ config, job */
 extern iol_config iol_cfg;

@@ -75,7 +75,7 @@ static void on_term(int sig)
         return;
     }
     int s = __atomic_load_n(&iol_state, __ATOMIC_ACQUIRE);
-    if (s == IOL_ON && !iol_mpi_mode) {
+    if (iol_is_on(s) && !iol_mpi_mode) {
         iol_core_shutdown_async();       /* async-signal-safe; bounded */
     } else if (s == IOL_STOPPING && __atomic_load_n(&iol_log_writing, __ATOMIC_ACQUIRE)) {
         /* Another thread is writing the log.  Inside the runtime this thread may

@@ -10,31 +10,81 @@
 
 #include "rt.h"
 
-/* The two clock readings around a real call.  Wrappers keep the raw readings
- * (iol_clock straight into this struct) and the record step converts them,
+/* The two clock readings around a real call, as raw ticks (rt.h iol_tick).
+ * Wrappers keep the readings and the record step converts them (iol_span_ns),
  * so that the wrapper holds nothing live across the real call but one pointer. */
 typedef struct iol_span {
-    struct timespec a, b;
+    uint64_t a, b;
 } iol_span;
 
 static inline __attribute__((always_inline)) void iol_span_begin(iol_span *sp)
 {
-    iol_clock(&sp->a);
+    sp->a = iol_tick();
 }
 static inline __attribute__((always_inline)) void iol_span_end(iol_span *sp)
 {
-    iol_clock(&sp->b);
+    sp->b = iol_tick();
+}
+/* Both readings as nanoseconds since init, on one line (so d1 <= d2), refining
+ * the line when it is due. */
+static inline __attribute__((always_inline)) void iol_span_ns(const iol_span *sp, int64_t *d1,
+                                                              int64_t *d2)
+{
+    const iol_clock_line *l = __atomic_load_n(&iol_clock_line_now, __ATOMIC_ACQUIRE);
+    if (__builtin_expect(sp->b >= l->next, 0))
+        iol_clock_refine(sp->b);
+    *d1 = iol_tick_ns_on(l, sp->a);
+    *d2 = iol_tick_ns_on(l, sp->b);
+}
+/* iol_span_ns without the test for a refinement, for the inlined data paths of
+ * POSIX and STDIO: two instructions less per call.  Their lines are refined by
+ * their heat maps' and DXT's out-of-line steps, by every open, close and stat,
+ * and by anything else that converts with iol_span_ns or iol_tick_ns; a run
+ * with none of those (heat maps off, one file open for hours) keeps its first
+ * line, whose slope is off by less than 3e-4 (docs/runtime.md, "clock"). */
+static inline __attribute__((always_inline)) void iol_span_ns_hot(const iol_span *sp, int64_t *d1,
+                                                                  int64_t *d2)
+{
+    const iol_clock_line *l = __atomic_load_n(&iol_clock_line_now, __ATOMIC_ACQUIRE);
+    *d1 = iol_tick_ns_on(l, sp->a);
+    *d2 = iol_tick_ns_on(l, sp->b);
+}
+/* The same as seconds since init. */
+static inline __attribute__((always_inline)) void iol_span_sec(const iol_span *sp, double *t1,
+                                                               double *t2)
+{
+    int64_t d1, d2;
+    iol_span_ns(sp, &d1, &d2);
+    *t1 = (double)d1 * 1e-9;
+    *t2 = (double)d2 * 1e-9;
+}
+static inline __attribute__((always_inline)) void iol_span_sec_hot(const iol_span *sp, double *t1,
+                                                                   double *t2)
+{
+    int64_t d1, d2;
+    iol_span_ns_hot(sp, &d1, &d2);
+    *t1 = (double)d1 * 1e-9;
+    *t2 = (double)d2 * 1e-9;
 }
 
-/* The body of a timed wrapper (every module's wrappers use it): `call` untimed when not recording, else timed into sp
- * and, when `ok` holds for ret, recorded by `rec`. */
+/* The body of a timed wrapper (every module's wrappers use it): `call` untimed
+ * when not recording, else timed into sp and, when `ok` holds for ret, recorded
+ * by `rec`.  The fast path (state IOL_ON) reads the fast ticks with no test of
+ * the clock's mode; the call is written out twice for that. */
 #define TIMED_BODY(type, call, ok, rec)                             \
-    if (!iol_on())                                                  \
-        return call;                                                \
     iol_span sp;                                                    \
-    iol_span_begin(&sp);                                            \
-    type ret = call;                                                \
-    iol_span_end(&sp);                                              \
+    type ret;                                                       \
+    if (__builtin_expect(iol_on_fast(), 1)) {                       \
+        sp.a = iol_fast_tick();                                     \
+        ret = call;                                                 \
+        sp.b = iol_fast_tick();                                     \
+    } else if (iol_on_slow()) {                                     \
+        iol_span_begin(&sp);                                        \
+        ret = call;                                                 \
+        iol_span_end(&sp);                                          \
+    } else {                                                        \
+        return call;                                                \
+    }                                                               \
     if (ok)                                                         \
         rec;                                                        \
     return ret
@@ -43,33 +93,25 @@ static inline __attribute__((always_inline)) void iol_span_end(iol_span *sp)
  * argument list: once iol_on() holds, the timed call goes straight through the
  * resolved pointer (IOL_REAL_ON), without IOL_REAL's resolution test. */
 #define TIMED_CALL(type, fn, args, ok, rec)                         \
-    if (!iol_on())                                                  \
-        return IOL_REAL(fn) args;                                   \
     iol_span sp;                                                    \
-    iol_span_begin(&sp);                                            \
-    type ret = IOL_REAL_ON(fn) args;                                \
-    iol_span_end(&sp);                                              \
+    type ret;                                                       \
+    if (__builtin_expect(iol_on_fast(), 1)) {                       \
+        sp.a = iol_fast_tick();                                     \
+        ret = IOL_REAL_ON(fn) args;                                 \
+        sp.b = iol_fast_tick();                                     \
+    } else if (iol_on_slow()) {                                     \
+        iol_span_begin(&sp);                                        \
+        ret = IOL_REAL_ON(fn) args;                                 \
+        iol_span_end(&sp);                                          \
+    } else {                                                        \
+        return IOL_REAL(fn) args;                                   \
+    }                                                               \
     if (ok)                                                         \
         rec;                                                        \
     return ret
 
-/* Seconds since init of a clock reading: whole nanoseconds since iol_t0 (exact in
- * an int64 until 2262), converted once.  t0_ns = iol_t0_ns(), which modules may
- * cache (iol_t0 only changes when a fork child starts afresh, before any module
- * of the child is active). */
-static inline int64_t iol_t0_ns(void) { return iol_t0.tv_sec * 1000000000 + iol_t0.tv_nsec; }
-static inline double iol_ts_sec(const struct timespec *ts, int64_t t0_ns)
-{
-    return (double)(ts->tv_sec * 1000000000 + ts->tv_nsec - t0_ns) * 1e-9;
-}
-
-/* The same reading as whole nanoseconds since init (iol_ts_sec = iol_ns_sec of it:
- * the double conversion is monotonic, so nanosecond comparisons decide as the
- * comparisons of the converted seconds do, up to ties that give equal results). */
-static inline int64_t iol_ts_ns(const struct timespec *ts, int64_t t0_ns)
-{
-    return ts->tv_sec * 1000000000 + ts->tv_nsec - t0_ns;
-}
+/* Seconds since init of nanoseconds since init (every runtime time is in this
+ * form: dxt.h). */
 static inline double iol_ns_sec(int64_t ns) { return (double)ns * 1e-9; }
 
 /* True unless t1 or t2 is 0 ("unset", spec 2.0.4).  Times are multiples of about
@@ -89,7 +131,15 @@ static inline void iol_time_add(double *acc, double *last_end, double t1, double
         *last_end = t2;
 }
 
-/* iol_time_add on nanosecond readings (iol_ts_ns), with the category's last end
+/* iol_time_add of a wrapper's two readings. */
+static inline void iol_time_add_span(double *acc, double *last_end, const iol_span *sp)
+{
+    double t1, t2;
+    iol_span_sec(sp, &t1, &t2);
+    iol_time_add(acc, last_end, t1, t2);
+}
+
+/* iol_time_add on nanosecond readings (iol_span_ns), with the category's last end
  * kept in nanoseconds: the same rule as iol_time_add of the converted readings
  * (last_end_ns converts to the double iol_time_add would keep: both are the
  * running maximum of the ends, and the conversion is monotonic), with integer

@@ -32,7 +32,7 @@
  * differences from the previous one (~6 bytes for sequential equal-sized I/O
  * instead of the log's 32): fresh memory costs a page fault per 4 KiB, which was
  * most of what tracing cost (docs/performance.md, "DXT tracing").  Times are
- * exact: every runtime time is (double)ns * 1e-9 (iol_wtime, iol_ts_sec), and
+ * exact: every runtime time is (double)ns * 1e-9 (iol_wtime, iol_span_sec), and
  * iol_dxt_ns recovers ns exactly for runs shorter than about 100 days. */
 typedef iolens_dxt_file iol_dxt_file;
 typedef iolens_dxt_lane iol_dxt_lane;
@@ -77,7 +77,7 @@ static inline int64_t iol_dxt_ns(double t)
 enum { IOL_DXT_SLOT_POSIX = 0, IOL_DXT_SLOT_MPIIO = 1 };
 
 /* Record one operation of the file whose state pointer is *fp (NULL before its
- * first traced operation), from ns1 to ns2 nanoseconds since init (iol_ts_ns, or
+ * first traced operation), from ns1 to ns2 nanoseconds since init (iol_span_ns, or
  * iol_dxt_ns of a time in seconds), in store x of slot `slot`.  The store's lock
  * held (Locking above). */
 static inline __attribute__((always_inline)) void iol_dxt_add(iol_dxt *x, const int slot,

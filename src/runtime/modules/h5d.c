@@ -32,8 +32,6 @@ static iol_hidmap open_sets;
 
 static iol_module *h5d_mod(void) { return iol_mod(IOL_MOD_H5D); }
 
-#define T1(sp) iol_ts_sec(&(sp)->a, iol_t0_ns())
-#define T2(sp) iol_ts_sec(&(sp)->b, iol_t0_ns())
 
 /* ------------------------------------------------------------ events */
 void iol_h5d_open(hid_t id, const iol_h5d_open_info *o, const iol_span *sp)
@@ -48,7 +46,8 @@ void iol_h5d_open(hid_t id, const iol_h5d_open_info *o, const iol_span *sp)
         return;
     }
     h5d_aux *a = aux;
-    double t1 = T1(sp), t2 = T2(sp);
+    double t1, t2;
+    iol_span_sec(sp, &t1, &t2);
     r->c[H5D_OPENS]++;
     r->c[H5D_USE_DEPRECATED] = o->deprecated;          /* the last open decides */
     iol_stamp(&r->f[H5D_F_OPEN_START_TIMESTAMP], &r->f[H5D_F_OPEN_END_TIMESTAMP], t1, t2);
@@ -85,7 +84,8 @@ void iol_h5d_io(hid_t id, int is_write, const iol_h5d_sel *s, const iol_span *sp
     h5d_rec *r = enter_id(id, &a);
     if (!r)
         return;
-    double t1 = T1(sp), t2 = T2(sp);
+    double t1, t2;
+    iol_span_sec(sp, &t1, &t2);
     r->c[is_write ? H5D_WRITES : H5D_READS]++;
     if (a->last_io && a->last_io != 1 + is_write)
         r->c[H5D_RW_SWITCHES]++;
@@ -137,7 +137,7 @@ void iol_h5d_flush(hid_t id, const iol_span *sp)
     if (!r)
         return;
     r->c[H5D_FLUSHES]++;
-    iol_time_add(&r->f[H5D_F_META_TIME], &a->last_meta_end, T1(sp), T2(sp));
+    iol_time_add_span(&r->f[H5D_F_META_TIME], &a->last_meta_end, sp);
     iol_mod_leave(h5d_mod());
 }
 
@@ -147,7 +147,8 @@ int iol_h5d_close(hid_t id, const iol_span *sp)
     h5d_rec *r = enter_id(id, &a);
     if (!r)
         return 0;
-    double t1 = T1(sp), t2 = T2(sp);
+    double t1, t2;
+    iol_span_sec(sp, &t1, &t2);
     iol_stamp(&r->f[H5D_F_CLOSE_START_TIMESTAMP], &r->f[H5D_F_CLOSE_END_TIMESTAMP], t1, t2);
     iol_time_add(&r->f[H5D_F_META_TIME], &a->last_meta_end, t1, t2);
     iol_hidmap_del(&open_sets, id);

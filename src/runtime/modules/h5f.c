@@ -22,8 +22,6 @@ static iol_hidmap open_files;
 
 static iol_module *h5f_mod(void) { return iol_mod(IOL_MOD_H5F); }
 
-#define T1(sp) iol_ts_sec(&(sp)->a, iol_t0_ns())
-#define T2(sp) iol_ts_sec(&(sp)->b, iol_t0_ns())
 
 /* MPI-IO file names may carry a ROMIO prefix ("ufs:/x"); a one-letter one is a
  * drive letter and stays (runtime spec 2.0.1). */
@@ -41,7 +39,8 @@ void iol_h5f_open(hid_t id, const char *filename, int use_mpio, const iol_span *
     if (!r)
         return;
     h5f_aux *a = aux;
-    double t1 = T1(sp), t2 = T2(sp);
+    double t1, t2;
+    iol_span_sec(sp, &t1, &t2);
     r->c[H5F_USE_MPIIO] = use_mpio;          /* set by every open, not or-ed (spec 2.4) */
     r->c[H5F_OPENS]++;
     iol_stamp(&r->f[H5F_F_OPEN_START_TIMESTAMP], &r->f[H5F_F_OPEN_END_TIMESTAMP], t1, t2);
@@ -63,7 +62,7 @@ void iol_h5f_flush(hid_t file_id, const iol_span *sp)
     if (!r)
         return;
     r->c[H5F_FLUSHES]++;
-    iol_time_add(&r->f[H5F_F_META_TIME], &a->last_meta_end, T1(sp), T2(sp));
+    iol_time_add_span(&r->f[H5F_F_META_TIME], &a->last_meta_end, sp);
     iol_mod_leave(h5f_mod());
 }
 
@@ -73,7 +72,8 @@ void iol_h5f_close(hid_t file_id, const iol_span *sp)
     h5f_rec *r = enter_id(file_id, &a);
     if (!r)
         return;
-    double t1 = T1(sp), t2 = T2(sp);
+    double t1, t2;
+    iol_span_sec(sp, &t1, &t2);
     iol_stamp(&r->f[H5F_F_CLOSE_START_TIMESTAMP], &r->f[H5F_F_CLOSE_END_TIMESTAMP], t1, t2);
     iol_time_add(&r->f[H5F_F_META_TIME], &a->last_meta_end, t1, t2);
     iol_hidmap_del(&open_files, file_id);

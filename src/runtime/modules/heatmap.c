@@ -259,6 +259,7 @@ static void add_shared(iol_heatmap *h, double t1, double t2, int64_t bytes, int 
 void iol_hm_add_slow(iol_heatmap *h, double t1, double t2, int64_t bytes, int is_write)
 {
     int e = errno;
+    iol_clock_check();     /* the data paths' clock line is refined here (stats.h) */
     iol_hm_map *t = iol_hm_this_thread(h);
     if (t && !t->busy) {
         t->busy = 1;

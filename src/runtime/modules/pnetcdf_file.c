@@ -23,8 +23,6 @@ static iol_hidmap open_files;
 
 static iol_module *ncf_mod(void) { return iol_mod(IOL_MOD_PNETCDF_FILE); }
 
-#define T1(sp) iol_ts_sec(&(sp)->a, iol_t0_ns())
-#define T2(sp) iol_ts_sec(&(sp)->b, iol_t0_ns())
 
 /* A ROMIO prefix ("ufs:/x") is dropped; a one-letter one is a drive letter. */
 static const char *strip_prefix(const char *path)
@@ -41,7 +39,8 @@ void iol_ncf_open(int ncid, const char *path, int created, const iol_span *sp)
     if (!r)
         return;
     ncf_aux *a = aux;
-    double t1 = T1(sp), t2 = T2(sp);
+    double t1, t2;
+    iol_span_sec(sp, &t1, &t2);
     r->c[created ? PNETCDF_FILE_CREATES : PNETCDF_FILE_OPENS]++;
     iol_stamp(&r->f[PNETCDF_FILE_F_OPEN_START_TIMESTAMP], &r->f[PNETCDF_FILE_F_OPEN_END_TIMESTAMP],
               t1, t2);
@@ -65,7 +64,7 @@ void iol_ncf_meta(int ncid, enum iol_ncf_meta what, const iol_span *sp)
         r->c[PNETCDF_FILE_REDEFS]++;
     else if (what == IOL_NCF_SYNC)
         r->c[PNETCDF_FILE_SYNCS]++;
-    iol_time_add(&r->f[PNETCDF_FILE_F_META_TIME], &a->last_meta_end, T1(sp), T2(sp));
+    iol_time_add_span(&r->f[PNETCDF_FILE_F_META_TIME], &a->last_meta_end, sp);
     iol_mod_leave(ncf_mod());
 }
 
@@ -75,7 +74,8 @@ void iol_ncf_wait(int ncid, int collective, int ok, const iol_span *sp)
     ncf_rec *r = enter_id(ncid, &a);
     if (!r)
         return;
-    double t1 = T1(sp), t2 = T2(sp);
+    double t1, t2;
+    iol_span_sec(sp, &t1, &t2);
     if (!ok)
         r->c[PNETCDF_FILE_WAIT_FAILURES]++;
     else
@@ -98,7 +98,8 @@ void iol_ncf_close(int ncid, int64_t put_size, int64_t get_size, const iol_span 
     ncf_rec *r = enter_id(ncid, &a);
     if (!r)
         return;
-    double t1 = T1(sp), t2 = T2(sp);
+    double t1, t2;
+    iol_span_sec(sp, &t1, &t2);
     add_bytes(&r->c[PNETCDF_FILE_BYTES_WRITTEN], put_size);
     add_bytes(&r->c[PNETCDF_FILE_BYTES_READ], get_size);
     iol_stamp(&r->f[PNETCDF_FILE_F_CLOSE_START_TIMESTAMP], &r->f[PNETCDF_FILE_F_CLOSE_END_TIMESTAMP],

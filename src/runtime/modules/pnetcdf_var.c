@@ -29,8 +29,6 @@ static iol_hidmap open_vars;
 
 static iol_module *ncv_mod(void) { return iol_mod(IOL_MOD_PNETCDF_VAR); }
 
-#define T1(sp) iol_ts_sec(&(sp)->a, iol_t0_ns())
-#define T2(sp) iol_ts_sec(&(sp)->b, iol_t0_ns())
 
 void iol_ncv_open(int varid, const iol_ncv_open_info *o, const iol_span *sp)
 {
@@ -44,7 +42,8 @@ void iol_ncv_open(int varid, const iol_ncv_open_info *o, const iol_span *sp)
         return;
     }
     ncv_aux *a = aux;
-    double t1 = T1(sp), t2 = T2(sp);
+    double t1, t2;
+    iol_span_sec(sp, &t1, &t2);
     r->c[PNETCDF_VAR_OPENS]++;
     iol_stamp(&r->f[PNETCDF_VAR_F_OPEN_START_TIMESTAMP], &r->f[PNETCDF_VAR_F_OPEN_END_TIMESTAMP],
               t1, t2);
@@ -146,7 +145,8 @@ void iol_ncv_access(int varid, const iol_nc_access *x, const iol_span *sp)
     ncv_rec *r = enter_id(varid, &a);
     if (!r)
         return;
-    double t1 = T1(sp), t2 = T2(sp);
+    double t1, t2;
+    iol_span_sec(sp, &t1, &t2);
     int is_write = x->op != IOL_NC_GET && x->op != IOL_NC_IGET;
     r->c[KIND_BASE[x->op] + x->shape]++;
     if (x->op == IOL_NC_PUT)

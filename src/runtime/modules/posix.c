@@ -48,7 +48,6 @@ static void activate(iol_module *m)
     posix_aux **tab = iol_map(cap * sizeof *tab);
     aios = iol_map(MAX_AIO * sizeof *aios);
     iol_posix_st.mem_mask = iol_posix_align_mask(iol_cfg.memalign);
-    iol_posix_st.t0_ns = iol_t0_ns();
     iol_posix_st.heatmap = iol_heatmap_register("POSIX", IOL_HM_SLOT_POSIX);
     iol_posix_st.dxt_lock = 0;
     iol_posix_st.dxt = iol_dxt_attach(IOL_MOD_DXT_POSIX);
@@ -91,9 +90,6 @@ __attribute__((noinline)) void iol_posix_first_use(void)
 
 static inline iol_module *posix_mod(void) { return iol_mod(IOL_MOD_POSIX); }
 
-/* Seconds since init of the span's two readings. */
-#define T1(sp) iol_ts_sec(&(sp)->a, iol_posix_st.t0_ns)
-#define T2(sp) iol_ts_sec(&(sp)->b, iol_posix_st.t0_ns)
 
 static void map_fd(int fd, posix_aux *a)
 {
@@ -193,14 +189,16 @@ static inline void meta_ns(posix_aux *a, int64_t d1, int64_t d2)
 }
 static inline void meta(posix_aux *a, const iol_span *sp)
 {
-    int64_t t0 = iol_posix_st.t0_ns;
-    meta_ns(a, iol_ts_ns(&sp->a, t0), iol_ts_ns(&sp->b, t0));
+    int64_t d1, d2;
+    iol_span_ns(sp, &d1, &d2);
+    meta_ns(a, d1, d2);
 }
 
 static void opened(posix_aux *a, const iol_span *sp)
 {
     posix_rec *r = a->rec;
-    int64_t t0 = iol_posix_st.t0_ns, d1 = iol_ts_ns(&sp->a, t0), d2 = iol_ts_ns(&sp->b, t0);
+    int64_t d1, d2;
+    iol_span_ns(sp, &d1, &d2);
     r->c[POSIX_OPENS]++;
     iol_stamp(&r->f[POSIX_F_OPEN_START_TIMESTAMP], &r->f[POSIX_F_OPEN_END_TIMESTAMP],
               iol_ns_sec(d1), iol_ns_sec(d2));
@@ -278,8 +276,7 @@ void iol_posix_sync(int fd, int data_only, const iol_span *sp)
     if (!a)
         return;
     a->rec->c[data_only ? POSIX_FDSYNCS : POSIX_FSYNCS]++;
-    iol_time_add(&a->rec->f[POSIX_F_WRITE_TIME], &a->last_write_end, T1(sp),
-                 T2(sp));
+    iol_time_add_span(&a->rec->f[POSIX_F_WRITE_TIME], &a->last_write_end, sp);
     iol_posix_leave(a);
 }
 
@@ -329,7 +326,8 @@ void iol_posix_close_end(uintptr_t handle, const iol_span *sp)
     if (!handle || !iol_rec_lock(posix_mod(), &a->lock))
         return;
     posix_rec *r = a->rec;
-    int64_t t0 = iol_posix_st.t0_ns, d1 = iol_ts_ns(&sp->a, t0), d2 = iol_ts_ns(&sp->b, t0);
+    int64_t d1, d2;
+    iol_span_ns(sp, &d1, &d2);
     a->last_byte_read = a->last_byte_written = 0;
     iol_stamp(&r->f[POSIX_F_CLOSE_START_TIMESTAMP], &r->f[POSIX_F_CLOSE_END_TIMESTAMP],
               iol_ns_sec(d1), iol_ns_sec(d2));

@@ -93,7 +93,6 @@ typedef struct iol_posix_state {
     iol_dxt *dxt;            /* the DXT_POSIX store, NULL when not tracing */
     iol_lock_t dxt_lock;     /* the store's own lock (records have theirs) */
     int64_t mem_mask;        /* iol_posix_align_mask(MEM_ALIGNMENT) */
-    int64_t t0_ns;           /* iol_t0_ns(), cached at activation */
 } iol_posix_state;
 extern iol_posix_state iol_posix_st __attribute__((visibility("hidden")));
 
@@ -205,9 +204,9 @@ static inline __attribute__((always_inline)) void iol_posix_io(int fd, const int
     posix_aux *a = iol_posix_enter_fd(fd);
     if (!a)
         return;
-    int64_t t0 = iol_posix_st.t0_ns;
-    iol_posix_io_update(a, wr, off < 0 ? a->offset : off, n, addr, iol_ts_ns(&sp->a, t0),
-                        iol_ts_ns(&sp->b, t0));
+    int64_t d1, d2;
+    iol_span_ns_hot(sp, &d1, &d2);
+    iol_posix_io_update(a, wr, off < 0 ? a->offset : off, n, addr, d1, d2);
     iol_posix_leave(a);
 }
 
@@ -217,12 +216,12 @@ static inline __attribute__((always_inline)) void iol_posix_seek(int fd, int64_t
     posix_aux *a = iol_posix_enter_fd(fd);
     if (!a)
         return;
-    int64_t t0 = iol_posix_st.t0_ns;
+    int64_t d1, d2;
+    iol_span_ns_hot(sp, &d1, &d2);
     posix_rec *r = a->rec;
     a->offset = pos;
     r->c[POSIX_SEEKS]++;
-    iol_time_add_ns(&r->f[POSIX_F_META_TIME], &a->last_meta_end_ns, iol_ts_ns(&sp->a, t0),
-                    iol_ts_ns(&sp->b, t0));
+    iol_time_add_ns(&r->f[POSIX_F_META_TIME], &a->last_meta_end_ns, d1, d2);
     iol_posix_leave(a);
 }
 

@@ -18,9 +18,6 @@
 
 iol_stdio_state iol_stdio_st;
 
-/* Seconds since init of the span's two readings. */
-#define T1(sp) iol_ts_sec(&(sp)->a, iol_stdio_st.t0_ns)
-#define T2(sp) iol_ts_sec(&(sp)->b, iol_stdio_st.t0_ns)
 
 static inline size_t stream_hash(const FILE *fp) { return ((uintptr_t)fp >> 4) & (NSTREAMS - 1); }
 
@@ -72,7 +69,6 @@ static void activate(iol_module *m)
     static const char *const names[3] = {"<STDIN>", "<STDOUT>", "<STDERR>"};
     FILE *const fps[3] = {stdin, stdout, stderr};
     iol_stdio_stream *tab = iol_map(NSTREAMS * sizeof *tab);
-    iol_stdio_st.t0_ns = iol_t0_ns();
     iol_stdio_st.heatmap = iol_heatmap_register("STDIO", IOL_HM_SLOT_STDIO);
     __atomic_store_n(&iol_stdio_st.streams, tab, __ATOMIC_RELEASE);
     for (int i = 0; i < 3; i++) {
@@ -119,7 +115,8 @@ int iol_stdio_stream_name(FILE *fp, char *out, size_t len)
 static void opened(FILE *fp, stdio_aux *a, const iol_span *sp)
 {
     stdio_rec *r = a->rec;
-    double t1 = T1(sp), t2 = T2(sp);
+    double t1, t2;
+    iol_span_sec(sp, &t1, &t2);
     map_stream(fp, a);
     r->c[STDIO_OPENS]++;
     iol_stamp(&r->f[STDIO_F_OPEN_START_TIMESTAMP], &r->f[STDIO_F_OPEN_END_TIMESTAMP], t1, t2);
@@ -196,7 +193,8 @@ void iol_stdio_close_end(uintptr_t handle, const iol_span *sp)
         return;
     stdio_aux *a = (stdio_aux *)handle;
     stdio_rec *r = a->rec;
-    double t1 = T1(sp), t2 = T2(sp);
+    double t1, t2;
+    iol_span_sec(sp, &t1, &t2);
     iol_stamp(&r->f[STDIO_F_CLOSE_START_TIMESTAMP], &r->f[STDIO_F_CLOSE_END_TIMESTAMP], t1, t2);
     iol_time_add(&r->f[STDIO_F_META_TIME], &a->last_meta_end, t1, t2);
     iol_mod_leave(m);
@@ -212,8 +210,7 @@ void iol_stdio_seek(FILE *fp, int64_t pos, const iol_span *sp)
     stdio_aux *a = e->a;
     a->offset = pos;
     a->rec->c[STDIO_SEEKS]++;
-    iol_time_add(&a->rec->f[STDIO_F_META_TIME], &a->last_meta_end, T1(sp),
-                 T2(sp));
+    iol_time_add_span(&a->rec->f[STDIO_F_META_TIME], &a->last_meta_end, sp);
     iol_mod_leave(stdio_mod());
 }
 

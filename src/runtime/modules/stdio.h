@@ -57,7 +57,6 @@ typedef struct iol_stdio_state {
                                     read without it (atomically) to learn whether
                                     the module is active */
     iol_heatmap *heatmap;        /* per-thread bins (heatmap.h) */
-    int64_t t0_ns;               /* iol_t0_ns(), cached at activation */
 } iol_stdio_state;
 extern iol_stdio_state iol_stdio_st __attribute__((visibility("hidden")));
 
@@ -121,7 +120,8 @@ static inline __attribute__((always_inline)) void iol_stdio_io(FILE *fp, const i
     int64_t *c = r->c;
     double *f = r->f;
     const int wr = kind != 0;
-    double t1 = iol_ts_sec(&sp->a, iol_stdio_st.t0_ns), t2 = iol_ts_sec(&sp->b, iol_stdio_st.t0_ns);
+    double t1, t2;
+    iol_span_sec_hot(sp, &t1, &t2);
     c[kind == 2 ? STDIO_FLUSHES : wr ? STDIO_WRITES : STDIO_READS]++;
     c[wr ? STDIO_BYTES_WRITTEN : STDIO_BYTES_READ] += bytes;
     int64_t end = a->offset + bytes - 1;

@@ -54,7 +54,7 @@ static void start(void)
     iol_busy++;
     int64_t id = iol_mpi_job_id();
     iol_busy--;
-    if (__atomic_load_n(&iol_state, __ATOMIC_ACQUIRE) == IOL_ON && iol_cfg.jobid < 0 && id > 0) {
+    if (iol_is_on(__atomic_load_n(&iol_state, __ATOMIC_ACQUIRE)) && iol_cfg.jobid < 0 && id > 0) {
         iol_job_pid = (pid_t)id;
         iol_safety_rejob();
     }
@@ -84,7 +84,7 @@ int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 int MPI_Finalize(void)
 {
     if (iol_mpi_comm != MPI_COMM_NULL) {
-        int on = __atomic_load_n(&iol_state, __ATOMIC_ACQUIRE) == IOL_ON;
+        int on = iol_is_on(__atomic_load_n(&iol_state, __ATOMIC_ACQUIRE));
         iol_busy++;
         PMPI_Allreduce(MPI_IN_PLACE, &on, 1, MPI_INT, MPI_MIN, iol_mpi_comm);
         iol_busy--;
