@@ -23,6 +23,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The store's file is the safety copy's name plus "." and this suffix. */
+#define IOLENS_LUSTRE_STORE_SUFFIX "lustre"
 #define IOLENS_LUSTRE_STORE_MAGIC "IOLLUS01"
 #define IOLENS_LUSTRE_STORE_HDR 16
 #define IOLENS_LUSTRE_STORE_VERSION 2       /* the LUSTRE record version it holds */

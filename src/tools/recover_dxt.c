@@ -13,6 +13,7 @@
 
 #include "iolens/counters.h"
 #include "iolens/dxt_store.h"
+#include "iolens/lustre_store.h"
 #include "recover.h"
 
 static const char *suffix_of(int modid)
@@ -121,7 +122,7 @@ void iol_recover_dxt_remove(const char *copy)
         if (iol_sidecar_ours(copy, path) == 1)
             unlink(path);
     }
-    snprintf(path, sizeof path, "%s.lustre", copy);     /* recover_lustre.c */
+    snprintf(path, sizeof path, "%s." IOLENS_LUSTRE_STORE_SUFFIX, copy);   /* recover_lustre.c */
     if (iol_sidecar_ours(copy, path) == 1)
         unlink(path);
 }

@@ -12,7 +12,7 @@
 int iol_recover_lustre(const char *copy, void **region, size_t *len, char *note, size_t notelen)
 {
     char path[8400];
-    snprintf(path, sizeof path, "%s.lustre", copy);
+    snprintf(path, sizeof path, "%s." IOLENS_LUSTRE_STORE_SUFFIX, copy);
     *region = NULL;
     *len = 0;
     note[0] = '\0';

@@ -124,7 +124,7 @@ static void activate(iol_module *m)
  * its first use; its I/O unrecorded), else anonymous memory.  0, or -1. */
 static int make_store(void)
 {
-    st.store = iol_safety_sidecar("lustre", st.store_len);
+    st.store = iol_safety_sidecar(IOLENS_LUSTRE_STORE_SUFFIX, st.store_len);
     if (!st.store)
         st.store = iol_map(st.store_len);
     if (!st.store) {
