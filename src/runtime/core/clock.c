@@ -48,8 +48,10 @@ typedef struct {
     uint64_t tick;
     int64_t mono;
 } reading;
+#if defined(__x86_64__)
 static reading origin;        /* of the slope: the first init of the process tree */
 static int have_origin;
+#endif
 static reading zero;          /* this process's init: time 0 */
 
 long iol_monotonic_ns(void)
@@ -110,6 +112,7 @@ static void *vdso_function(const char *name)
     return NULL;
 }
 
+#if defined(__x86_64__)
 static reading read_both(void)
 {
     reading best = {0, 0};
@@ -142,11 +145,15 @@ static int kernel_uses_tsc(void)
     return n == 4 && memcmp(buf, "tsc\n", 4) == 0;
 }
 
-/* ns per tick << 32 between two readings. */
+/* ns per tick << 32 between two readings (b later than a: the TSC of a kernel
+ * clocksource never stands still). */
 static uint64_t slope(reading a, reading b)
 {
+    if (b.tick <= a.tick)
+        return (uint64_t)1 << 32;
     return (uint64_t)(((unsigned __int128)(uint64_t)(b.mono - a.mono) << 32) / (b.tick - a.tick));
 }
+#endif
 
 static void publish(uint64_t mult, int64_t off, uint64_t next)
 {
