@@ -63,16 +63,21 @@ def parts(runtime):
     tests = runtime.parent.parent.parent / "tests" / "runtime"
     shim, prog = tests / "libiolens-lustre-shim.so", tests / "lustre_probe"
     fake = tests / "fake-lustreapi" / "liblustreapi.so.1"
-    for p in (shim, prog, fake):
+    for p in (shim, prog, fake, old_library(fake)):
         if not p.exists():
             pytest.skip(f"{p.name} is not built beside {runtime} (ctest build tree)")
     return shim, prog, fake
 
 
+def old_library(fake):
+    """The fake library as Lustre before 2.11 has it (no llapi_layout_mirror_id_get)."""
+    return fake.parent.parent / "fake-lustreapi-old" / fake.name
+
+
 def run(runtime, tool, parts, tmp_path, library="path", extra=None):
     """The probe over every file, twice each; returns ({file: LUSTRE lines},
-    parse text, probe stdout).  library: "path" (LD_LIBRARY_PATH), "preloaded"
-    (already in the process), or None."""
+    parse text, probe stdout).  library: "path" (LD_LIBRARY_PATH), "old" (the same
+    for the pre-2.11 library), "preloaded" (already in the process), or None."""
     shim, prog, fake = parts
     mnt, layouts = tmp_path / "lustre", tmp_path / "layouts"
     mnt.mkdir()
@@ -91,6 +96,8 @@ def run(runtime, tool, parts, tmp_path, library="path", extra=None):
            "LD_PRELOAD": f"{shim} {runtime}", "LUSTRE_PROBE_RANDOM": "1"}
     if library == "path":
         env["LD_LIBRARY_PATH"] = str(fake.parent)
+    elif library == "old":
+        env["LD_LIBRARY_PATH"] = str(old_library(fake).parent)
     elif library == "preloaded":
         env["LD_PRELOAD"] = f"{shim} {fake} {runtime}"
     env.update(extra or {})
@@ -116,6 +123,18 @@ def check_records(got, which_ost):
     for name, comps in EXPECTED.items():
         assert got[name] == expected_lines(comps), name
     assert got["which.dat"] == which(which_ost)
+
+
+def test_library_before_2_11_gives_the_records(runtime, tool, parts, tmp_path):
+    """A liblustreapi without llapi_layout_mirror_id_get (before Lustre 2.11): the
+    mirror ids come from the component ids (mirror.dat has mirrors 1 and 2), and
+    every record is the one the newer library gives."""
+    import ctypes
+    lib = ctypes.CDLL(str(old_library(parts[2])))
+    assert not hasattr(lib, "llapi_layout_mirror_id_get")
+    assert hasattr(lib, "llapi_layout_comp_id_get")
+    got, _, _ = run(runtime, tool, parts, tmp_path, "old")
+    check_records(got, 100)
 
 
 @pytest.mark.parametrize("library", ["path", "preloaded"])

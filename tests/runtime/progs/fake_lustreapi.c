@@ -16,7 +16,9 @@
  * stripe beyond them fails with EINVAL, as the real one does for a component
  * without objects.  $IOLENS_TEST_LLAPI_FAIL names one function that then always
  * fails (-1 or NULL, EIO).  Like the real library, the layout is malloc'd and the
- * constructor seeds random() (the runtime must keep the application's sequence). */
+ * constructor seeds random() (the runtime must keep the application's sequence).
+ * Built with FAKE_LLAPI_BEFORE_2_11 it lacks llapi_layout_mirror_id_get, as
+ * libraries before Lustre 2.11 do. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -205,7 +207,9 @@ GETTER(llapi_layout_stripe_size_get, uint64_t, c->size)
 GETTER(llapi_layout_pattern_get, uint64_t, c->pattern)
 GETTER(llapi_layout_comp_flags_get, uint32_t, c->flags)
 GETTER(llapi_layout_comp_id_get, uint32_t, c->id)
+#ifndef FAKE_LLAPI_BEFORE_2_11     /* Lustre 2.11 added it */
 GETTER(llapi_layout_mirror_id_get, uint32_t, (c->id & 0x7FFF0000u) >> 16)
+#endif
 
 int llapi_layout_ost_index_get(const struct llapi_layout *l, uint64_t stripe, uint64_t *index)
 {
