@@ -94,7 +94,7 @@ static void core_init(void)
         iol_job_pid = iol_self_pid;
     iol_real_resolve_all();
     int ok = setup() == 0;
-    iol_clock_ready(!iol_cfg.no_tsc);
+    iol_clock_ready(ok && !iol_cfg.no_tsc);    /* off: no calibration to wait for */
     if (ok && iol_cfg.internal_timing) {    /* runtime spec section 10 */
         char line[96];
         iol_write_line("#darshan:<op>\t<nprocs>\t<time>");
