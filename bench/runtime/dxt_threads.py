@@ -7,13 +7,23 @@ tracing without them; by hand, not part of the tests.
     tracing without;
   - log bytes per traced operation with and without thread ids (--dxt-n pwrites);
   - --pairs alternating runs of --n pwrites alone, thread ids off then on: medians
-    of the paired wall and thread-CPU differences per call.
+    of the paired wall and thread-CPU differences per call;
+  - tracing under contention (--scale-threads, e.g. 1,2,4,8; DXT on, thread ids
+    off): threadbench.c's T threads each making --scale-n pwrites of 1 byte to a
+    file of its own, run plain, under --runtime and under each --also NAME=LIB
+    (another build, e.g. the one before a change), interleaved in each of
+    --scale-runs rounds; medians of operations per second (all threads' calls /
+    wall time) and of CPU time per call (user + system, all threads).  The budget
+    holds every segment, so no run drops any.  --scale-only skips the rest.
 
 usage: dxt_threads.py [--runtime LIB] [--cg-n 20000] [--dxt-n 100000] [--n 1000000]
-                      [--pairs 15]
+                      [--pairs 15] [--scale-threads 1,2,4,8] [--scale-n 200000]
+                      [--scale-runs 7] [--also NAME=LIB]... [--scale-only]
 """
 import argparse
 import os
+import resource
+import shutil
 import statistics
 import subprocess
 import tempfile
@@ -45,6 +55,52 @@ def pwrite_run(exe, work, n, runtime, kib, threads):
     return float(out[1]), float(out[2])
 
 
+def scale_run(tb, work, threads, n, runtime, kib):
+    """(operations per second, CPU ns per call) of one threadbench run with DXT on
+    (runtime None: plain)."""
+    d = Path(tempfile.mkdtemp(prefix="scale-", dir=work))
+    env = bench.env_for(runtime, d, kib if runtime else None)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    out = subprocess.run([str(tb), str(d), str(threads), str(n), "pwrite"], env=env,
+                         capture_output=True, text=True, check=True, timeout=900).stdout
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    shutil.rmtree(d)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    wall_ns_per_call = float(out.split(":")[1].split()[0])    # wall time / n
+    return threads * 1e9 / wall_ns_per_call, cpu * 1e9 / (threads * n)
+
+
+def scale(args, work):
+    med = statistics.median
+    tb = work / "threadbench"
+    subprocess.run(["cc", "-O2", "-pthread", "-o", str(tb), str(bench.HERE / "threadbench.c")],
+                   check=True)
+    threads = [int(t) for t in args.scale_threads.split(",")]
+    libs = [("plain", None), ("iolens", args.runtime)]
+    libs += [tuple(a.split("=", 1)) for a in args.also]
+    # per thread one file: its first pwrite plus n, one lane each
+    kib = {t: bench.dxt_budget_kib([args.scale_n + 1] * t) + t for t in threads}
+    ops = {(name, t): [] for name, _ in libs for t in threads}
+    cpu = {(name, t): [] for name, _ in libs for t in threads}
+    for _ in range(args.scale_runs):
+        for t in threads:
+            for name, lib in libs:
+                o, c = scale_run(tb, work, t, args.scale_n, lib, kib[t])
+                ops[(name, t)].append(o)
+                cpu[(name, t)].append(c)
+    print(f"\nDXT on, {args.scale_runs} interleaved rounds of {args.scale_n} pwrites of 1 byte "
+          f"per thread, each thread its own file; medians; load average "
+          f"{' '.join(f'{x:.2f}' for x in os.getloadavg())} at the end\n")
+    names = [name for name, _ in libs]
+    print("| threads | " + " | ".join(f"{n} ops/s" for n in names) + " | "
+          + " | ".join(f"{n} CPU ns/call" for n in names) + " |")
+    print("|---:|" + "---:|" * (2 * len(names)))
+    for t in threads:
+        row = [f"{med(ops[(n, t)]):,.0f}" for n in names]
+        row += [f"{med(cpu[(n, t)]):.0f}" for n in names]
+        print(f"| {t} | " + " | ".join(row) + " |")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runtime", default=os.environ.get(
@@ -53,10 +109,19 @@ def main():
     ap.add_argument("--dxt-n", type=int, default=100_000)
     ap.add_argument("--n", type=int, default=1_000_000)
     ap.add_argument("--pairs", type=int, default=15)
+    ap.add_argument("--scale-threads", default="")
+    ap.add_argument("--scale-n", type=int, default=200_000)
+    ap.add_argument("--scale-runs", type=int, default=7)
+    ap.add_argument("--also", action="append", default=[], metavar="NAME=LIB")
+    ap.add_argument("--scale-only", action="store_true")
     args = ap.parse_args()
     med = statistics.median
     with tempfile.TemporaryDirectory(prefix="iolens-bench-") as tmp:
         work = Path(tmp)
+        if args.scale_threads:
+            scale(args, work)
+        if args.scale_only:
+            return
         exe = work / "opbench"
         subprocess.run(["cc", "-O2", "-o", str(exe), str(bench.HERE / "opbench.c")], check=True)
         kib = bench.run_budget_kib(args.cg_n)

@@ -5,7 +5,8 @@
  * A store is one block of memory: this header at offset 0, then files and chunks
  * allocated upwards.  Every link is a byte offset from the start of the block (0 =
  * none), so the same bytes mean the same thing in the process and in the file.
- * Layout is the host's (little-endian x86-64 / aarch64), 8-byte aligned.
+ * Layout is the host's (little-endian x86-64 / aarch64), 8-byte aligned (the
+ * runtime starts every file and chunk on a 64-byte line).
  *
  * A segment is stored as four LEB128 varints of zigzag differences from the
  * previous segment of its lane: offset from the previous end (offset + length),

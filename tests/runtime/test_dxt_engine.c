@@ -322,13 +322,14 @@ static iol_module *DM(void) { return iol_mod(DXT_POSIX); }
 
 static uint64_t file_id(int i) { return 0x5a5a000000000001ULL + (uint64_t)i * 0x9e3779b97f4a7c15ULL; }
 
-static uint64_t round8(uint64_t n) { return (n + 7) & ~(uint64_t)7; }
+/* Store objects take whole cache lines (dxt.c, take). */
+static uint64_t round_line(uint64_t n) { return (n + 63) & ~(uint64_t)63; }
 
 /* A store as activation leaves it: header at 0, nothing allocated, the budget. */
 static void check_fresh_store(const iol_dxt *x, int modid, int64_t budget)
 {
     const iolens_dxt_store_hdr *h = (const iolens_dxt_store_hdr *)(const void *)x->base;
-    CHECK(x->modid == modid && x->len == IOLENS_DXT_STORE_HDR + 2 * (size_t)budget,
+    CHECK(x->modid == modid && x->len == IOLENS_DXT_STORE_HDR + 2 * (size_t)budget + 64,
           "store of module %d: modid %d, %zu bytes for a budget of %lld", modid, x->modid, x->len,
           (long long)budget);
     CHECK(x->out == NULL && x->out_len == 0, "fresh store has a payload");
@@ -488,7 +489,7 @@ static void add(int fi, int wr, int64_t off, int64_t len, int64_t s_ns, int64_t 
             f->none = 1;
         } else if (S.remaining >= 104) {
             S.remaining -= 104;
-            S.used += round8(sizeof(iolens_dxt_file));
+            S.used += round_line(sizeof(iolens_dxt_file));
             f->charged = 1;
         } else {
             f->none = 1;
@@ -503,7 +504,7 @@ static void add(int fi, int wr, int64_t off, int64_t len, int64_t s_ns, int64_t 
                 want = S.remaining / 32;
             S.remaining -= want * 32;
             if (want > 0)
-                S.used += round8(CHDR + (uint64_t)want * IOLENS_DXT_MAX_ENC);
+                S.used += round_line(CHDR + (uint64_t)want * IOLENS_DXT_MAX_ENC);
             tl->mroom += want;
         }
         if (tl->mn < tl->mroom) {
@@ -527,7 +528,7 @@ static void add(int fi, int wr, int64_t off, int64_t len, int64_t s_ns, int64_t 
     memset(&before, 0, sizeof before);
     if (had)
         before = f->fp->lane[wr];
-    /* POSIX passes nanoseconds (iol_ts_ns), MPI-IO iol_dxt_ns of its times in seconds
+    /* POSIX passes nanoseconds (iol_span_ns_hot), MPI-IO iol_dxt_ns of its times in seconds
      * ((double)ns * 1e-9): odd files take the second way when |ns| <= 1e15. */
     int64_t a1 = s_ns, a2 = e_ns;
     if ((fi & 1) && s_ns >= -NS_MAX && s_ns <= NS_MAX && e_ns >= -NS_MAX && e_ns <= NS_MAX) {
@@ -567,7 +568,7 @@ static void add(int fi, int wr, int64_t off, int64_t len, int64_t s_ns, int64_t 
         return;
     uint64_t foff = (uint64_t)((uint8_t *)f->fp - arena);
     if (!had)
-        CHECK(foff >= IOLENS_DXT_STORE_HDR && foff % 8 == 0 && foff + sizeof(iolens_dxt_file) <= h->used &&
+        CHECK(foff >= IOLENS_DXT_STORE_HDR && foff % 64 == 0 && foff + sizeof(iolens_dxt_file) <= h->used &&
                   f->fp->id == f->id && f->fp->next == 0 && h->last == foff &&
                   (prev_last ? ((iol_dxt_file *)(void *)(arena + prev_last))->next == foff
                              : h->first == foff),
@@ -1783,6 +1784,81 @@ static void test_mpiio_store(void)
     iol_cfg.max_records[IOL_MOD_DXT_MPIIO] = 0;
 }
 
+/* Appending within a lane's grant needs no store lock (another thread may hold
+ * it); the out-of-line steps take it.  A thread that already holds it (a signal
+ * handler re-entered an out-of-line step) drops an op that needs the store and
+ * marks the trace partial, changing nothing else; the next op asks again. */
+static void test_store_lock(void)
+{
+    SETCTX("store lock");
+    start_store(64);
+    iol_dxt *x = S.x;
+    const iolens_dxt_store_hdr *h = (const iolens_dxt_store_hdr *)(const void *)x->base;
+    iol_dxt_file *fp = NULL, *fp2 = NULL;
+    uint64_t id = file_id(900), id2 = file_id(901);
+    iol_dxt_add(x, 0, &fp, id, 1, 0, 1, 10, 20);
+    CHECK(fp && fp != IOL_DXT_NONE && fp->lane[1].n == 1 && fp->lane[1].room == 64 && x->lock == 0,
+          "first segment: file %p, lock %#lx", (void *)fp, (unsigned long)x->lock);
+    if (!fp || fp == IOL_DXT_NONE) {
+        end_store();
+        return;
+    }
+    x->lock = (iol_lock_t)&fp;        /* held by another thread */
+    for (int i = 1; i < 64; i++)
+        iol_dxt_add(x, 0, &fp, id, 1, i, 1, 10 + 10 * i, 20 + 10 * i);
+    CHECK(fp->lane[1].n == 64 && x->lock == (iol_lock_t)&fp,
+          "appends within the grant while the store is locked: %lld kept",
+          (long long)fp->lane[1].n);
+    x->lock = iol_self();             /* held by this thread: re-entered */
+    uint64_t used = h->used;
+    int64_t remaining = h->remaining;
+    iol_dxt_add(x, 0, &fp, id, 1, 64, 1, 700, 710);      /* needs a new chunk */
+    iol_dxt_add(x, 0, &fp2, id2, 0, 0, 1, 700, 710);     /* needs a new file */
+    CHECK(fp->lane[1].n == 64 && fp->lane[1].room == 64 && fp2 == NULL && h->used == used &&
+              h->remaining == remaining && h->cut && (partial_bits >> DXT_POSIX & 1),
+          "re-entered: n %lld, new file %p, used %llu (was %llu), cut %u", (long long)fp->lane[1].n,
+          (void *)fp2, (unsigned long long)h->used, (unsigned long long)used, h->cut);
+    x->lock = 0;
+    iol_dxt_add(x, 0, &fp, id, 1, 64, 1, 700, 710);
+    iol_dxt_add(x, 0, &fp2, id2, 0, 0, 1, 700, 710);
+    CHECK(fp->lane[1].n == 65 && fp->lane[1].room == 128 && fp2 && fp2 != IOL_DXT_NONE &&
+              fp2->lane[0].n == 1 && x->lock == 0,
+          "after the lock is given back: n %lld, new file %p", (long long)fp->lane[1].n, (void *)fp2);
+    CHECK(((uint8_t *)fp - x->base) % 64 == 0 && ((uint8_t *)fp2 - x->base) % 64 == 0 &&
+              fp->lane[1].first % 64 == 0 && fp->lane[1].last % 64 == 0 && fp2->lane[0].first % 64 == 0,
+          "files and chunks start on cache lines");
+    end_store();
+}
+
+/* Whatever the budget and the mix of files and lanes, the store's objects (whole
+ * cache lines) fit the mapping activation made: bump allocation never fails
+ * before the budget does, and the budget is never overdrawn. */
+static void test_store_bound(void)
+{
+    for (int64_t kib = 1; kib <= 24; kib++) {
+        for (int pattern = 0; pattern < 3; pattern++) {
+            SETCTX("store bound: %lld KiB, pattern %d", (long long)kib, pattern);
+            start_store(kib);
+            iol_dxt *x = S.x;
+            const iolens_dxt_store_hdr *h = (const iolens_dxt_store_hdr *)(const void *)x->base;
+            static iol_dxt_file *fps[4096];
+            memset(fps, 0, sizeof fps);
+            /* 0: many files, one segment a lane; 1: one file, both lanes long;
+             * 2: files of 65 segments (a second chunk each) */
+            int nfiles = pattern == 1 ? 1 : 4096, per = pattern == 0 ? 1 : pattern == 1 ? 1 << 16 : 65;
+            for (int f = 0; f < nfiles && !h->cut; f++)
+                for (int k = 0; k < per && !h->cut; k++)
+                    for (int wr = 0; wr < 2; wr++)
+                        iol_dxt_add(x, 0, &fps[f], file_id(1000 + f), wr, k, 1, k, k + 1);
+            CHECK(h->cut && h->remaining >= 0 && h->remaining < (pattern == 0 ? 104 + 64 * 32 : 104) &&
+                      h->used <= x->len,
+                  "cut %u, remaining %lld, used %llu of %zu", h->cut, (long long)h->remaining,
+                  (unsigned long long)h->used, x->len);
+            end_store();
+        }
+    }
+}
+
 /* With the safety copy on, the store is the sidecar file's mapping (a tracked
  * mapping here): nothing else is mapped, and reset releases it. */
 static void test_sidecar(void)
@@ -2344,6 +2420,8 @@ int main(void)
     test_reset_again();
     test_mpiio_store();
     test_sidecar();
+    test_store_lock();
+    test_store_bound();
     test_hostile();
     SETCTX("end");
     CHECK(nlive == 0, "%d mapping(s) left", nlive);

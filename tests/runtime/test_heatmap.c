@@ -10,6 +10,7 @@
  * (record memory, id hash, name ids, clock, lock), defined below. */
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -127,6 +128,16 @@ uint64_t iol_name_id(const char *name)
     return h;
 }
 
+/* The notes the module leaves for the job metadata (last value of each key). */
+static char note_reused[24], note_shared[24];
+void iol_note(const char *key, const char *value)
+{
+    if (!strcmp(key, "heatmap_maps_reused"))
+        snprintf(note_reused, sizeof note_reused, "%s", value);
+    else if (!strcmp(key, "heatmap_shared_ops"))
+        snprintf(note_shared, sizeof note_shared, "%s", value);
+}
+
 /* Defined in heatmap.c. */
 extern const iol_module_desc iol_heatmap_module;
 extern double iol_heatmap_end;
@@ -236,15 +247,19 @@ static void rule_spread(int64_t *exp, double w, double t1, double t2, int64_t by
     }
 }
 
-static void cmp_bins(const int64_t *got, const int64_t *exp, const char *what)
+static void cmp_n_bins(const int64_t *got, const int64_t *exp, int n, const char *what)
 {
     int bad = 0;
-    for (int i = 0; i < NB && bad < 5; i++)
+    for (int i = 0; i < n && bad < 5; i++)
         if (got[i] != exp[i]) {
             CHECK(got[i] == exp[i], "%s: bin %d = %lld, expected %lld", what, i, (long long)got[i],
                   (long long)exp[i]);
             bad++;
         }
+}
+static void cmp_bins(const int64_t *got, const int64_t *exp, const char *what)
+{
+    cmp_n_bins(got, exp, NB, what);
 }
 
 /* ------------------------------------------------------------ tests */
@@ -794,6 +809,160 @@ static void test_output(void)
     test_line.off = 0;
 }
 
+/* ------------------------------------------------------------ threads */
+/* One thread's ops: [t, t + 1 ms] at t = first + k * step (all k*step multiples
+ * of 0.1 s, t 0.03 s past a 0.1 s edge, so no op crosses a bin edge of any width
+ * 0.1 * 2^j), of bytes + k, reads for odd k.  Adds each op to exp_w/exp_r at width
+ * w (the independent placement: the bin of the op's start). */
+typedef struct ops {
+    iol_heatmap *hd;
+    double first, step;
+    int n;
+    int64_t bytes;
+    pthread_barrier_t *hold;          /* wait here before exiting (map stays owned) */
+    iol_hm_map *map;                  /* the map the thread used */
+    double width;                     /* ... and its width after the ops */
+} ops;
+
+static double op_at(const ops *o, int k) { return o->first + k * o->step + 0.03; }
+
+static void *run_ops(void *arg)
+{
+    ops *o = arg;
+    for (int k = 0; k < o->n; k++) {
+        double t = op_at(o, k);
+        iol_hm_add(o->hd, 0, t, t + 0.001, o->bytes + k, !(k & 1));
+    }
+    o->map = iol_hm_this_thread(o->hd);
+    o->width = o->map ? *o->map->width : 0;
+    if (o->hold)
+        pthread_barrier_wait(o->hold);
+    return NULL;
+}
+
+static void expect_ops(const ops *o, double w, int64_t *ew, int64_t *er, int64_t *tw, int64_t *tr)
+{
+    for (int k = 0; k < o->n; k++) {
+        long b = (long)floor(op_at(o, k) / w);
+        if (k & 1) {
+            er[b] += o->bytes + k;
+            *tr += o->bytes + k;
+        } else {
+            ew[b] += o->bytes + k;
+            *tw += o->bytes + k;
+        }
+    }
+}
+
+/* Three threads' maps of three widths (0.1 s: the record's, 0.2 s and 0.8 s: two
+ * private maps, all held at once) merged at output into the record at 1.6 s:
+ * every op in the bin of its start at 1.6 s, the totals those of the ops. */
+static void test_merge_widths(void)
+{
+    reset_module();
+    iol_heatmap *hd = register_api("POSIX");
+    if (!hd) {
+        CHECK(hd, "register");
+        return;
+    }
+    pthread_barrier_t hold;
+    pthread_barrier_init(&hold, NULL, 3);
+    ops o[3] = {
+        /* this thread, up to 10 s: width 0.1; then to 39 s: 0.2; then to 149 s: 0.8 */
+        {.hd = hd, .first = 0.0, .step = 0.1, .n = 100, .bytes = 1000},
+        {.hd = hd, .first = 10.0, .step = 0.3, .n = 97, .bytes = 7000, .hold = &hold},
+        {.hd = hd, .first = 50.0, .step = 0.5, .n = 199, .bytes = 50000, .hold = &hold},
+    };
+    run_ops(&o[0]);
+    pthread_t th[2];
+    for (int i = 0; i < 2; i++)
+        pthread_create(&th[i], NULL, run_ops, &o[i + 1]);
+    pthread_barrier_wait(&hold);
+    for (int i = 0; i < 2; i++)
+        pthread_join(th[i], NULL);
+    pthread_barrier_destroy(&hold);
+    CHECK(o[0].map && o[1].map && o[2].map && o[0].map != o[1].map && o[1].map != o[2].map &&
+              o[0].map != o[2].map,
+          "three threads, three maps (%p %p %p)", (void *)o[0].map, (void *)o[1].map, (void *)o[2].map);
+    CHECK(o[0].width == 0.1 && o[1].width == 0.2 && o[2].width == 0.8,
+          "map widths %g %g %g, expected 0.1 0.2 0.8", o[0].width, o[1].width, o[2].width);
+    CHECK(hd->claimed == 3 && hd->shared == NULL, "claimed %u, shared map %p", hd->claimed,
+          (void *)hd->shared);
+
+    double end = 300.0, w;
+    int64_t en, ew[NB] = {0}, er[NB] = {0}, tw = 0, tr = 0;
+    expect_width_nbins(end, 0.1, &w, &en);
+    CHECK(w == 1.6 && en == 188, "rule: width %g nbins %lld for 300 s", w, (long long)en);
+    for (int i = 0; i < 3; i++)
+        expect_ops(&o[i], w, ew, er, &tw, &tr);
+    iol_heatmap_end = end;
+    void *payload = NULL;
+    out_rec r[2];
+    size_t len = iol_heatmap_module.output(M(), &payload);
+    int n = parse(payload, len, r, 2);
+    CHECK(n == 1 && r[0].width == w && r[0].nbins == en, "merged: %d records, width %g nbins %lld", n,
+          n ? r[0].width : 0, n ? (long long)r[0].nbins : 0);
+    if (n != 1)
+        return;
+    cmp_n_bins(r[0].w, ew, (int)en, "merged writes");
+    cmp_n_bins(r[0].r, er, (int)en, "merged reads");
+    CHECK(sum(ew, NB) == sum(ew, (int)en) && sum(er, NB) == sum(er, (int)en), "ops past the end");
+    CHECK(sum(r[0].w, (int)en) == tw && sum(r[0].r, (int)en) == tr,
+          "merged totals %lld/%lld, expected %lld/%lld", (long long)sum(r[0].w, (int)en),
+          (long long)sum(r[0].r, (int)en), (long long)tw, (long long)tr);
+}
+
+/* Threads that exit give their maps back: 100 threads one after another all use
+ * the one private map made for the first of them (the record's map stays with
+ * this thread), every byte is in the output, and the notes count the reuse. */
+static void test_exited_threads_maps_reused(void)
+{
+    reset_module();
+    note_reused[0] = note_shared[0] = 0;
+    iol_heatmap *hd = register_api("POSIX");
+    if (!hd) {
+        CHECK(hd, "register");
+        return;
+    }
+    ops mine = {.hd = hd, .first = 0.0, .step = 0.1, .n = 10, .bytes = 10};
+    run_ops(&mine);
+    enum { NT = 100 };
+    static ops o[NT];
+    int64_t tw = 0, tr = 0, ew[NB] = {0}, er[NB] = {0};
+    expect_ops(&mine, 0.2, ew, er, &tw, &tr);
+    for (int i = 0; i < NT; i++) {
+        o[i] = (ops){.hd = hd, .first = 1.0 + 0.3 * i, .step = 0.1, .n = 5, .bytes = 100 * (i + 1)};
+        pthread_t th;
+        pthread_create(&th, NULL, run_ops, &o[i]);
+        pthread_join(th, NULL);
+        expect_ops(&o[i], 0.2, ew, er, &tw, &tr);
+    }
+    int same = 0;
+    for (int i = 0; i < NT; i++)
+        same += o[i].map == o[0].map;
+    CHECK(o[0].map && o[0].map != mine.map && same == NT, "%d of %d threads used the first one's map",
+          same, NT);
+    CHECK(hd->claimed == 2 && hd->reused == NT - 1 && hd->shared == NULL,
+          "claimed %u, reused %llu, shared %p", hd->claimed, (unsigned long long)hd->reused,
+          (void *)hd->shared);
+    iol_heatmap_module.finish(M());
+    CHECK(!strcmp(note_reused, "99") && note_shared[0] == 0, "notes: reused '%s', shared '%s'",
+          note_reused, note_shared);
+    iol_heatmap_end = 40.0;             /* width 0.2 */
+    void *payload = NULL;
+    out_rec r[2];
+    size_t len = iol_heatmap_module.output(M(), &payload);
+    int n = parse(payload, len, r, 2);
+    CHECK(n == 1 && r[0].width == 0.2 && r[0].nbins == NB, "reused: %d records, width %g", n,
+          n ? r[0].width : 0);
+    if (n != 1 || r[0].nbins != NB)
+        return;
+    cmp_bins(r[0].w, ew, "reused writes");
+    cmp_bins(r[0].r, er, "reused reads");
+    CHECK(sum(r[0].w, NB) == tw && sum(r[0].r, NB) == tr, "reused totals %lld/%lld, expected %lld/%lld",
+          (long long)sum(r[0].w, NB), (long long)sum(r[0].r, NB), (long long)tw, (long long)tr);
+}
+
 int main(void)
 {
     test_register();
@@ -803,6 +972,8 @@ int main(void)
     test_size0_and_bad_times();
     test_cache();
     test_output();
+    test_merge_widths();
+    test_exited_threads_maps_reused();
     if (failures) {
         fprintf(stderr, "test_heatmap: %d check(s) failed\n", failures);
         return 1;

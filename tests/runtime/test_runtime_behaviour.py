@@ -124,6 +124,37 @@ def test_threads_hammer_shared_and_private_files(runtime, probe, tool, tmp_path,
     assert ours[(str(tmp_path / "hammer-shared.dat"), "POSIX_WRITES")] == str(nthreads * per)
 
 
+def job_metadata(tool, log):
+    """{key: value} of the log's job metadata, as `iolens parse` prints it."""
+    text = parse_text(tool, log, "--show-incomplete")
+    return {line.split("=")[0].split()[-1]: line.split("=", 1)[1].strip()
+            for line in text.splitlines() if line.startswith("# metadata:")}
+
+
+@pytest.mark.parametrize("wave", [1, 8])
+def test_heat_maps_of_exited_threads_reused(runtime, probe, tool, tmp_path, wave):
+    """200 short-lived threads, `wave` alive at a time, more than the 64 per-thread
+    heat maps in all: an exiting thread gives its map back and a later one takes
+    it over, so no op needs the shared map (the job metadata counts both), and
+    the heat map still holds every byte of every thread."""
+    n = 200
+    run_under(runtime, [probe, "waves", tmp_path, str(n), str(wave)], tmp_path / "logs")
+    log = one_log(tmp_path / "logs")
+    counters, rep = posix_counters(log)
+    size = [(t % 7 + 1) * 100 for t in range(n)]
+    for t in range(n):
+        c = counters[str(tmp_path / f"wave-{t}.dat")]
+        assert (c["POSIX_BYTES_WRITTEN"], c["POSIX_BYTES_READ"]) == (50 * size[t], 10 * 64)
+    heat = rep.heatmaps["POSIX"]
+    assert int(heat.to_df(ops=["write"]).sum(axis=1).sum()) == 50 * sum(size)
+    assert int(heat.to_df(ops=["read"]).sum(axis=1).sum()) == n * 10 * 64
+    meta = job_metadata(tool, log)
+    assert "heatmap_shared_ops" not in meta, meta
+    # every thread after the first wave takes a map given back (a thread of a
+    # wave may also take one given back within its wave)
+    assert n - wave <= int(meta.get("heatmap_maps_reused", "0")) <= n - 1, meta
+
+
 def test_relative_names_cleaned_like_upstream(runtime, probe, tmp_path):
     """'//' and '/./' collapse; '..' and a trailing '/.' stay (runtime spec 2.0.1)."""
     run_under(runtime, [probe, "paths", tmp_path], tmp_path / "logs")

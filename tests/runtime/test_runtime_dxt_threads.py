@@ -212,3 +212,35 @@ def test_report_shows_threads(runtime, probe, tmp_path):
     html = report_html(one_log(tmp_path / "logs2"), tmp_path)
     fig = html[html.index('id="fig-dxt-threads"'):]
     assert "DXT_THREAD_IDS=1" in fig[:fig.index("</figure>")]
+
+
+def test_no_op_dropped_under_contention(runtime, probe, tmp_path):
+    """Threads tracing files of their own append under their record's lock alone,
+    taking the store's lock only to start a file's trace or grow it: with 8 threads
+    and thousands of operations each, every operation is in the trace, once, with
+    its thread, and the trace is complete (not partial)."""
+    nt, n = 8, 3000
+    cfg = tmp_path / "iolens.conf"
+    cfg.write_text("MAX_RECORDS 8192 DXT_POSIX\n")      # 8 MiB: room for every segment
+    r = run_under(runtime, [probe, "threads", tmp_path, str(nt), str(n)], tmp_path / "logs",
+                  {**THREADS, "DARSHAN_CONFIG_PATH": str(cfg)})
+    ids = printed_threads(r.stdout)
+    assert len(ids) == nt
+    with iolens.open(one_log(tmp_path / "logs")) as lg:
+        assert "DXT_POSIX" not in lg.partial
+        seg = lg.dxt("POSIX")
+    assert len(seg) == 3 * nt * n
+    for t, tid in ids.items():
+        own = seg[seg["name"] == str(tmp_path / f"thread-{t}.dat")]
+        ops = own["op"].astype(str)
+        assert (ops == "write").sum() == n and (ops == "read").sum() == n
+        assert set(own["thread_id"].tolist()) == {tid}
+        w, rd = own[ops == "write"], own[ops == "read"]
+        # sequential: each write starts where the one before it ended, reads likewise
+        assert (w["offset"].iloc[1:].to_numpy() ==
+                (w["offset"] + w["length"]).iloc[:-1].to_numpy()).all()
+        assert w["offset"].iloc[0] == 0 and rd["offset"].iloc[0] == 0
+        assert w["length"].tolist() == rd["length"].tolist()
+    shared = seg[seg["name"] == str(tmp_path / "shared.dat")]
+    assert sorted(shared["offset"].tolist()) == [16 * i for i in range(nt * n)]
+    assert Counter(shared["thread_id"].tolist()) == {tid: n for tid in ids.values()}

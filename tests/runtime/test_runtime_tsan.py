@@ -23,7 +23,7 @@ def tsan_setup(tmp_path_factory):
 
 
 @pytest.mark.parametrize("mode,threads", [("threads", "8"), ("sthreads", "8"), ("hammer", "8"),
-                                          ("hammer", "70")])
+                                          ("hammer", "70"), ("waves", "100")])
 def test_threads_clean_under_tsan(tsan_setup, tool, tmp_path, mode, threads):
     preload, exe = tsan_setup
     r = run_under(preload, [exe, mode, tmp_path, threads], tmp_path / "logs", check=False,
@@ -42,6 +42,10 @@ def test_threads_clean_under_tsan(tsan_setup, tool, tmp_path, mode, threads):
         writes = [l.split("\t") for l in text.stdout.splitlines()
                   if l.startswith("POSIX\t") and "\tPOSIX_WRITES\t" in l]
         assert sum(int(f[4]) for f in writes) == 2 * int(threads) * 2000
+    if mode == "waves":    # heat maps of exited threads taken over (under TSan too)
+        written = [l.split("\t") for l in text.stdout.splitlines()
+                   if l.startswith("POSIX\t") and "\tPOSIX_BYTES_WRITTEN\t" in l]
+        assert sum(int(f[4]) for f in written) == 50 * sum((t % 7 + 1) * 100 for t in range(100))
 
 
 @pytest.fixture(scope="module")

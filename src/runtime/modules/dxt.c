@@ -28,13 +28,16 @@ static iolens_dxt_store_hdr *hdr(iol_dxt *x)
     return (iolens_dxt_store_hdr *)x->base;
 }
 
-/* Bump allocation from the store (8-byte aligned): the object's offset, or 0 when
- * the store is used up, which the sizing in activate rules out while the budget
- * holds. */
+/* Bump allocation from the store, the store's lock held: the object's offset, or 0
+ * when the store is used up, which the sizing in activate rules out while the
+ * budget holds.  Every object takes whole cache lines, so that two files' lanes,
+ * or the segments of two files' chunks, never share a line that two threads
+ * write (dxt.h, Locking). */
+#define LINE 64
 static uint64_t take(iol_dxt *x, size_t len)
 {
     iolens_dxt_store_hdr *h = hdr(x);
-    len = (len + 7) & ~(size_t)7;
+    len = (len + LINE - 1) & ~(size_t)(LINE - 1);
     if (x->len - h->used < len)
         return 0;
     uint64_t off = h->used;
@@ -58,10 +61,15 @@ void iol_dxt_activate(iol_module *m)
     x->slot = x == &stores[1];
     x->threads = iol_cfg.dxt_thread_ids > 0;
     int64_t budget = budget_of(x->modid);
-    /* A file costs sizeof(iolens_dxt_file) <= 2 x 104 bytes here, and a chunk of k
-     * segments 24 + 40k <= 2 x 32k: twice the budget always holds what the budget
-     * admits. */
-    x->len = IOLENS_DXT_STORE_HDR + 2 * (size_t)budget;
+    /* Whole cache lines (take): a file costs 192 <= 2 x 104 bytes here, and a chunk
+     * of k segments 24 + 42k rounded up to 64, which is <= 2 x 32k for every k >= 2.
+     * A chunk of one segment (128 bytes for 32 charged) is granted at most once:
+     * only a grant cut to what is left can be that small, and it leaves less than
+     * one segment's charge.  So twice the budget plus one line holds what the
+     * budget admits. */
+    _Static_assert(((sizeof(iol_dxt_file) + LINE - 1) & ~(size_t)(LINE - 1)) <= 2 * DXT_FILE_CHARGE,
+                   "a file fits twice its charge");
+    x->len = IOLENS_DXT_STORE_HDR + 2 * (size_t)budget + LINE;
     x->base = iol_safety_sidecar(x->modid == IOL_MOD_DXT_MPIIO ? "dxt-mpiio" : "dxt-posix", x->len);
     if (!x->base)
         x->base = iol_map(x->len);
@@ -105,26 +113,57 @@ void iol_dxt_reset(iol_module *m)
 }
 
 /* ------------------------------------------------------------ data path (slow parts) */
+/* Also outside the store's lock (a spent budget, a re-entered lock): atomic, and
+ * setting the partial bit twice is harmless. */
 static void cut(iol_dxt *x)
 {
-    if (!hdr(x)->cut) {
-        hdr(x)->cut = 1;
+    if (!__atomic_load_n(&hdr(x)->cut, __ATOMIC_RELAXED)) {
+        __atomic_store_n(&hdr(x)->cut, 1, __ATOMIC_RELAXED);
         iol_partial_set(x->modid);
     }
 }
+
+/* The budget only shrinks, under the store's lock; an atomic store, so that a
+ * lane whose budget is spent can see so without the lock (iol_dxt_grow). */
+static void charge(iolens_dxt_store_hdr *h, int64_t bytes)
+{
+    __atomic_store_n(&h->remaining, h->remaining - bytes, __ATOMIC_RELAXED);
+}
+
+/* The store's lock for an out-of-line step: 0 when this thread holds it already (a
+ * signal handler interrupted that step); the caller then drops its op, which
+ * makes the trace partial. */
+static int store_lock(iol_dxt *x)
+{
+    if (iol_trylock_own(&x->lock))
+        return 1;
+    cut(x);
+    return 0;
+}
+
+static iol_dxt_file *file_new_locked(iol_dxt *x, uint64_t id);
 
 iol_dxt_file *iol_dxt_file_new(iol_dxt *x, uint64_t id)
 {
     const char *name = iol_name_of(id);
     if (name && iol_name_excluded(x->modid, name))
         return IOL_DXT_NONE;
+    if (!store_lock(x))
+        return NULL;
+    iol_dxt_file *f = file_new_locked(x, id);
+    iol_unlock(&x->lock);
+    return f;
+}
+
+static iol_dxt_file *file_new_locked(iol_dxt *x, uint64_t id)
+{
     iolens_dxt_store_hdr *h = hdr(x);
     uint64_t off = h->remaining >= DXT_FILE_CHARGE ? take(x, sizeof(iol_dxt_file)) : 0;
     if (!off) {
         cut(x);
         return IOL_DXT_NONE;
     }
-    h->remaining -= DXT_FILE_CHARGE;
+    charge(h, DXT_FILE_CHARGE);
     iol_dxt_file *f = (iol_dxt_file *)(x->base + off);
     f->id = id;                  /* the rest is zero: fresh memory */
     /* Linked complete: a reader sees the file whole or not at all. */
@@ -143,6 +182,10 @@ iol_dxt_file *iol_dxt_file_new(iol_dxt *x, uint64_t id)
  * shares the index IOLENS_DXT_MAX_THREADS, read back as thread id 0 (unknown). */
 uint32_t iol_dxt_thread_new(iol_dxt *x)
 {
+    /* Re-entered inside the lock: this op's thread is written as unknown, and the
+     * thread asks again at its next op. */
+    if (!iol_trylock_own(&x->lock))
+        return IOLENS_DXT_MAX_THREADS + 1;
     iolens_dxt_store_hdr *h = hdr(x);
     uint32_t n = h->nthreads;
     if (n < IOLENS_DXT_MAX_THREADS) {
@@ -150,10 +193,30 @@ uint32_t iol_dxt_thread_new(iol_dxt *x)
         __atomic_signal_fence(__ATOMIC_RELEASE);
         h->nthreads = n + 1;
     }
+    iol_unlock(&x->lock);
     return iol_dxt_thread[x->slot] = n + 1;
 }
 
+static int grow_locked(iol_dxt *x, iol_dxt_lane *l);
+
 int iol_dxt_grow(iol_dxt *x, iol_dxt_lane *l)
+{
+    /* Spent for good (the budget never grows): every later op of a full lane
+     * ends here, so it need not take the lock. */
+    if (__atomic_load_n(&hdr(x)->remaining, __ATOMIC_RELAXED) < DXT_SEG_CHARGE) {
+        cut(x);
+        return 0;
+    }
+    if (!store_lock(x))
+        return 0;
+    int ok = grow_locked(x, l);
+    iol_unlock(&x->lock);
+    return ok;
+}
+
+/* The budget and the store's memory are the store's (its lock held); the lane is
+ * the file's (its record's lock held by the caller). */
+static int grow_locked(iol_dxt *x, iol_dxt_lane *l)
 {
     iolens_dxt_store_hdr *h = hdr(x);
     int64_t want = l->room ? l->room : DXT_FIRST_SEGMENTS;
@@ -163,7 +226,7 @@ int iol_dxt_grow(iol_dxt *x, iol_dxt_lane *l)
     }
     if (want * DXT_SEG_CHARGE > h->remaining)
         want = h->remaining / DXT_SEG_CHARGE;
-    h->remaining -= want * DXT_SEG_CHARGE;
+    charge(h, want * DXT_SEG_CHARGE);
     uint64_t off = take(x, sizeof(iolens_dxt_chunk) + (size_t)want * IOLENS_DXT_MAX_ENC);
     if (!off) {
         cut(x);

@@ -3,10 +3,20 @@
  * modules are this one engine with two stores; their descriptors are in
  * dxt_posix.c and dxt_mpiio.c.
  *
- * Locking: a store is written only by the module it traces (POSIX, MPI-IO), under
- * a lock of that module: POSIX's store lock (posix.h, iol_posix_st.dxt_lock: its
- * records have locks of their own), MPI-IO's module lock.
- * Shutdown (triggers, output) runs after every module is frozen, on one thread.
+ * Locking: a store is written only by the module it traces (POSIX, MPI-IO), with
+ * the traced record's lock held (POSIX's record lock, or MPI-IO's module lock): a
+ * file's trace (its lanes and the segments in its chunks) belongs to its record,
+ * so appending a segment needs that lock alone, and threads tracing different
+ * files share no lock and write no common cache line (files and chunks start on
+ * cache lines of their own).  What the files share, the store's header (the
+ * allocation mark, the budget, the file list, the thread table), is changed only
+ * out of line (iol_dxt_file_new, iol_dxt_grow, iol_dxt_thread_new) under the
+ * store's own lock, taken inside the record's (order: record -> store).  A signal
+ * handler that interrupts its thread inside the store's lock and traces an op
+ * of another file that needs the store drops that op (the trace is then marked
+ * partial), as a re-entered record lock drops its op.
+ * Shutdown (triggers, output) runs after every module is frozen and every record
+ * lock given back, on one thread.
  *
  * Memory: each store has a budget outside MODMEM, charged as upstream charges it
  * (104 bytes per traced file; per file and direction 64 segments, then doubling,
@@ -45,6 +55,9 @@ typedef struct iol_dxt {
     int threads;                 /* segments carry the thread's index (DXT_THREAD_IDS) */
     void *out;                   /* the payload built at shutdown */
     size_t out_len;
+    /* The store's lock (Locking above), on a line of its own: the fields above are
+     * read by every traced op, this one written only out of line. */
+    iol_lock_t lock __attribute__((aligned(64)));
 } iol_dxt;
 
 /* A file whose trace is never kept (name excluded, no memory left): stored in
@@ -56,15 +69,18 @@ typedef struct iol_dxt {
  * module's activation, with its lock held (order: traced module -> DXT module). */
 iol_dxt *iol_dxt_attach(int modid);
 
-/* Out of line: the first segment of a file, and a lane whose grant is used up. */
+/* Out of line: the first segment of a file, and a lane whose grant is used up.
+ * Both take the store's lock.  iol_dxt_file_new returns IOL_DXT_NONE for a file
+ * never traced, or NULL when this thread already holds the store's lock (a signal
+ * handler re-entered): the op is dropped and the next one asks again. */
 iol_dxt_file *iol_dxt_file_new(iol_dxt *x, uint64_t id);
 int iol_dxt_grow(iol_dxt *x, iol_dxt_lane *l);
 
 /* This thread's index in each store's thread table, plus one (0: none yet).
  * Cleared in a fork child, whose stores start empty. */
 extern __thread uint32_t iol_dxt_thread[2] __attribute__((tls_model("initial-exec")));
-/* Out of line: give the calling thread an index in x's table (the store's lock
- * held, see Locking above); returns the index plus one. */
+/* Out of line: give the calling thread an index in x's table (takes the store's
+ * lock); returns the index plus one. */
 uint32_t iol_dxt_thread_new(iol_dxt *x);
 
 static inline int64_t iol_dxt_ns(double t)
@@ -78,8 +94,8 @@ enum { IOL_DXT_SLOT_POSIX = 0, IOL_DXT_SLOT_MPIIO = 1 };
 
 /* Record one operation of the file whose state pointer is *fp (NULL before its
  * first traced operation), from ns1 to ns2 nanoseconds since init (iol_span_ns, or
- * iol_dxt_ns of a time in seconds), in store x of slot `slot`.  The store's lock
- * held (Locking above). */
+ * iol_dxt_ns of a time in seconds), in store x of slot `slot`.  The lock of the
+ * record that owns *fp held (Locking above); the store's lock not held. */
 static inline __attribute__((always_inline)) void iol_dxt_add(iol_dxt *x, const int slot,
                                                                iol_dxt_file **fp,
                                                                uint64_t id, const int wr,
@@ -87,8 +103,11 @@ static inline __attribute__((always_inline)) void iol_dxt_add(iol_dxt *x, const 
                                                                int64_t ns1, int64_t ns2)
 {
     iol_dxt_file *f = *fp;
-    if (__builtin_expect(f == NULL, 0))
-        *fp = f = iol_dxt_file_new(x, id);
+    if (__builtin_expect(f == NULL, 0)) {
+        if ((f = iol_dxt_file_new(x, id)) == NULL)
+            return;
+        *fp = f;
+    }
     if (__builtin_expect(f == IOL_DXT_NONE, 0))
         return;
     iol_dxt_lane *l = &f->lane[wr];

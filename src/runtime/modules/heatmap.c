@@ -3,8 +3,10 @@
  * (merging neighbours) as the run grows; cut to the run's length at output. */
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <string.h>
 
+#include "../core/core_int.h"   /* iol_note */
 #include "../core/rt.h"
 #include "../core/stats.h"
 #include "heatmap.h"
@@ -181,18 +183,142 @@ static iol_hm_map *new_map(void)
     return t;
 }
 
-/* This thread's map of h: the next of the pool, or NULL when the pool is used
- * up (or no memory): the caller then uses the shared map. */
+/* ------------------------------------------------------------ maps of exited threads */
+/* A thread's first claim sets a pthread key whose destructor, run when the thread
+ * exits, gives the thread's maps back to their heat maps' free lists; the next
+ * thread to need a map takes one from there before making a new one.  A map keeps
+ * its bins and width when it changes hands (output sums every map, free or not),
+ * so nothing is lost.
+ *
+ * Where the pthread calls run: the key is made once per process at the first
+ * registration (a module's activation: glibc's pthread_key_create takes a free
+ * slot with a compare-and-swap, no lock and no allocation), and set once per
+ * thread at its first claim, which may be inside a wrapper or a signal handler.
+ * glibc keeps the values of its first 32 keys in the thread's descriptor, so
+ * setting one of those is two stores; a later key's first value would calloc a
+ * block, which a handler that interrupted malloc must not do, so with such a key
+ * maps are not given back (the pool then serves the first threads only, as
+ * before).  The destructor runs on the exiting thread outside any wrapper: the
+ * only lock it takes is a heat map's pool_lock, which is held just for a pop or a
+ * push, never across a wrapper's other work. */
+#if defined(__GLIBC__)
+#define KEY_DIRECT 32                /* glibc's PTHREAD_KEY_2NDLEVEL_SIZE */
+#else
+#define KEY_DIRECT PTHREAD_KEYS_MAX
+#endif
+static pthread_key_t exit_key;
+static int key_state;                /* 0 not made, 1 being made, 2 usable, 3 not usable */
+static __thread int watched __attribute__((tls_model("initial-exec")));   /* key set */
+
+static void give_back(void *unused);
+
+static void key_make(void)
+{
+    int s = 0;
+    if (!__atomic_compare_exchange_n(&key_state, &s, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+        return;
+    int ok = pthread_key_create(&exit_key, give_back) == 0;
+    if (ok && exit_key >= KEY_DIRECT) {
+        pthread_key_delete(exit_key);
+        ok = 0;
+    }
+    __atomic_store_n(&key_state, ok ? 2 : 3, __ATOMIC_RELEASE);
+}
+
+/* A runtime unloaded by dlclose must not leave glibc a destructor pointing into
+ * unmapped code.  (At exit this only ends the reuse: output sums every map.) */
+__attribute__((destructor)) static void key_drop(void)
+{
+    int s = 2;
+    if (__atomic_compare_exchange_n(&key_state, &s, 3, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+        pthread_key_delete(exit_key);
+}
+
+/* Have this thread's maps given back when it exits (once per thread, and again
+ * if it claims maps after its destructor ran: glibc then runs it once more). */
+static void watch_exit(void)
+{
+    if (watched || __atomic_load_n(&key_state, __ATOMIC_ACQUIRE) != 2)
+        return;
+    int e = errno;
+    if (pthread_setspecific(exit_key, &watched) == 0)
+        watched = 1;
+    errno = e;
+}
+
+/* A map given back earlier, or NULL (none, or this thread is inside the pool's
+ * lock already: a signal handler interrupted a pop or a push). */
+static iol_hm_map *reuse(iol_heatmap *h)
+{
+    if (__atomic_load_n(&h->nfree, __ATOMIC_RELAXED) == 0 || !iol_trylock_own(&h->pool_lock))
+        return NULL;
+    iol_hm_map *t = NULL;
+    unsigned n = h->nfree;
+    if (n) {
+        t = h->free[n - 1];
+        __atomic_store_n(&h->nfree, n - 1, __ATOMIC_RELAXED);
+        h->reused++;
+    }
+    iol_unlock(&h->pool_lock);
+    return t;
+}
+
+/* Map t of an exiting thread onto h's free list, if it is one of h's maps (h may
+ * have been registered again since the thread claimed t: then t is gone). */
+static void put_back(iol_heatmap *h, iol_hm_map *t)
+{
+    if (!iol_trylock_own(&h->pool_lock))
+        return;
+    unsigned n = __atomic_load_n(&h->claimed, __ATOMIC_ACQUIRE);
+    if (n > IOL_HM_THREADS)
+        n = IOL_HM_THREADS;
+    for (unsigned j = 0; j < n; j++) {
+        if (__atomic_load_n(&h->maps[j], __ATOMIC_ACQUIRE) == t) {
+            if (h->nfree < IOL_HM_THREADS) {
+                h->free[h->nfree] = t;
+                __atomic_store_n(&h->nfree, h->nfree + 1, __ATOMIC_RELAXED);
+            }
+            break;
+        }
+    }
+    iol_unlock(&h->pool_lock);
+}
+
+/* The key's destructor: the exiting thread's maps, of every heat map. */
+static void give_back(void *unused)
+{
+    int e = errno;
+    watched = 0;
+    for (int s = 0; s < IOL_MAX_HEATMAPS; s++) {
+        iol_hm_map *t = iol_hm_mine[s];
+        if (t == NONE)
+            continue;
+        iol_hm_mine[s] = NONE;
+        for (int i = 0; i < MAX_HEATMAPS; i++)
+            if (handles[i].rec && handles[i].index == s)
+                put_back(&handles[i], t);
+    }
+    errno = e;
+}
+
+/* This thread's map of h: one an exited thread gave back, else the next of the
+ * pool, or NULL when the pool is used up (or no memory): the caller then uses the
+ * shared map. */
 static iol_hm_map *claim(iol_heatmap *h)
 {
-    unsigned i = __atomic_load_n(&h->claimed, __ATOMIC_RELAXED);
-    do {
-        if (i >= IOL_HM_THREADS)
-            return NULL;
-    } while (!__atomic_compare_exchange_n(&h->claimed, &i, i + 1, 0, __ATOMIC_ACQ_REL,
-                                          __ATOMIC_RELAXED));
-    iol_hm_map *t = i == 0 ? &rec_maps[h->rec_index] : new_map();
-    __atomic_store_n(&h->maps[i], t, __ATOMIC_RELEASE);   /* NULL: that place stays empty */
+    iol_hm_map *t = reuse(h);
+    if (!t) {
+        unsigned i = __atomic_load_n(&h->claimed, __ATOMIC_RELAXED);
+        do {
+            if (i >= IOL_HM_THREADS)
+                return NULL;
+        } while (!__atomic_compare_exchange_n(&h->claimed, &i, i + 1, 0, __ATOMIC_ACQ_REL,
+                                              __ATOMIC_RELAXED));
+        t = i == 0 ? &rec_maps[h->rec_index] : new_map();
+        __atomic_store_n(&h->maps[i], t, __ATOMIC_RELEASE);   /* NULL: that place stays empty */
+    }
+    if (t)
+        watch_exit();
     return t;
 }
 
@@ -219,6 +345,7 @@ iol_heatmap *iol_heatmap_register(const char *api, int slot)
     uint64_t id = iol_name_id(name);
     if (slot < 0 || slot >= IOL_MAX_HEATMAPS || !iol_mod_enter(m))
         return NULL;
+    key_make();
     void *rec = iol_rec_get(m, name, id, NULL);
     iol_heatmap *hd = NULL;
     if (rec) {
@@ -251,8 +378,10 @@ static void add_shared(iol_heatmap *h, double t1, double t2, int64_t bytes, int 
         return;
     if (!h->shared)
         h->shared = new_map();
-    if (h->shared)
+    if (h->shared) {
         update(h->shared, t1, t2, bytes, is_write);
+        h->shared_ops++;
+    }
     iol_unlock(&h->shared_lock);
 }
 
@@ -339,6 +468,22 @@ static void gather(heatmap_rec *r, size_t i)
     h->gathered = 1;                  /* added once, even if output runs again */
 }
 
+/* How the maps served the threads, in the job metadata (when not zero): maps taken
+ * over from exited threads, and ops that took the shared map's lock. */
+static void finish(iol_module *m)
+{
+    uint64_t reused = 0, shared = 0;
+    for (int i = 0; i < MAX_HEATMAPS; i++) {
+        reused += handles[i].reused;
+        shared += handles[i].shared_ops;
+    }
+    char v[24];
+    if (reused && snprintf(v, sizeof v, "%llu", (unsigned long long)reused) > 0)
+        iol_note("heatmap_maps_reused", v);
+    if (shared && snprintf(v, sizeof v, "%llu", (unsigned long long)shared) > 0)
+        iol_note("heatmap_shared_ops", v);
+}
+
 static int all_zero(const heatmap_rec *h)
 {
     for (int i = 0; i < NBINS; i++)
@@ -387,6 +532,7 @@ const iol_module_desc iol_heatmap_module = {
     .default_records = MAX_HEATMAPS,
     .fixed_records = 1,
     .rec_init = rec_init,
+    .finish = finish,
     .output = output,
     .reset = reset,
 };

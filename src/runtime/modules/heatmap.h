@@ -7,12 +7,15 @@
  * thread map is the HEATMAP record itself (in the safety copy); the next
  * IOL_HM_THREADS - 1 threads get private maps, and threads beyond those, or a
  * signal handler that interrupts this thread's update, share one map under a
- * lock.  At output the maps are summed into the record (heatmap.c): every map
- * bins its ops exactly as the record alone would, and collapsing (merging
- * neighbour bins) commutes with adding, so a single-threaded run writes the
- * same record as before, and the bins of any run add up to its bytes.  A killed
- * multi-threaded process's recovered heat map holds only the first thread's
- * map (docs/recovery.md). */
+ * lock.  A thread that exits gives its maps back (a pthread key's destructor) and
+ * a later thread takes them over, bins and all: so the pool limits the threads
+ * alive at once, not the threads ever started.  At output the maps are summed
+ * into the record (heatmap.c): every map bins its ops exactly as the record
+ * alone would, and collapsing (merging neighbour bins) commutes with adding, so
+ * a single-threaded run writes the same record as before, and the bins of any
+ * run add up to its bytes.  A killed multi-threaded process's recovered heat map
+ * holds only the record's map: the first thread's ops, and those of the threads
+ * that took that map over (docs/recovery.md). */
 #ifndef IOLENS_RUNTIME_HEATMAP_H
 #define IOLENS_RUNTIME_HEATMAP_H
 
@@ -57,6 +60,13 @@ typedef struct iol_heatmap {
     iol_lock_t shared_lock;
     iol_hm_map *shared;                /* for threads beyond the pool; NULL until needed */
     int gathered;                      /* the maps were summed into the record (output) */
+    uint64_t shared_ops;               /* ops added to the shared map (its lock held) */
+    /* Maps given back by exited threads, for the next thread to take (pool_lock
+     * held; nfree also read without it as a hint). */
+    iol_lock_t pool_lock;
+    unsigned nfree;
+    uint64_t reused;                   /* maps taken from free[] */
+    iol_hm_map *free[IOL_HM_THREADS];
 } iol_heatmap;
 
 /* This thread's map of each heat map (by slot), &iol_hm_none before its first op.  A

@@ -49,7 +49,6 @@ static void activate(iol_module *m)
     aios = iol_map(MAX_AIO * sizeof *aios);
     iol_posix_st.mem_mask = iol_posix_align_mask(iol_cfg.memalign);
     iol_posix_st.heatmap = iol_heatmap_register("POSIX", IOL_HM_SLOT_POSIX);
-    iol_posix_st.dxt_lock = 0;
     iol_posix_st.dxt = iol_dxt_attach(IOL_MOD_DXT_POSIX);
     iol_posix_st.fdcap = tab ? cap : 0;
     __atomic_store_n(&iol_posix_st.fdtab, tab, __ATOMIC_RELEASE);   /* after fdcap */
@@ -74,7 +73,6 @@ static void reset(iol_module *m)
     iol_posix_st.fdcap = 0;
     iol_posix_st.heatmap = NULL;
     iol_posix_st.dxt = NULL;
-    iol_posix_st.dxt_lock = 0;
 }
 
 /* ------------------------------------------------------------ entering */

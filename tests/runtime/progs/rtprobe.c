@@ -173,6 +173,44 @@ static int mode_hammer(const char *dir, int n)
     return run_with_shared(dir, "hammer-shared.dat", n, hammer_worker);
 }
 
+/* "waves": n short-lived threads, started `wave` at a time (each wave joined
+ * before the next starts): thread t writes WPER blocks of (t % 7 + 1) * 100 bytes
+ * to its own file wave-<t>.dat and reads WREADS blocks of 64 bytes back.  More
+ * threads than there are per-thread heat maps ever run, but never more than
+ * `wave` at once. */
+enum { WPER = 50, WREADS = 10 };
+static void *wave_worker(void *arg)
+{
+    long t = (long)arg;
+    char p[4096], buf[700];
+    memset(buf, 'w', sizeof buf);
+    snprintf(p, sizeof p, "%s/wave-%ld.dat", tdir, t);
+    int fd = open(p, O_CREAT | O_TRUNC | O_RDWR, 0644);
+    EXPECT(fd >= 0);
+    size_t size = (size_t)(t % 7 + 1) * 100;
+    for (int i = 0; i < WPER; i++)
+        EXPECT(write(fd, buf, size) == (ssize_t)size);
+    for (int i = 0; i < WREADS; i++)
+        EXPECT(pread(fd, buf, 64, (off_t)i * 64) == 64);
+    EXPECT(close(fd) == 0);
+    return NULL;
+}
+
+static int mode_waves(const char *dir, int n, int wave)
+{
+    tdir = dir;
+    pthread_t th[64];
+    EXPECT(wave >= 1 && wave <= 64);
+    for (long first = 0; first < n; first += wave) {
+        long last = first + wave < n ? first + wave : n;
+        for (long t = first; t < last; t++)
+            EXPECT(pthread_create(&th[t - first], NULL, wave_worker, (void *)t) == 0);
+        for (long t = first; t < last; t++)
+            EXPECT(pthread_join(th[t - first], NULL) == 0);
+    }
+    return 0;
+}
+
 /* `n` files m.0 .. m.<n-1>, one 10-byte write each. */
 static int mode_files(const char *dir, int n)
 {
@@ -336,6 +374,8 @@ int main(int argc, char **argv)
         return mode_sthreads(dir, n > 64 ? 64 : n);
     if (!strcmp(mode, "hammer"))
         return mode_hammer(dir, n > 96 ? 96 : n);
+    if (!strcmp(mode, "waves"))
+        return mode_waves(dir, n, argc > 4 ? atoi(argv[4]) : 8);
     if (!strcmp(mode, "files"))
         return mode_files(dir, n);
     if (!strcmp(mode, "sizes"))
