@@ -1,7 +1,9 @@
 /* Lock contention: T threads, each N pwrite calls of 1 byte (or N lseek calls,
- * whose system call is cheaper, so the runtime's share is larger) on its own file
- * in DIR (all records live in the one POSIX module).
- * usage: threadbench DIR T N [pwrite|lseek]  -> "<T> threads: <ns per call per thread>" */
+ * whose system call is cheaper, so the runtime's share is larger; or N fwrite
+ * calls of 1 byte on a buffered stream, mostly no system call at all, so the
+ * STDIO record step is nearly all of the cost) on its own file in DIR (all
+ * records live in the one POSIX or STDIO module).
+ * usage: threadbench DIR T N [pwrite|lseek|fwrite]  -> "<T> threads: <ns per call per thread>" */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>
@@ -13,12 +15,22 @@
 
 static const char *dir;
 static long n;
-static int use_lseek;
+static int use_lseek, use_fwrite;
 
 static void *worker(void *arg)
 {
     char p[4096], c = 'x';
     snprintf(p, sizeof p, "%s/tb-%ld.dat", dir, (long)arg);
+    if (use_fwrite) {
+        FILE *f = fopen(p, "w");
+        if (!f)
+            abort();
+        for (long i = 0; i < n; i++)
+            if (fwrite(&c, 1, 1, f) != 1)
+                abort();
+        fclose(f);
+        return NULL;
+    }
     int fd = open(p, O_CREAT | O_TRUNC | O_WRONLY, 0644);
     if (pwrite(fd, &c, 1, 4095) != 1)
         abort();
@@ -37,6 +49,7 @@ int main(int argc, char **argv)
     int t = atoi(argv[2]);
     n = atol(argv[3]);
     use_lseek = argc > 4 && strcmp(argv[4], "lseek") == 0;
+    use_fwrite = argc > 4 && strcmp(argv[4], "fwrite") == 0;
     pthread_t th[64];
     struct timespec a, b;
     clock_gettime(CLOCK_MONOTONIC, &a);

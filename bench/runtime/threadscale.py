@@ -2,7 +2,8 @@
 r"""Thread scaling of the runtime (by hand, not part of the tests).
 
 threadbench.c runs T threads, each making N pwrite calls of 1 byte (or, with
---op lseek, N lseek calls) on its own file.  For T = 1, 2, 4, 8 this runs it
+--op lseek, N lseek calls; with --op fwrite, N fwrite calls of 1 byte on its own
+buffered FILE*) on its own file.  For T = 1, 2, 4, 8 this runs it
 plain, under iolens (libiolens.so) and, when it is installed, under upstream
 Darshan 3.5.0's libdarshan.so, interleaved (plain, iolens, upstream, plain, ...)
 RUNS times, and prints the median operations per second of each (all threads'
@@ -25,7 +26,7 @@ use --n 500000 or more and 9 or more runs, and quote the load average; the
 target is "iolens / plain" >= 0.90 at every thread count.
 
 usage: threadscale.py [--runtime LIB] [--upstream LIB] [--also NAME=LIB]... [--runs 7]
-                      [--n 200000] [--threads 1,2,4,8] [--op pwrite|lseek]
+                      [--n 200000] [--threads 1,2,4,8] [--op pwrite|lseek|fwrite]
 """
 import argparse
 import os
@@ -78,9 +79,11 @@ def main():
     ap.add_argument("--n", type=int, default=200_000,
                     help="pwrite calls per thread (default 200000)")
     ap.add_argument("--threads", default="1,2,4,8", help="thread counts (default 1,2,4,8)")
-    ap.add_argument("--op", choices=["pwrite", "lseek"], default="pwrite",
-                    help="the call each thread makes: pwrite of 1 byte (default), or lseek, "
-                         "whose cheaper system call makes the runtime's share larger")
+    ap.add_argument("--op", choices=["pwrite", "lseek", "fwrite"], default="pwrite",
+                    help="the call each thread makes: pwrite of 1 byte (default), lseek, "
+                         "whose cheaper system call makes the runtime's share larger, or "
+                         "fwrite of 1 byte on the thread's own buffered FILE* (the STDIO "
+                         "record step is most of its cost)")
     args = ap.parse_args()
     threads = [int(t) for t in args.threads.split(",")]
     libs = [("plain", None), ("iolens", args.runtime)]
@@ -104,7 +107,8 @@ def main():
     cmed = {k: statistics.median(v) for k, v in cpu.items()}
     head = "| threads | " + " | ".join(f"{name} ops/s" for name, _ in libs)
     head += " | " + " | ".join(f"{name} / plain" for name, _ in libs[1:]) + " |"
-    what = "pwrite calls of 1 byte" if args.op == "pwrite" else "lseek calls"
+    what = {"pwrite": "pwrite calls of 1 byte", "lseek": "lseek calls",
+            "fwrite": "fwrite calls of 1 byte (buffered)"}[args.op]
     print(f"{args.runs} interleaved runs of {args.n} {what} per thread; medians\n")
     print(head)
     print("|---:|" + "---:|" * (2 * len(libs) - 1))

@@ -84,3 +84,23 @@ def test_dxt_threads_clean_under_tsan(tsan_setup, tsan_dxt_probe, tool, tmp_path
     for t in range(8):
         want[(f"thread-{t}.dat", "write")], want[(f"thread-{t}.dat", "read")] = per_thread
     assert counts == want
+
+
+@pytest.fixture(scope="module")
+def tsan_lockprobe(tmp_path_factory):
+    exe = tmp_path_factory.mktemp("tsan-lock") / "lockprobe"
+    subprocess.run(["cc", "-O1", "-g", "-pthread", "-fsanitize=thread", "-o", str(exe),
+                    str(HERE / "progs" / "lockprobe.c")], check=True)
+    return exe
+
+
+def test_stream_threads_clean_under_tsan(tsan_setup, tsan_lockprobe, tool, tmp_path):
+    """STDIO record locks and the lock-free stream table (test_record_locks.py's
+    8-thread stream workload): no report, and the counts are exact."""
+    from test_record_locks import check_streams, counters
+    preload, _ = tsan_setup
+    r = run_under(preload, [tsan_lockprobe, "streams", tmp_path, "8"], tmp_path / "logs",
+                  check=False, extra_env={"TSAN_OPTIONS": "halt_on_error=0 exitcode=66"})
+    assert "ThreadSanitizer" not in r.stderr, r.stderr[-3000:]
+    assert r.returncode == 0, r.stderr[-2000:]
+    check_streams(counters(tool, tmp_path / "logs"), tmp_path, 8)

@@ -101,7 +101,7 @@ void iol_mod_activate(iol_module *m)
         m->state = -1;
         return;
     }
-    m->state = 1;
+    __atomic_store_n(&m->state, 1, __ATOMIC_RELEASE);   /* after recs/aux: holds_top_lock */
     __atomic_store_n(&m->path_tag, records_gen << 8 | (uint32_t)d->id, __ATOMIC_RELAXED);
     __atomic_store_n(&m->names, iol_map(m->cap * sizeof *m->names), __ATOMIC_RELAXED);
     if (m->cap)
@@ -146,12 +146,15 @@ void *iol_rec_register(iol_module *m, const char *name, uint64_t id, void **aux)
             iol_partial_set(d->id);
         return NULL;
     }
-    size_t i = m->count++;
+    size_t i = m->count;
     uint8_t *rec = m->recs + i * d->rec_size;
     void *a = m->aux ? m->aux + i * d->aux_size : NULL;
     memset(rec, 0, d->rec_size);
     if (a)
         memset(a, 0, d->aux_size);
+    /* After the aux (its lock) is cleared: holds_top_lock reads the locks of
+     * the first `count` records without the module lock. */
+    __atomic_store_n(&m->count, i + 1, __ATOMIC_RELEASE);
     memcpy(rec, &id, 8);
     int64_t rank = iol_rank;
     memcpy(rec + 8, &rank, 8);
@@ -203,6 +206,50 @@ void *iol_rec_enter_path_slow(iol_module *m, const char *path, size_t n, void **
     return r;
 }
 
+/* Whether this thread holds a module lock or a record lock: every module lock
+ * and every record lock, read atomically.  The fields read here are published
+ * before they are used: state 1 with release after recs/aux exist, count with
+ * release after the new record's aux (its lock) is cleared.  Here, beside
+ * iol_mods, so that the core's files keep using each other one way only. */
+static int holds_top_lock(uintptr_t me)
+{
+    for (size_t k = 0; k < iol_module_ndescs; k++) {
+        iol_module *m = &iol_mods[iol_module_descs[k]->id];
+        if (__atomic_load_n(&m->lock, __ATOMIC_RELAXED) == me)
+            return 1;
+        if (!m->d || !m->d->rec_locks || __atomic_load_n(&m->state, __ATOMIC_ACQUIRE) != 1)
+            continue;
+        uint8_t *aux = m->aux;
+        size_t n = __atomic_load_n(&m->count, __ATOMIC_ACQUIRE), step = m->d->aux_size;
+        for (size_t i = 0; aux && i < n; i++)
+            if (__atomic_load_n((iol_lock_t *)(aux + i * step), __ATOMIC_RELAXED) == me)
+                return 1;
+    }
+    return 0;
+}
+
+/* The slow path of iol_trylock_top (rt.h): spin as iol_lock_slow does, then,
+ * before the first yield, give up when this thread holds a module or record
+ * lock.  The scan is made once: what this thread holds cannot change while it
+ * waits here (a signal handler that interrupts the wait gives back what it
+ * takes before it returns). */
+int iol_lock_slow_nested(iol_lock_t *l, uintptr_t me)
+{
+    for (unsigned spins = 0;; spins++) {
+        uintptr_t expect = 0;
+        if (__atomic_load_n(l, __ATOMIC_RELAXED) == 0 &&
+            __atomic_compare_exchange_n(l, &expect, me, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+            return 1;
+        if (spins < 64) {
+            __builtin_ia32_pause();
+            continue;
+        }
+        if (spins == 64 && holds_top_lock(me))
+            return 0;
+        sched_yield();
+    }
+}
+
 /* rt.h iol_rec_lock_in_mod: the record is busy.  Waits with the module lock
  * given back. */
 int iol_rec_lock_in_mod_slow(iol_module *m, iol_lock_t *l)
@@ -216,10 +263,15 @@ int iol_rec_lock_in_mod_slow(iol_module *m, iol_lock_t *l)
         if (expect == me)
             return 0;
         for (unsigned spins = 0; __atomic_load_n(l, __ATOMIC_RELAXED) != 0; spins++) {
-            if (spins < 64)
+            if (spins < 64) {
                 __builtin_ia32_pause();
-            else
-                sched_yield();
+                continue;
+            }
+            /* A signal handler of a thread inside another record's update: no
+             * wait (rt.h iol_trylock_top). */
+            if (spins == 64 && holds_top_lock(me))
+                return 0;
+            sched_yield();
         }
         if (!iol_mod_enter(m))
             return 0;

@@ -7,12 +7,14 @@
  * Locking: each module has one lock (iol_module.lock) for its table changes
  * (activation, registering records and names, side tables) and, in a module
  * without record locks, for every update of its records.  A module with record
- * locks (desc.rec_locks: POSIX) gives each record a lock of its own, the first
+ * locks (desc.rec_locks: POSIX, STDIO, MPI-IO) gives each record a lock of its own, the first
  * member of its aux: an update of a known record (read, write, seek on a tracked
  * fd) takes only that lock, so threads working on different files share no lock
  * (iol_rec_lock below).  The name table has its own lock.  Order: module ->
  * record -> names or a module's side locks (DXT store, shared heat map); never
- * the reverse.  Heat maps are per thread (modules/heatmap.h).
+ * the reverse.  A thread that holds a module or record lock never waits for
+ * another one (iol_trylock_top: a signal handler's event is dropped instead).
+ * Heat maps are per thread (modules/heatmap.h).
  *
  * Interposer rules: no function here may call malloc while a wrapper is running
  * (memory comes from mmap'd pools); errors are counted and reported once at
@@ -211,6 +213,34 @@ static inline void iol_lock(iol_lock_t *l)
 }
 static inline void iol_unlock(iol_lock_t *l) { __atomic_store_n(l, 0, __ATOMIC_RELEASE); }
 
+/* Module and record locks (iol_mod_enter, iol_rec_lock) are taken with this
+ * instead: a thread that already holds a module or record lock never waits for
+ * another one.  Otherwise thread A, interrupted inside record R1's update by a
+ * signal whose handler writes to R2, would wait for thread B, interrupted inside
+ * R2's update with a handler that writes to R1, and neither would ever go on.
+ * So when the lock is busy, the slow path spins briefly (the holder is usually
+ * just finishing an update) and then, if this thread holds any module or record
+ * lock (a scan of their owner words: only contended acquisitions pay for it),
+ * gives up: returns 0, and the caller drops its event, as for a lock that is
+ * already its own.  The other locks (names, DXT stores, shared heat map) are
+ * leaves: taken only while a module or record lock is held and given back
+ * without waiting for anything, so a wait for one of them cannot close a cycle,
+ * and they keep waiting (iol_trylock_own); the directory-name cache's lock,
+ * taken with no other lock held, uses this one too (modules/posix_dirs.c).
+ * The uncontended path is that of
+ * iol_trylock_own, instruction for instruction. */
+int iol_lock_slow_nested(iol_lock_t *l, uintptr_t me);   /* (records.c) */
+static inline __attribute__((always_inline)) int iol_trylock_top(iol_lock_t *l)
+{
+    uintptr_t me = iol_self(), expect = 0;
+    if (__builtin_expect(__atomic_compare_exchange_n(l, &expect, me, 0, __ATOMIC_ACQUIRE,
+                                                     __ATOMIC_RELAXED), 1))
+        return 1;
+    if (expect == me)
+        return 0;
+    return iol_lock_slow_nested(l, me);
+}
+
 /* ------------------------------------------------------------ modules */
 typedef struct iol_module iol_module;
 
@@ -282,21 +312,32 @@ typedef struct iol_name_ref {
 } iol_name_ref;
 
 struct iol_module {
+    /* First cache line: what the record paths read, written only at activation
+     * and (frozen) at shutdown, so that threads updating records through their
+     * own locks keep it in their caches while other threads take `lock`. */
     const iol_module_desc *d;
-    iol_lock_t lock;
-    int state;               /* 0 untried, 1 active, -1 disabled or failed (never retried) */
+    int state;               /* 0 untried, 1 active, -1 disabled or failed (never retried);
+                                1 is stored with release once recs/aux exist */
     int frozen;              /* shutdown has taken the records: written (atomically)
                                 under `lock` only; read under it, or atomically
                                 under a record lock (iol_rec_lock) */
     uint8_t *recs, *aux;
-    size_t cap, count;
     uint32_t *slots;         /* id hash: index+1, 0 = empty */
     size_t hmask;
     iol_name_ref *names;     /* per record, for the path cache; NULL: no cache */
     uint32_t path_tag;       /* this activation's tag in path-cache entries: 24 bits,
                                 never 0 */
+    /* Second line: written by every table change (opens, registrations). */
+    iol_lock_t lock __attribute__((aligned(64)));
+    size_t cap;
+    size_t count;            /* written under `lock` (atomically: the lock scan of
+                                holds_top_lock reads it without the lock) */
 } __attribute__((aligned(64)));   /* one module's lock never shares a cache line
                                      with another module's fields */
+_Static_assert(offsetof(struct iol_module, frozen) < 64 && offsetof(struct iol_module, path_tag) < 64 &&
+               offsetof(struct iol_module, lock) == 64,
+               "frozen and the other fields the record paths read are on a line of their own, "
+               "apart from the module lock");
 
 /* The table of modules, generated from the CMake module list (module_table.c). */
 extern const iol_module_desc *const iol_module_descs[];
@@ -321,7 +362,7 @@ void iol_mod_activate(iol_module *m);
  * (lock released) when the module is disabled, failed or frozen. */
 static inline int iol_mod_enter(iol_module *m)
 {
-    if (__builtin_expect(m->d == NULL, 0) || !iol_trylock_own(&m->lock))
+    if (__builtin_expect(m->d == NULL, 0) || !iol_trylock_top(&m->lock))
         return 0;
     if (__builtin_expect(m->state == 0, 0))
         iol_mod_activate(m);
@@ -332,18 +373,21 @@ static inline int iol_mod_enter(iol_module *m)
 }
 static inline void iol_mod_leave(iol_module *m) { iol_unlock(&m->lock); }
 
-/* Record locks (modules with desc.rec_locks).  Lock the record whose aux starts
- * with lock l, for an update of that known record.  Returns 1 with the lock held,
- * or 0 (not held) when the module is frozen, or when this thread already holds it
- * (a signal handler interrupted an update of this record: the handler's event is
- * not recorded, as with the module lock).  Shutdown sets `frozen` and then takes
+/* Record locks (modules with desc.rec_locks: POSIX, STDIO, MPI-IO).  Lock the
+ * record whose aux starts with lock l, for an update of that known record.
+ * Returns 1 with the lock held, or 0 (not held) when the module is frozen, when
+ * this thread already holds it (a signal handler interrupted an update of this
+ * record: the handler's event is not recorded, as with the module lock), or
+ * when another thread holds it and this thread holds another module or record
+ * lock (iol_trylock_top: the handler's event is dropped rather than waited
+ * for).  Shutdown sets `frozen` and then takes
  * and gives back every record lock (iol_rec_locks_wait), so an update either ends
  * before the records are copied or sees `frozen` here (the lock's acquire orders
  * the load after the freezer's release).  Callers reach the aux through a table
  * that exists only while the module is active, so `state` needs no test. */
 static inline __attribute__((always_inline)) int iol_rec_lock(iol_module *m, iol_lock_t *l)
 {
-    if (__builtin_expect(!iol_trylock_own(l), 0))
+    if (__builtin_expect(!iol_trylock_top(l), 0))
         return 0;
     if (__builtin_expect(__atomic_load_n(&m->frozen, __ATOMIC_RELAXED) == 0, 1))
         return 1;
@@ -356,9 +400,12 @@ static inline void iol_rec_unlock(iol_lock_t *l) { iol_unlock(l); }
  * shutdown cannot freeze m while its lock is held, so `frozen` needs no test).
  * Never waits for a record lock while holding m's lock (a thread interrupted
  * inside that record's update may need m's lock in its signal handler): when
- * the record is busy, m's lock is given back while waiting, then taken again.
- * Returns 1 with both locks held, or 0 with neither (m frozen meanwhile, or the
- * record's lock already this thread's: a signal handler re-entered). */
+ * the record is busy, m's lock is given back while waiting, then taken again;
+ * and when this thread still holds another module or record lock then (a
+ * signal handler), it does not wait at all (iol_trylock_top).
+ * Returns 1 with both locks held, or 0 with neither (m frozen meanwhile, the
+ * record's lock already this thread's: a signal handler re-entered, or busy
+ * while this thread holds another lock). */
 int iol_rec_lock_in_mod_slow(iol_module *m, iol_lock_t *l);
 static inline __attribute__((always_inline)) int iol_rec_lock_in_mod(iol_module *m, iol_lock_t *l)
 {

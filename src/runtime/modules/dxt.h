@@ -4,7 +4,7 @@
  * dxt_posix.c and dxt_mpiio.c.
  *
  * Locking: a store is written only by the module it traces (POSIX, MPI-IO), with
- * the traced record's lock held (POSIX's record lock, or MPI-IO's module lock): a
+ * the traced record's lock held (POSIX's and MPI-IO's record locks): a
  * file's trace (its lanes and the segments in its chunks) belongs to its record,
  * so appending a segment needs that lock alone, and threads tracing different
  * files share no lock and write no common cache line (files and chunks start on

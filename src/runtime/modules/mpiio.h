@@ -1,6 +1,8 @@
 /* MPI-IO module (id 2, record version 3): counters of runtime spec section 2.3.
- * Only in the MPI runtime.  Record functions take the module lock themselves and
- * are called by mpiio_wrap.c after the real call succeeded (close: always). */
+ * Only in the MPI runtime.  Record functions take the locks they need themselves
+ * (an event on an open handle: only its record's lock, rt.h iol_rec_lock; open:
+ * the module's and the record's) and are called by mpiio_wrap.c after the real
+ * call succeeded (close: always). */
 #ifndef IOLENS_RUNTIME_MPIIO_H
 #define IOLENS_RUNTIME_MPIIO_H
 
@@ -20,11 +22,13 @@ typedef struct mpiio_rec {
 IOL_ASSERT_RECORD_LAYOUT(mpiio_rec, MPIIO);
 
 typedef struct mpiio_aux {
+    iol_lock_t lock;         /* the record's lock (first: desc.rec_locks) */
     int last_io;             /* 0 none, 1 read, 2 write */
     double last_meta_end, last_read_end, last_write_end;
     iol_cv access;
     iol_dxt_file *dxt;       /* the file's trace (dxt.h), NULL before its first op */
-} mpiio_aux;
+} __attribute__((aligned(64))) mpiio_aux;   /* two records' locks never share a line */
+_Static_assert(offsetof(mpiio_aux, lock) == 0, "rec_locks: the aux starts with its lock");
 
 /* What kind of data call (selects the INDEP/COLL/SPLIT/NB counter). */
 enum iol_mpiio_kind { IOL_MPIIO_INDEP, IOL_MPIIO_COLL, IOL_MPIIO_SPLIT, IOL_MPIIO_NB };

@@ -30,6 +30,11 @@ typedef struct dir_slot {
 } dir_slot;
 
 static dir_slot slots[DIR_SLOTS];
+/* Taken with iol_trylock_top, although it is no module or record lock: it is
+ * taken with none of those held (an *at name is made before the open), so its
+ * holder's signal handler may wait for a record lock, and a thread that holds
+ * one must then not wait for this lock.  Busy so: the slot is left alone and
+ * /proc names the fd. */
 static iol_lock_t lock;
 static uint64_t fallbacks;
 
@@ -73,7 +78,8 @@ int iol_posix_dir_name(int fd, char *out, size_t len)
     if (fd < 0 || IOL_REAL(fstat)(fd, &st) != 0 || !S_ISDIR(st.st_mode))
         return -1;
     dir_slot *s = &slots[(unsigned)fd & (DIR_SLOTS - 1)];
-    int locked = iol_trylock_own(&lock);   /* 0: a signal handler interrupted us in here */
+    int locked = iol_trylock_top(&lock);   /* 0: a signal handler interrupted us in here,
+                                              or busy while we hold a record lock */
     if (locked && s->fd_plus1 == fd + 1 && s->dev == st.st_dev && s->ino == st.st_ino &&
         s->len < len) {
         memcpy(out, s->name, s->len + 1);
@@ -85,7 +91,7 @@ int iol_posix_dir_name(int fd, char *out, size_t len)
     int n = read_name(fd, out, len);
     if (n < 0)
         return -1;
-    if (locked && iol_trylock_own(&lock)) {
+    if (locked && iol_trylock_top(&lock)) {
         s->fd_plus1 = fd + 1;
         s->dev = st.st_dev;
         s->ino = st.st_ino;
@@ -102,7 +108,7 @@ void iol_posix_dir_forget_slow(int fd)
     if (fd < 0)
         return;
     dir_slot *s = &slots[(unsigned)fd & (DIR_SLOTS - 1)];
-    if (!iol_trylock_own(&lock))
+    if (!iol_trylock_top(&lock))
         return;                            /* the fstat check still catches it */
     if (s->fd_plus1 == fd + 1)
         s->fd_plus1 = 0;

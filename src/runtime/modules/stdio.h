@@ -1,4 +1,8 @@
-/* STDIO module: record layout and the record functions its wrappers call. */
+/* STDIO module: record layout and the record functions its wrappers call.
+ * Records have locks of their own (rt.h iol_rec_lock), as POSIX's: an event on
+ * a known stream takes only its record's lock, found through the lock-free
+ * stream table below; the module lock is left to finding and registering
+ * records (fopen, fdopen, freopen) and to filling the table. */
 #ifndef IOLENS_RUNTIME_STDIO_H
 #define IOLENS_RUNTIME_STDIO_H
 
@@ -18,13 +22,16 @@ IOL_ASSERT_RECORD_LAYOUT(stdio_rec, STDIO);
 /* Runtime-only state per record; `rec` as in posix.h (records do not move while
  * the module is active). */
 typedef struct stdio_aux {
+    iol_lock_t lock;         /* the record's lock (first: desc.rec_locks) */
     stdio_rec *rec;
     int64_t offset;          /* our own offset, shared by reads and writes */
     double last_meta_end, last_read_end, last_write_end;
-} stdio_aux;
+} __attribute__((aligned(64))) stdio_aux;   /* two records' locks never share a line */
+_Static_assert(offsetof(stdio_aux, lock) == 0, "rec_locks: the aux starts with its lock");
 
-/* Each function takes the module lock itself and leaves errno as it found it;
- * `sp` holds the clock readings around the real call. */
+/* Each function takes the locks it needs itself (an event on a known stream:
+ * only its record's lock) and leaves errno as it found it; `sp` holds the clock
+ * readings around the real call. */
 void iol_stdio_open(FILE *fp, const char *path, const iol_span *sp);
 void iol_stdio_fdopen(FILE *fp, int fd, const iol_span *sp);
 /* fclose is split around the real call; begin returns a handle for end (0 when
@@ -45,7 +52,24 @@ void iol_stdio_seek(FILE *fp, int64_t pos, const iol_span *sp);
 /* ------------------------------------------------------------ inline stream paths
  * Reads and writes are recorded by code inlined into their wrappers (as POSIX's,
  * see posix.h).  Streams map to records through an open-addressing table keyed
- * by FILE*; the state shared with stdio.c: */
+ * by FILE*, read without any lock.  The contract of a slot:
+ *   - `a` is NULL (empty: ends a probe), IOL_STDIO_TOMB (removed: a probe goes
+ *     on) or the aux of the stream `fp`'s record;
+ *   - a slot is filled (fopen, fdopen, freopen; under the module lock, which
+ *     orders the writers) only while its `a` is NULL or TOMB: `fp` first, then
+ *     `a` with release; a stream that is mapped already gets its new `a` in
+ *     place (release), so a FILE* is in at most one live slot;
+ *   - fclose removes its slot with one exchange of `a` to TOMB (no lock: the
+ *     stream is still open, so no other thread maps this FILE* now);
+ *   - readers load `a` with acquire and then `fp`: a live `a` so read comes with
+ *     the `fp` written before it.  A slot being refilled for another stream
+ *     between the two loads only shows a foreign `fp`, which does not match: a
+ *     stream in use was mapped (by its opener, before fopen returned) before
+ *     any thread could use it, and its live slot comes first on its probe
+ *     chain (it took the first free slot there, and a removed slot of an
+ *     earlier stream at the same address, the only other slot that can hold
+ *     its `fp`, lies further on).
+ * The state shared with stdio.c: */
 #define IOL_STDIO_NSTREAMS 4096
 #define IOL_STDIO_TOMB ((stdio_aux *)1)
 typedef struct iol_stdio_stream {
@@ -53,9 +77,8 @@ typedef struct iol_stdio_stream {
     stdio_aux *a;            /* NULL empty; IOL_STDIO_TOMB removed */
 } iol_stdio_stream;
 typedef struct iol_stdio_state {
-    iol_stdio_stream *streams;   /* entries under the module lock; the pointer is also
-                                    read without it (atomically) to learn whether
-                                    the module is active */
+    iol_stdio_stream *streams;   /* the table (above); the pointer is also read
+                                    (acquire) to learn whether the module is active */
     iol_heatmap *heatmap;        /* per-thread bins (heatmap.h) */
 } iol_stdio_state;
 extern iol_stdio_state iol_stdio_st __attribute__((visibility("hidden")));
@@ -63,59 +86,64 @@ extern iol_stdio_state iol_stdio_st __attribute__((visibility("hidden")));
 /* First use from a stream path: activate (as any call does), keeping errno. */
 void iol_stdio_first_use(void);
 
-/* The whole linear probe, from fp's home slot (stdio.c; lock held). */
-iol_stdio_stream *iol_stdio_find_probe(iol_stdio_stream *t, FILE *fp);
+/* The whole linear probe, from fp's home slot (stdio.c; no lock needed): the
+ * live slot of fp, *a its aux as loaded, or NULL. */
+iol_stdio_stream *iol_stdio_find_slot(iol_stdio_stream *t, FILE *fp, stdio_aux **a);
+/* The same, for the aux alone (the rest of iol_stdio_find's probe). */
+stdio_aux *iol_stdio_find_probe(iol_stdio_stream *t, FILE *fp);
 
-/* The table slot of fp in table t (lock held), or NULL.  Inline: the first probe,
- * which finds nearly every stream (a few open streams in 4096 slots). */
-static inline iol_stdio_stream *iol_stdio_find_in(iol_stdio_stream *t, FILE *fp)
+/* The aux of fp's live slot in table t (no lock needed), or NULL.  Inline: the
+ * first probe, which finds nearly every stream (a few open streams in 4096
+ * slots). */
+static inline __attribute__((always_inline)) stdio_aux *iol_stdio_find(iol_stdio_stream *t,
+                                                                       FILE *fp)
 {
     iol_stdio_stream *e = &t[((uintptr_t)fp >> 4) & (IOL_STDIO_NSTREAMS - 1)];
-    if (__builtin_expect(e->fp == fp && (uintptr_t)e->a > (uintptr_t)IOL_STDIO_TOMB, 1))
-        return e;
+    stdio_aux *a = __atomic_load_n(&e->a, __ATOMIC_ACQUIRE);
+    if (__builtin_expect((uintptr_t)a > (uintptr_t)IOL_STDIO_TOMB &&
+                         __atomic_load_n(&e->fp, __ATOMIC_RELAXED) == fp, 1))
+        return a;
     return iol_stdio_find_probe(t, fp);
 }
-static inline iol_stdio_stream *iol_stdio_find(FILE *fp)
-{
-    iol_stdio_stream *t = iol_stdio_st.streams;
-    return t ? iol_stdio_find_in(t, fp) : NULL;
-}
 
-/* Lock the module for an event on fp.  Returns the stream's slot with the lock
- * held, or NULL (lock not held) when the module is off or fp untracked. */
-static inline __attribute__((always_inline)) iol_stdio_stream *iol_stdio_enter(FILE *fp)
+/* The stream table, activating the module at the first call; NULL when the
+ * module is off.  The table, once set, stays until a fork child resets the
+ * module.  It is set by activate, after the module's state became 1: with a
+ * table, the module exists and is active unless frozen (iol_rec_lock tests it),
+ * so iol_mod_enter's other tests are not needed on the stream paths. */
+static inline __attribute__((always_inline)) iol_stdio_stream *iol_stdio_table(void)
 {
-    iol_module *m = iol_mod(IOL_MOD_STDIO);
-    /* The table, once set, stays until a fork child resets the module.  It is set
-     * by activate, after the module's state became 1: with a table, the module
-     * exists and is active unless frozen (checked under the lock), so
-     * iol_mod_enter's other tests are not needed here. */
     iol_stdio_stream *t = __atomic_load_n(&iol_stdio_st.streams, __ATOMIC_ACQUIRE);
     if (__builtin_expect(t == NULL, 0)) {
         iol_stdio_first_use();
         t = __atomic_load_n(&iol_stdio_st.streams, __ATOMIC_ACQUIRE);
-        if (!t)
-            return NULL;
     }
-    if (!iol_trylock_own(&m->lock))
-        return NULL;
-    iol_stdio_stream *e = NULL;
-    if (__builtin_expect(m->state == 1 && !m->frozen, 1))
-        e = iol_stdio_find_in(t, fp);
-    if (!e)
-        iol_mod_leave(m);
-    return e;
+    return t;
 }
+
+/* Lock the record of fp for an event on it.  Returns its aux with the record's
+ * lock held (leave with iol_stdio_leave), or NULL (no lock held) when the module
+ * is off or frozen, or fp untracked. */
+static inline __attribute__((always_inline)) stdio_aux *iol_stdio_enter(FILE *fp)
+{
+    iol_stdio_stream *t = iol_stdio_table();
+    if (__builtin_expect(t == NULL, 0))
+        return NULL;
+    stdio_aux *a = iol_stdio_find(t, fp);
+    if (__builtin_expect(a == NULL, 0) || !iol_rec_lock(iol_mod(IOL_MOD_STDIO), &a->lock))
+        return NULL;
+    return a;
+}
+static inline void iol_stdio_leave(stdio_aux *a) { iol_rec_unlock(&a->lock); }
 
 /* One read (kind 0), write (1) or flush (2: a 0-byte write counted as a flush);
  * always inlined with a constant kind. */
 static inline __attribute__((always_inline)) void iol_stdio_io(FILE *fp, const int kind,
                                                                int64_t bytes, const iol_span *sp)
 {
-    iol_stdio_stream *e = iol_stdio_enter(fp);
-    if (!e)
+    stdio_aux *a = iol_stdio_enter(fp);
+    if (!a)
         return;
-    stdio_aux *a = e->a;
     stdio_rec *r = a->rec;
     int64_t *c = r->c;
     double *f = r->f;
@@ -138,7 +166,7 @@ static inline __attribute__((always_inline)) void iol_stdio_io(FILE *fp, const i
     }
     if (kind != 2)
         iol_hm_add(iol_stdio_st.heatmap, IOL_HM_SLOT_STDIO, t1, t2, bytes, wr);
-    iol_mod_leave(iol_mod(IOL_MOD_STDIO));
+    iol_stdio_leave(a);
 }
 
 extern const iol_module_desc iol_stdio_module;
