@@ -9,8 +9,10 @@ Darshan 3.5.0's libdarshan.so, interleaved (plain, iolens, upstream, plain, ...)
 RUNS times, and prints the median operations per second of each (all threads'
 calls / wall time) and the ratio to plain, then the median CPU time per call
 (user + system of all threads), which leaves out the time a thread waits for a
-core on a loaded machine.  Medians, because the machine is shared: compare
-columns of one run.
+core on a loaded machine, and the ratio of the fastest runs (the run that load
+disturbed least, for each library).  Medians, because the machine is shared:
+compare columns of one run.  --size sets the pwrite size (default 1 byte, the
+worst case: the runtime's fixed cost against the cheapest write).
 
 Comparing two builds of iolens (e.g. before and after a change):
 
@@ -27,6 +29,7 @@ target is "iolens / plain" >= 0.90 at every thread count.
 
 usage: threadscale.py [--runtime LIB] [--upstream LIB] [--also NAME=LIB]... [--runs 7]
                       [--n 200000] [--threads 1,2,4,8] [--op pwrite|lseek|fwrite]
+                      [--size BYTES]
 """
 import argparse
 import os
@@ -49,12 +52,12 @@ def env_for(lib, logdir):
     return env
 
 
-def ops_per_s(exe, work, threads, n, lib, op="pwrite"):
+def ops_per_s(exe, work, threads, n, lib, op="pwrite", size=1):
     """Operations per second of one run (threadbench prints ns per call per thread),
     and the CPU time (user + system, all threads) per operation in ns."""
     with tempfile.TemporaryDirectory(dir=work) as d:
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        out = subprocess.run([str(exe), d, str(threads), str(n), op], env=env_for(lib, d),
+        out = subprocess.run([str(exe), d, str(threads), str(n), op, str(size)], env=env_for(lib, d),
                              capture_output=True, text=True, check=True, timeout=600).stdout
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -84,6 +87,7 @@ def main():
                          "whose cheaper system call makes the runtime's share larger, or "
                          "fwrite of 1 byte on the thread's own buffered FILE* (the STDIO "
                          "record step is most of its cost)")
+    ap.add_argument("--size", type=int, default=1, help="bytes per pwrite (default 1)")
     args = ap.parse_args()
     threads = [int(t) for t in args.threads.split(",")]
     libs = [("plain", None), ("iolens", args.runtime)]
@@ -100,14 +104,15 @@ def main():
         for _ in range(args.runs):
             for t in threads:
                 for name, lib in libs:
-                    ops, ns = ops_per_s(exe, work, t, args.n, lib, args.op)
+                    ops, ns = ops_per_s(exe, work, t, args.n, lib, args.op, args.size)
                     res[(name, t)].append(ops)
                     cpu[(name, t)].append(ns)
     med = {k: statistics.median(v) for k, v in res.items()}
     cmed = {k: statistics.median(v) for k, v in cpu.items()}
     head = "| threads | " + " | ".join(f"{name} ops/s" for name, _ in libs)
     head += " | " + " | ".join(f"{name} / plain" for name, _ in libs[1:]) + " |"
-    what = {"pwrite": "pwrite calls of 1 byte", "lseek": "lseek calls",
+    what = {"pwrite": f"pwrite calls of {args.size} byte{'s' if args.size > 1 else ''}",
+            "lseek": "lseek calls",
             "fwrite": "fwrite calls of 1 byte (buffered)"}[args.op]
     print(f"{args.runs} interleaved runs of {args.n} {what} per thread; medians\n")
     print(head)
@@ -126,6 +131,15 @@ def main():
         row = [f"{cmed[(name, t)]:,.0f}" for name, _ in libs]
         row += [f"{cmed[(name, t)] - cmed[('plain', t)]:+,.0f}" for name, _ in libs[1:]]
         print(f"| {t} | " + " | ".join(row) + " |")
+
+    # The fastest run of each: the one that waited least for a core.
+    best = {k: max(v) for k, v in res.items()}
+    print("\nFastest run of each, ratio to plain's fastest\n")
+    print("| threads | " + " | ".join(f"{name} / plain" for name, _ in libs[1:]) + " |")
+    print("|---:|" + "---:|" * (len(libs) - 1))
+    for t in threads:
+        print(f"| {t} | " + " | ".join(f"{best[(name, t)] / best[('plain', t)]:.3f}"
+                                       for name, _ in libs[1:]) + " |")
 
 
 if __name__ == "__main__":

@@ -119,6 +119,8 @@ static void *xsignal_worker(void *arg)
     return NULL;
 }
 
+static char stream_buf[2][2][4096];
+
 static int mode_xsignal(const char *dir, const char *how, long n)
 {
     char p[4096];
@@ -130,6 +132,11 @@ static int mode_xsignal(const char *dir, const char *how, long n)
             loop_fp[i] = fopen(p, "w");
             hand_fp[i] = fopen(p, "a");
             EXPECT(loop_fp[i] && hand_fp[i]);
+            /* Buffers of our own, so that no fwrite mallocs one: a handler whose
+             * fwrite allocated while its thread was inside malloc would deadlock
+             * in glibc, whatever the runtime does. */
+            EXPECT(setvbuf(loop_fp[i], stream_buf[i][0], _IOFBF, sizeof stream_buf[i][0]) == 0);
+            EXPECT(setvbuf(hand_fp[i], stream_buf[i][1], _IOFBF, sizeof stream_buf[i][1]) == 0);
         } else {
             loop_fd[i] = open(p, O_CREAT | O_TRUNC | O_WRONLY, 0644);
             hand_fd[i] = open(p, O_WRONLY | O_APPEND);
