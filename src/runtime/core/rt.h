@@ -222,7 +222,9 @@ static inline void iol_unlock(iol_lock_t *l) { __atomic_store_n(l, 0, __ATOMIC_R
  * just finishing an update) and then, if this thread holds any module or record
  * lock (a scan of their owner words: only contended acquisitions pay for it),
  * gives up: returns 0, and the caller drops its event, as for a lock that is
- * already its own.  The other locks (names, DXT stores, shared heat map) are
+ * already its own.  The other locks (names, DXT stores, shared heat map, and
+ * the HEATMAP and DXT module locks, which are taken inside other modules'
+ * activations: iol_mod_enter_leaf) are
  * leaves: taken only while a module or record lock is held and given back
  * without waiting for anything, so a wait for one of them cannot close a cycle,
  * and they keep waiting (iol_trylock_own); the directory-name cache's lock,
@@ -360,16 +362,32 @@ static inline uint32_t iol_mod_version(iol_module *m)
 void iol_mod_activate(iol_module *m);
 /* Lock the module and make sure it is active.  Returns 1 with the lock held, or 0
  * (lock released) when the module is disabled, failed or frozen. */
-static inline int iol_mod_enter(iol_module *m)
+static inline int iol_mod_enter_locked(iol_module *m)
 {
-    if (__builtin_expect(m->d == NULL, 0) || !iol_trylock_top(&m->lock))
-        return 0;
     if (__builtin_expect(m->state == 0, 0))
         iol_mod_activate(m);
     if (__builtin_expect(m->state == 1 && !m->frozen, 1))   /* (written under the lock) */
         return 1;
     iol_unlock(&m->lock);
     return 0;
+}
+static inline int iol_mod_enter(iol_module *m)
+{
+    if (__builtin_expect(m->d == NULL, 0) || !iol_trylock_top(&m->lock))
+        return 0;
+    return iol_mod_enter_locked(m);
+}
+/* iol_mod_enter for a module whose lock is a leaf: taken only inside another
+ * module's activation (HEATMAP's registration, DXT's attachment) and holding
+ * nothing but leaf locks itself, so waiting for it closes no cycle.  It waits
+ * where iol_mod_enter would give up because this thread holds a module lock
+ * (the activating module's own), which would lose the heat map or the trace of
+ * a module that happened to start while another thread was starting one. */
+static inline int iol_mod_enter_leaf(iol_module *m)
+{
+    if (__builtin_expect(m->d == NULL, 0) || !iol_trylock_own(&m->lock))
+        return 0;
+    return iol_mod_enter_locked(m);
 }
 static inline void iol_mod_leave(iol_module *m) { iol_unlock(&m->lock); }
 

@@ -96,7 +96,7 @@ void iol_dxt_activate(iol_module *m)
 iol_dxt *iol_dxt_attach(int modid)
 {
     iol_module *m = iol_mod(modid);
-    if (!iol_mod_enter(m))
+    if (!iol_mod_enter_leaf(m))        /* inside the traced module's activation (rt.h) */
         return NULL;
     iol_dxt *x = store_of(modid);
     iol_mod_leave(m);

@@ -343,7 +343,7 @@ iol_heatmap *iol_heatmap_register(const char *api, int slot)
     char name[64];
     snprintf(name, sizeof name, "heatmap:%s", api);
     uint64_t id = iol_name_id(name);
-    if (slot < 0 || slot >= IOL_MAX_HEATMAPS || !iol_mod_enter(m))
+    if (slot < 0 || slot >= IOL_MAX_HEATMAPS || !iol_mod_enter_leaf(m))   /* (rt.h) */
         return NULL;
     key_make();
     void *rec = iol_rec_get(m, name, id, NULL);
