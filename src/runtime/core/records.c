@@ -233,13 +233,12 @@ static int holds_top_lock(uintptr_t me)
  * lock.  The scan is made once: what this thread holds cannot change while it
  * waits here (a signal handler that interrupts the wait gives back what it
  * takes before it returns). */
-int iol_lock_slow_nested(iol_lock_t *l, uintptr_t me)
+/* Wait until l looks free: 1; or 0 at once after 64 spins when this thread
+ * holds a module or record lock (a signal handler of a thread inside another
+ * record's update: no wait, rt.h iol_trylock_top). */
+static int wait_free_unless_nested(iol_lock_t *l, uintptr_t me)
 {
-    for (unsigned spins = 0;; spins++) {
-        uintptr_t expect = 0;
-        if (__atomic_load_n(l, __ATOMIC_RELAXED) == 0 &&
-            __atomic_compare_exchange_n(l, &expect, me, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-            return 1;
+    for (unsigned spins = 0; __atomic_load_n(l, __ATOMIC_RELAXED) != 0; spins++) {
         if (spins < 64) {
             __builtin_ia32_pause();
             continue;
@@ -247,6 +246,18 @@ int iol_lock_slow_nested(iol_lock_t *l, uintptr_t me)
         if (spins == 64 && holds_top_lock(me))
             return 0;
         sched_yield();
+    }
+    return 1;
+}
+
+int iol_lock_slow_nested(iol_lock_t *l, uintptr_t me)
+{
+    for (;;) {
+        if (!wait_free_unless_nested(l, me))
+            return 0;
+        uintptr_t expect = 0;
+        if (__atomic_compare_exchange_n(l, &expect, me, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+            return 1;
     }
 }
 
@@ -262,17 +273,8 @@ int iol_rec_lock_in_mod_slow(iol_module *m, iol_lock_t *l)
         iol_mod_leave(m);
         if (expect == me)
             return 0;
-        for (unsigned spins = 0; __atomic_load_n(l, __ATOMIC_RELAXED) != 0; spins++) {
-            if (spins < 64) {
-                __builtin_ia32_pause();
-                continue;
-            }
-            /* A signal handler of a thread inside another record's update: no
-             * wait (rt.h iol_trylock_top). */
-            if (spins == 64 && holds_top_lock(me))
-                return 0;
-            sched_yield();
-        }
+        if (!wait_free_unless_nested(l, me))
+            return 0;
         if (!iol_mod_enter(m))
             return 0;
     }

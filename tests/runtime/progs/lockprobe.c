@@ -31,14 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define EXPECT(cond)                                                              \
-    do {                                                                          \
-        if (!(cond)) {                                                            \
-            fprintf(stderr, "%s:%d: expectation failed: %s (errno %d)\n", __FILE__, \
-                    __LINE__, #cond, errno);                                      \
-            exit(1);                                                              \
-        }                                                                         \
-    } while (0)
+#include "expect.h"
 
 /* ------------------------------------------------------------ streams */
 enum { SPER = 3000 };

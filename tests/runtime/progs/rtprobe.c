@@ -13,14 +13,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#define EXPECT(cond)                                                              \
-    do {                                                                          \
-        if (!(cond)) {                                                            \
-            fprintf(stderr, "%s:%d: expectation failed: %s (errno %d)\n", __FILE__, \
-                    __LINE__, #cond, errno);                                      \
-            exit(1);                                                              \
-        }                                                                         \
-    } while (0)
+#include "expect.h"
 
 /* Failing calls keep their return values and errno. */
 static int mode_errno(const char *dir)
