@@ -192,15 +192,23 @@ static inline uintptr_t iol_self(void) { return (uintptr_t)__builtin_thread_poin
 #else
 static inline uintptr_t iol_self(void) { return (uintptr_t)&iol_busy; }
 #endif
-/* 1 = locked by us now; 0 = we already hold it (re-entered from a signal handler). */
-static inline int iol_trylock_own(iol_lock_t *l)
+/* The one attempt every lock starts with: 1 = locked by us now; 0 = we already
+ * hold it (re-entered from a signal handler); -1 = another thread holds it. */
+static inline __attribute__((always_inline)) int iol_lock_attempt(iol_lock_t *l, uintptr_t me)
 {
-    uintptr_t me = iol_self(), expect = 0;
+    uintptr_t expect = 0;
     if (__builtin_expect(__atomic_compare_exchange_n(l, &expect, me, 0, __ATOMIC_ACQUIRE,
                                                      __ATOMIC_RELAXED), 1))
         return 1;
-    if (expect == me)
-        return 0;
+    return expect == me ? 0 : -1;
+}
+/* 1 = locked by us now (waiting if another thread holds it); 0 = we already hold it. */
+static inline int iol_trylock_own(iol_lock_t *l)
+{
+    uintptr_t me = iol_self();
+    int r = iol_lock_attempt(l, me);
+    if (__builtin_expect(r >= 0, 1))
+        return r;
     iol_lock_slow(l, me);
     return 1;
 }
@@ -234,12 +242,10 @@ static inline void iol_unlock(iol_lock_t *l) { __atomic_store_n(l, 0, __ATOMIC_R
 int iol_lock_slow_nested(iol_lock_t *l, uintptr_t me);   /* (records.c) */
 static inline __attribute__((always_inline)) int iol_trylock_top(iol_lock_t *l)
 {
-    uintptr_t me = iol_self(), expect = 0;
-    if (__builtin_expect(__atomic_compare_exchange_n(l, &expect, me, 0, __ATOMIC_ACQUIRE,
-                                                     __ATOMIC_RELAXED), 1))
-        return 1;
-    if (expect == me)
-        return 0;
+    uintptr_t me = iol_self();
+    int r = iol_lock_attempt(l, me);
+    if (__builtin_expect(r >= 0, 1))
+        return r;
     return iol_lock_slow_nested(l, me);
 }
 
