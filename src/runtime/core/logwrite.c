@@ -39,6 +39,10 @@ static void fill_metadata(char *md, size_t len)
         n += (size_t)snprintf(md + n, len - n, "fork_parent=%d\n", (int)iol_fork_parent);
     if (iol_cfg.launcher_var && !iol_mpi_mode && n < len)   /* whose rank the records carry */
         n += (size_t)snprintf(md + n, len - n, "rank_from=%s\n", iol_cfg.launcher_var);
+    unsigned long failed = iol_failures(IOL_FAIL_MEMORY);
+    char v[24];
+    if (failed && snprintf(v, sizeof v, "%lu", failed) > 0)
+        iol_note("memory_failures", v);    /* why a partial bit may be set (issue #34) */
     if (n < len)
         n += iol_notes_append(md + n, len - n);
     if (n >= len) {                 /* a hints string too long: keep whole lines only */

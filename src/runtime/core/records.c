@@ -111,6 +111,7 @@ void iol_mod_activate(iol_module *m)
     m->aux = d->aux_size ? iol_map(m->cap * d->aux_size) : NULL;
     if (!m->slots || (d->aux_size && m->cap && !m->aux)) {
         m->state = -1;
+        iol_partial_set(d->id);       /* its I/O goes unrecorded: the log says so */
         return;
     }
     __atomic_store_n(&m->state, 1, __ATOMIC_RELEASE);   /* after recs/aux: holds_top_lock */
