@@ -312,26 +312,36 @@ void iol_modules_freeze(void)
 }
 
 /* Shutdown: the output callbacks rewrite records in place, so they get a private
- * copy and the safety file stays a valid log until the real one is written. */
+ * copy and the safety file stays a valid log until the real one is written.  The
+ * copy holds the records in use, packed (not the reservations, nor the pool):
+ * address space is scarce under RLIMIT_AS and the log write still needs some. */
+static size_t packed_len(const iol_module *m)
+{
+    return (m->count * m->d->rec_size + 63) & ~(size_t)63;   /* aligned for the next */
+}
+
 void iol_records_detach(void)
 {
-    size_t used = __atomic_load_n(&pool_used, __ATOMIC_RELAXED);
-    if (!iol_safety_owns(pool) || used == 0)
+    size_t need = 0;
+    for (size_t i = 0; i < iol_module_ndescs; i++) {
+        const iol_module *m = &iol_mods[iol_module_descs[i]->id];
+        if (m->recs)
+            need += packed_len(m);
+    }
+    if (!iol_safety_owns(pool) || need == 0)
         return;
-    /* The reservations made (every module's records lie below pool_used), not
-     * the whole pool: address space is scarce under RLIMIT_AS. */
-    uint8_t *copy = iol_map(used);
+    uint8_t *copy = iol_map(need);
     if (!copy)
         return;                       /* outputs then edit the file; still readable */
-    for (size_t i = 0; i < iol_module_ndescs; i++) {   /* the records in use, not the
-                                                         reservations (untouched pages) */
+    size_t off = 0;
+    for (size_t i = 0; i < iol_module_ndescs; i++) {
         iol_module *m = &iol_mods[iol_module_descs[i]->id];
         if (!m->recs)
             continue;
-        uint8_t *to = copy + (m->recs - pool);
-        memcpy(to, m->recs, m->count * m->d->rec_size);
-        m->recs = to;
+        memcpy(copy + off, m->recs, m->count * m->d->rec_size);
+        m->recs = copy + off;
+        off += packed_len(m);
     }
     pool = copy;
-    pool_mapped = used;
+    pool_mapped = need;
 }
