@@ -1,7 +1,7 @@
 /* The interposer-grade error path: messages are formatted on the stack and written
- * with one write(2) on stderr (no allocation, no stdio; never SIGXFSZ when stderr
- * is a file at its size limit, fsize.h); at most IOL_MAX_MSGS per process.  Failures inside wrappers are only counted (failures.c), and reported
- * once at shutdown. */
+ * with one write(2) on stderr (no allocation, no stdio; no SIGXFSZ when stderr is
+ * a file at its size limit, fsize.h); at most IOL_MAX_MSGS per process.  Failures
+ * inside wrappers are only counted (failures.c), and reported once at shutdown. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
