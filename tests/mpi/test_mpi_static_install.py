@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from mpi_helpers import MPIS, REPO, find_mpi_runtime, linked_mpi, logs_in
+from mpi_helpers import MPIS, REPO, Mpi, find_mpi_runtime, linked_mpi, logs_in
 from rt_helpers import find_tool
 
 iolens = pytest.importorskip("iolens")
@@ -165,21 +165,28 @@ def test_default_mpi_is_the_one_built(installed):
     assert default == config_flags(tool, built)
 
 
-def test_wheel_carries_the_link_files(tmp_path):
+def test_wheel_carries_the_link_files(progs_dir, tmp_path):
     """The `pip install .` environment running these tests: its iolens names files
-    of the environment, and a copy of its bin/ and lib/ elsewhere names the copy's."""
+    of the environment, and a copy of its bin/ and lib/ elsewhere names the copy's,
+    which link a working program."""
     tool = Path(sys.prefix) / "bin" / "iolens"
     if sys.prefix == sys.base_prefix or not tool.exists():
         pytest.skip(f"not running in an environment with iolens installed ({sys.prefix})")
     flags = config_flags(tool)
     files = named_files(flags["pre"])
-    mpi = files[0].parent.name if files else None
-    assert_installed(flags, Path(sys.prefix), mpi)
+    name = files[0].parent.name if files else None
+    assert_installed(flags, Path(sys.prefix), name)
     copy = tmp_path / "copy"
     (copy / "bin").mkdir(parents=True)
     shutil.copy2(tool, copy / "bin" / "iolens")
     shutil.copytree(Path(sys.prefix) / "lib" / "iolens", copy / "lib" / "iolens")
-    assert_installed(config_flags(copy / "bin" / "iolens"), copy, mpi)
+    flags = config_flags(copy / "bin" / "iolens")
+    assert_installed(flags, copy, name)
+    mpi = Mpi(name, None)
+    if not shutil.which(mpi.info["cc"]) or not shutil.which(mpi.info["run"]):
+        pytest.skip(f"{name}'s compiler or launcher is not installed")
+    work, log = link_and_run(mpi, flags, progs_dir, tmp_path)
+    check_log(log, work)
 
 
 def test_run_preloads_the_installed_runtime(installed, tmp_path):
@@ -206,3 +213,35 @@ def test_missing_link_files_are_named(installed, tmp_path):
     r = subprocess.run([installed / "bin" / "iolens", "config", "--pre-ld-flags", "--mpi", "lam"],
                        capture_output=True, text=True)
     assert r.returncode == 2 and "--mpi lam" in r.stderr, r.stderr
+
+
+def fresh_install(how, mpi, work):
+    """A new build tree under WORK, installed into WORK/prefix by cmake or by pip
+    (the wheel), then deleted; returns the prefix."""
+    tree, prefix = work / "tree", work / "prefix"
+    if how == "cmake":
+        steps = [["cmake", "-S", REPO, "-B", tree, "-G", "Ninja", "-DBUILD_TESTING=OFF",
+                  f"-DMPI_C_COMPILER={mpi.info['cc']}"],
+                 ["cmake", "--build", tree, "-j2"],
+                 ["cmake", "--install", tree, "--prefix", prefix]]
+    else:
+        steps = [[sys.executable, "-m", "pip", "install", "-q", "--no-build-isolation",
+                  "--no-deps", "--prefix", prefix, "--config-settings", f"build-dir={tree}",
+                  "--config-settings", f"cmake.define.MPI_C_COMPILER={mpi.info['cc']}", REPO]]
+    for step in steps:
+        r = subprocess.run([str(a) for a in step], capture_output=True, text=True)
+        assert r.returncode == 0, f"{step}: {r.stdout[-3000:]}{r.stderr[-3000:]}"
+    shutil.rmtree(tree)
+    return prefix
+
+
+@pytest.mark.skipif(os.environ.get("IOLENS_LONG") != "1",
+                    reason="builds iolens from scratch (minutes): set IOLENS_LONG=1")
+@pytest.mark.parametrize("how", ["cmake", "pip"])
+def test_recipe_after_build_tree_deleted(how, mpi, progs_dir, tmp_path):
+    """The literal recipe: build, install, delete the build tree, link, run."""
+    prefix = fresh_install(how, mpi, tmp_path)
+    flags = config_flags(prefix / "bin" / "iolens")
+    assert_installed(flags, prefix, mpi.name)
+    work, log = link_and_run(mpi, flags, progs_dir, tmp_path)
+    check_log(log, work)
