@@ -106,14 +106,17 @@ static int add_names(iolens_writer *w, input *in, size_t n)
     return rc;
 }
 
-/* All inputs' records of one counter module, ranks assigned. */
+/* All inputs' records of one counter module, ranks assigned, with what a record
+ * carries besides its counters: the file's record id (H5D, PNETCDF_VAR) and the
+ * DFS/DAOS object ids (aux). */
 typedef struct pool {
-    size_t count, n_int, n_flt, cap;
-    uint64_t *id;
+    size_t count, n_int, n_flt, cap, aux_size;
+    uint64_t *id, *frid;
     int64_t *rank;
     int *src;
     int64_t *ints;
     double *flts;
+    uint8_t *aux;
     int workflow;          /* fold only records every job shares across its ranks (-1) */
 } pool;
 
@@ -131,11 +134,20 @@ static int pool_add(pool *p, const iolens_records *r, size_t i, int64_t rank, in
         if (ints) p->ints = ints;
         double *flts = realloc(p->flts, c * p->n_flt * 8 + 8);
         if (flts) p->flts = flts;
-        if (!id || !rk || !s || !ints || !flts)
+        uint64_t *frid = realloc(p->frid, c * 8);
+        if (frid) p->frid = frid;
+        uint8_t *aux = realloc(p->aux, c * p->aux_size + 8);
+        if (aux) p->aux = aux;
+        if (!id || !rk || !s || !ints || !flts || !frid || !aux)
             return IOLENS_E_NOMEM;
         p->cap = c;
     }
     size_t k = p->count++;
+    p->frid[k] = r->file_rec_id ? r->file_rec_id[i] : 0;
+    if (p->aux_size)
+        memset(p->aux + k * p->aux_size, 0, p->aux_size);
+    if (p->aux_size && r->aux && r->aux_size == p->aux_size)
+        memcpy(p->aux + k * p->aux_size, r->aux + i * r->aux_size, p->aux_size);
     p->id[k] = r->id[i];
     p->rank[k] = rank;
     p->src[k] = src;
@@ -147,6 +159,7 @@ static int pool_add(pool *p, const iolens_records *r, size_t i, int64_t rank, in
 static void pool_free(pool *p)
 {
     free(p->id), free(p->rank), free(p->src), free(p->ints), free(p->flts);
+    free(p->frid), free(p->aux);
 }
 
 static int put_pool(iolens_writer *w, int module, uint32_t ver, pool *p, const char *take)
@@ -161,7 +174,11 @@ static int put_pool(iolens_writer *w, int module, uint32_t ver, pool *p, const c
     r.rank = malloc(p->count * 8 + 8);
     r.ints = malloc(p->count * p->n_int * 8 + 8);
     r.flts = malloc(p->count * p->n_flt * 8 + 8);
-    int rc = (r.id && r.rank && r.ints && r.flts) ? 0 : IOLENS_E_NOMEM;
+    r.file_rec_id = malloc(p->count * 8 + 8);
+    r.aux_size = p->aux_size;
+    r.aux = p->aux_size ? malloc(p->count * p->aux_size + 8) : NULL;
+    int rc = (r.id && r.rank && r.ints && r.flts && r.file_rec_id && (r.aux || !r.aux_size))
+                 ? 0 : IOLENS_E_NOMEM;
     for (int pass = 0; !rc && pass < 2; pass++)      /* shared records first */
         for (size_t i = 0; i < p->count; i++) {
             if (!take[i] || (pass == 0) != (p->rank[i] == -1))
@@ -169,12 +186,15 @@ static int put_pool(iolens_writer *w, int module, uint32_t ver, pool *p, const c
             size_t k = r.count++;
             r.id[k] = p->id[i];
             r.rank[k] = p->rank[i];
+            r.file_rec_id[k] = p->frid[i];
             memcpy(r.ints + k * r.n_int, p->ints + i * p->n_int, r.n_int * 8);
             memcpy(r.flts + k * r.n_flt, p->flts + i * p->n_flt, r.n_flt * 8);
+            if (r.aux)
+                memcpy(r.aux + k * r.aux_size, p->aux + i * p->aux_size, r.aux_size);
         }
     if (!rc && r.count)
         rc = iolens_writer_put_records(w, &r);
-    free(r.id), free(r.rank), free(r.ints), free(r.flts);
+    free(r.id), free(r.rank), free(r.ints), free(r.flts), free(r.file_rec_id), free(r.aux);
     return rc;
 }
 
@@ -249,6 +269,9 @@ static int merge_counters(iolens_writer *w, int module, input *in, size_t n, int
     memset(&p, 0, sizeof p);
     p.n_int = mi->n_int;
     p.n_flt = mi->n_flt;
+    int has_frid;
+    if (iolens_module_layout_extras(module, &has_frid, &p.aux_size) != 0)
+        p.aux_size = 0;
     int rc = 0;
     for (size_t i = 0; !rc && i < n; i++) {
         iolens_records *r = NULL;

@@ -342,3 +342,33 @@ def test_merge_names_why_a_region_cannot_be_read(tool, job, module, tmp_path):
     assert lines[0].startswith(prefix) and module in lines[0], lines[0]
     assert lines[0][len(prefix):].strip(), lines[0]
     assert not out.exists()
+
+
+# ---------------------------------------------------------------- corpus: record references
+def test_merge_keeps_record_references(tool, corpus_logs, tmp_path):
+    """H5D and PNETCDF_VAR records name their file's record (file_rec_id): a merge
+    keeps the reference, and every other column, of every counter module."""
+    picked = []
+    for log in corpus_logs:
+        try:
+            with iolens.open(log) as lg:
+                if {"H5D", "PNETCDF_VAR"} & set(lg.modules):
+                    picked.append(log)
+        except iolens.LogError:
+            continue
+    if not picked:
+        pytest.skip("no corpus log with H5D or PNETCDF_VAR records")
+    for i, log in enumerate(picked):
+        out = tmp_path / f"m{i}.darshan"
+        run(tool, "merge", "-o", out, log)
+        with iolens.open(log) as a, iolens.open(out) as b:
+            for mod, info in a.modules.items():
+                if iolens.module_info(mod).kind != "counters":
+                    continue
+                want, got = a.records(mod), b.records(mod)
+                key = ["rank", "id"]
+                want = want.sort_values(key).reset_index(drop=True)
+                got = got.sort_values(key).reset_index(drop=True)
+                assert got.equals(want), (log.name, mod)
+                if "file_rec_id" in want:
+                    assert (got["file_rec_id"] != 0).any(), (log.name, mod)
