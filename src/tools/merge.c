@@ -334,8 +334,10 @@ static int merge_raw(iolens_writer *w, int module, input *in, size_t n, size_t *
         }
         if (at + len > total) {
             uint8_t *b = realloc(buf, at + len);
-            if (!b)
+            if (!b) {
+                rc = IOLENS_E_NOMEM;
                 break;
+            }
             buf = b;
             total = at + len;
         }
