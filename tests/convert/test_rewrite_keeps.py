@@ -372,3 +372,16 @@ def test_merge_keeps_record_references(tool, corpus_logs, tmp_path):
                 assert got.equals(want), (log.name, mod)
                 if "file_rec_id" in want:
                     assert (got["file_rec_id"] != 0).any(), (log.name, mod)
+
+
+def test_selected_records_keep_their_thread_ids(tool, job):
+    """convert --include-glob: the segments of the records kept, thread ids with
+    them (the selection moves each segment's thread id with the segment)."""
+    src = job["procs"][0]
+    out = job["dir"] / "selected.darshan"
+    run(tool, "convert", "--include-glob", "*thread-1.dat", src, out)
+    with iolens.open(src) as a:
+        want = Counter({k: n for k, n in dxt_rows(a).items() if k[1].endswith("thread-1.dat")})
+    with iolens.open(out) as b:
+        assert b.modules["DXT_POSIX"]["version"] == 2
+        assert dxt_rows(b) == want and want
