@@ -709,7 +709,8 @@ int iol_merge_job(const char *const *paths, size_t n, const char *out, char *err
         in[opened].wf_offset = -1;
         char why[400] = "";
         if ((rc = iolens_log_open(paths[opened], &in[opened].log, why, sizeof why)) != 0)
-            snprintf(err, errlen, "%.3000s: %s", paths[opened], why);
+            snprintf(err, errlen, "%.3000s: %s", paths[opened],
+                     *why ? why : iolens_strerror(rc));
     }
     if (!rc) {
         qsort(in, n, sizeof *in, by_start);
