@@ -385,3 +385,25 @@ def test_selected_records_keep_their_thread_ids(tool, job):
     with iolens.open(out) as b:
         assert b.modules["DXT_POSIX"]["version"] == 2
         assert dxt_rows(b) == want and want
+
+
+def test_merge_of_traces_with_and_without_thread_ids(tool, runtime, job, tmp_path):
+    """A process traced without thread ids (DXT_POSIX 1) merged with one traced
+    with them (2): the merged trace has thread ids (version 2), 0 ("unknown") for
+    the segments of the first, every segment of both kept."""
+    from rt_helpers import logs_in, run_under
+    _shim, probe = lustre_shim(runtime)
+    run_under(runtime, [probe, tmp_path / "plain-trace.dat"], tmp_path / "logs",
+              {"DXT_ENABLE_IO_TRACE": "1", "DARSHAN_JOBID": "KEEPS_TEST_JOB",
+               "KEEPS_TEST_JOB": "4242"})
+    (plain,) = logs_in(tmp_path / "logs")
+    with iolens.open(plain) as lg:
+        assert lg.modules["DXT_POSIX"]["version"] == 1
+        without = dxt_rows(lg)
+    out = tmp_path / "mixed.darshan"
+    run(tool, "merge", "-o", out, job["procs"][0], plain)
+    with iolens.open(job["procs"][0]) as a, iolens.open(out) as m:
+        want = renumbered(dxt_rows(a), 0)
+        want += Counter({(1, *k[1:-1], 0): n for k, n in without.items()})
+        assert m.modules["DXT_POSIX"]["version"] == 2
+        assert dxt_rows(m) == want
