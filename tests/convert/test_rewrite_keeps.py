@@ -14,11 +14,11 @@ From the corpus: LUSTRE version 1 and version 2 logs merged together."""
 import os
 import subprocess
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
 from conv_helpers import run
+from mpi_helpers import HERE as MPI_DIR, Mpi, find_mpi_runtime, one_log
 from rt_helpers import SHARED
 from test_runtime_lustre import EOF, INIT, composite, lustre_shim, md
 
@@ -245,9 +245,6 @@ def test_anonymize_keeps_everything_but_names(tool, job, which):
 def test_mpiio_trace_versions_kept(tool, tmp_path, thread_ids):
     """DXT_MPIIO version 3 (thread ids) and 2, DXT_POSIX 2 and 1, from the MPI
     runtime: merge, convert and --anonymize keep the version and every segment."""
-    import sys
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "mpi"))
-    from mpi_helpers import HERE as MPI_DIR, Mpi, find_mpi_runtime, one_log
     rt = find_mpi_runtime("openmpi")
     if rt is None:
         pytest.skip("libiolens-mpi.so (Open MPI) not built")
