@@ -48,6 +48,8 @@ def layer_frame(log, layer: str) -> pd.DataFrame:
     wanted += [c for c in (p + "F_READ_TIME", p + "F_WRITE_TIME", p + "F_META_TIME")
                if c in info.fcounters]
     df = log.records(layer, columns=wanted)
+    if df is None:      # a view: the module could not be read
+        return pd.DataFrame(columns=COLUMNS)
     out = pd.DataFrame({"layer": layer, "rank": df["rank"], "id": df["id"]})
     names = df["name"].astype(object)
     if "file_rec_id" in df:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._meta import modules
 from .context import col
 
 # Upper bound (bytes) of each access-size histogram bin, by the bin's name suffix.
@@ -11,8 +12,8 @@ _BIN_UPPER = {"0_100": 100, "100_1K": 1 << 10, "1K_10K": 10 << 10, "10K_100K": 1
               "100K_1M": 1 << 20, "1M_4M": 4 << 20, "4M_10M": 10 << 20,
               "10M_100M": 100 << 20, "100M_1G": 1 << 30, "1G_PLUS": float("inf")}
 
-PREFIX = {"POSIX": "POSIX", "MPI-IO": "MPIIO", "STDIO": "STDIO", "H5D": "H5D",
-          "PNETCDF_VAR": "PNETCDF_VAR"}
+# Counter name prefix (without its "_") of each I/O module, from the module table.
+PREFIX = {m.name: m.symbol for m in modules().values() if m.role == "io"}
 
 
 def size_bins(module: str, op: str) -> list:

@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 
 from .interfaces import PREFIX, TIMELINE_MODULES, TRACE_MODULES, api_name
-from .perf import col
+from ..view.columns import counter as col
 
 def timeline(data) -> pd.DataFrame:
     """First and last access per (module, rank); rank -1 = shared records."""
