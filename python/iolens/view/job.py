@@ -169,11 +169,12 @@ class JobView:
     @functools.cached_property
     def ost(self) -> pd.DataFrame:
         """Per OST: ost, files, bytes_read, bytes_written, read_time, write_time,
-        bytes; attrs source ("trace" or "estimate") and unplaced_bytes."""
-        traced, scan_ost = self._trace
-        if traced is not None and scan_ost.layouts:
-            return scan_ost.frame()
+        bytes; attrs source ("trace", "estimate", or "trace+estimate" when some
+        Lustre files have no segments) and unplaced_bytes."""
         from .trace import posix_per_file
+        traced, scan_ost = self._trace
+        if traced is not None and scan_ost.traced:
+            return scan_ost.frame(posix_per_file(self))
         return estimate(self.lustre(), posix_per_file(self))
 
     def name(self, rec_id: int) -> Optional[str]:

@@ -34,9 +34,11 @@ def layouts(lustre: pd.DataFrame) -> Dict[int, list]:
     out: Dict[int, list] = {}
     if lustre is None or not len(lustre):
         return out
-    for rid, s, e, size, osts in zip(lustre["id"].to_numpy(), lustre[START].to_numpy(),
-                                      lustre[END].to_numpy(), lustre[SIZE].to_numpy(),
-                                      lustre["ost_ids"]):
+    n = len(lustre)
+    starts = lustre[START].to_numpy() if START in lustre else np.zeros(n, np.int64)
+    ends = lustre[END].to_numpy() if END in lustre else np.full(n, -1, np.int64)
+    for rid, s, e, size, osts in zip(lustre["id"].to_numpy(), starts, ends,
+                                      lustre[SIZE].to_numpy(), lustre["ost_ids"]):
         osts = np.asarray(osts, np.int64).ravel()
         if size <= 0 or not len(osts):
             continue
@@ -65,6 +67,7 @@ class OstScan:
         self.files: Dict[int, set] = {}
         self.unplaced = 0.0
         self.posix_files: set = set()
+        self.traced: set = set()                    # files with segments placed here
 
     def add(self, module: str, ids, offset, length, start, end, write) -> None:
         ids = np.asarray(ids, np.uint64)
@@ -74,6 +77,7 @@ class OstScan:
         elif self.posix_files:
             keep = ~np.isin(ids, np.fromiter(self.posix_files, np.uint64))
         for rid in np.unique(ids[keep]):
+            self.traced.add(int(rid))
             sel = keep & (ids == rid)
             self._file(int(rid), offset[sel], length[sel], end[sel] - start[sel], write[sel])
 
@@ -117,9 +121,31 @@ class OstScan:
             acc += rows[:, k]
             self.files.setdefault(ost, set()).add(rid)
 
-    def frame(self) -> pd.DataFrame:
+    def frame(self, untraced: pd.DataFrame = None) -> pd.DataFrame:
+        """The traced files' sums, plus the estimate (``estimate``) of the Lustre
+        files the trace does not cover, from `untraced` (their POSIX figures)."""
         rows = [(o, len(self.files.get(o, ())), *v) for o, v in self.sums.items()]
-        return _sorted(pd.DataFrame(rows, columns=COLUMNS), "trace", self.unplaced)
+        frame = pd.DataFrame(rows, columns=COLUMNS)
+        source, unplaced = "trace", self.unplaced
+        if untraced is not None and len(untraced):
+            rest = untraced[~untraced["id"].isin(np.fromiter(self.traced, np.uint64))]
+            guess = estimate_frame(self.layouts, rest)
+            if len(guess[0]):
+                source = "trace+estimate"
+                frame = _combine(frame, guess, self.files)
+            unplaced += guess[2]
+        return _sorted(frame, source, unplaced)
+
+
+def _combine(frame: pd.DataFrame, guess, traced_files) -> pd.DataFrame:
+    sums, files, _ = guess
+    out = {int(r.ost): np.array([r.bytes_read, r.bytes_written, r.read_time, r.write_time])
+           for r in frame.itertuples(index=False)}
+    for o, v in sums.items():
+        out[o] = out.get(o, np.zeros(4)) + v
+    rows = [(o, len(traced_files.get(o, set()) | files.get(o, set())), *v)
+            for o, v in out.items()]
+    return pd.DataFrame(rows, columns=COLUMNS)
 
 
 def _sorted(frame: pd.DataFrame, source: str, unplaced: float) -> pd.DataFrame:
@@ -132,12 +158,18 @@ def _sorted(frame: pd.DataFrame, source: str, unplaced: float) -> pd.DataFrame:
 def estimate(lustre: pd.DataFrame, posix: pd.DataFrame) -> pd.DataFrame:
     """Per-OST figures without a trace: each file's POSIX bytes and time spread
     evenly over the stripes its extent (largest offset + 1) covers."""
-    lay = layouts(lustre)
+    sums, files, unplaced = estimate_frame(layouts(lustre), posix)
+    rows = [(o, len(files[o]), *v) for o, v in sums.items()]
+    return _sorted(pd.DataFrame(rows, columns=COLUMNS), "estimate", unplaced)
+
+
+def estimate_frame(lay: Dict[int, list], posix: pd.DataFrame):
+    """({ost: [read B, write B, read s, write s]}, {ost: files}, unplaced bytes)."""
     sums: Dict[int, np.ndarray] = {}
     files: Dict[int, set] = {}
     unplaced = 0.0
     if posix is None or not len(posix):
-        return _sorted(pd.DataFrame(columns=COLUMNS), "estimate", 0.0)
+        return sums, files, unplaced
     for rid, g in posix.groupby("id", sort=False):
         moved = np.array([g["bytes_read"].sum(), g["bytes_written"].sum(),
                           g["read_time"].sum(), g["write_time"].sum()], np.float64)
@@ -156,5 +188,4 @@ def estimate(lustre: pd.DataFrame, posix: pd.DataFrame) -> pd.DataFrame:
                 sums.setdefault(o, np.zeros(4))
                 sums[o] += moved * length / covered / len(used)
                 files.setdefault(o, set()).add(int(rid))
-    rows = [(o, len(files[o]), *v) for o, v in sums.items()]
-    return _sorted(pd.DataFrame(rows, columns=COLUMNS), "estimate", unplaced)
+    return sums, files, unplaced
