@@ -278,7 +278,7 @@ char **iol_launcher_argv(iol_launcher_kind k, char **cmd, char *const *vars)
     for (size_t i = 0; !bad && i < nc; i++) {
         if (k == IOL_LAUNCHER_SRUN && (int)i == at) {
             bad = !(argv[n++] = export_value(theirs, vars));
-            i += theirs != cmd[i] + 9;         /* "--export V": V was its second word */
+            i += strcmp(cmd[i], "--export") == 0;   /* "--export V": V is the next word */
             continue;
         }
         bad = push(argv, &n, cmd[i]);
