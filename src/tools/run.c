@@ -23,7 +23,8 @@
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: iolens run [--logpath DIR [--mkdir]] [--trace] [--keep-process-logs] [--] CMD [ARGS...]\n"
+    fprintf(out, "usage: iolens run [--logpath DIR [--mkdir]] [--trace] [--keep-process-logs] [--no-mpi]\n"
+                 "                  [--] CMD [ARGS...]\n"
                  "  Runs CMD with libiolens.so preloaded (DARSHAN_ENABLE_NONMPI=1), waits for it\n"
                  "  and every process it started, merges their logs into one job log and\n"
                  "  prints its path.  Exits with CMD's exit status (127 when CMD could not\n"
@@ -37,6 +38,8 @@ static void usage(FILE *out)
                  "  --mkdir        create DIR (and its parents) when it does not exist\n"
                  "  --trace        also record DXT traces (DXT_ENABLE_IO_TRACE=1, docs/dxt.md)\n"
                  "  --keep-process-logs  keep each process's own log beside the job log\n"
+                 "  --no-mpi       CMD is not an MPI job even if it is a launcher: preload\n"
+                 "                 libiolens.so into CMD and everything it starts\n"
                  "  The runtime is found via $IOLENS_RUNTIME, <prefix>/lib next to this\n"
                  "  program, the build tree, then the install directory; the MPI runtime via\n"
                  "  $IOLENS_MPI_RUNTIME_OPENMPI or _MPICH, then the same places.\n"
@@ -211,6 +214,11 @@ static int mpi_runtime(iol_launcher_kind k, char **cmd, const char *logpath, int
     if (want && rc != 0)
         snprintf(found, sizeof found, "<libiolens-mpi.so built for %s>", iol_mpi_flavour_name(want));
     print_ranks_command(k, cmd, want && rc != 0 ? found : any, logpath, trace);
+    if (!want && k == IOL_LAUNCHER_SRUN) {
+        fprintf(stderr, "or, if it does not use MPI:\n  iolens run --no-mpi%s%s%s -- ",
+                logpath ? " --logpath " : "", logpath ? logpath : "", trace ? " --trace" : "");
+        iol_print_command(stderr, cmd);
+    }
     return -1;
 }
 
@@ -226,7 +234,7 @@ int iol_cmd_run(int argc, char **argv)
 {
     int i = 1;
     const char *logpath = NULL;
-    int trace = 0, mkdir_ok = 0;
+    int trace = 0, mkdir_ok = 0, no_mpi = 0;
     iol_run_job job = {.keep_process_logs = 0};
     for (; i < argc && argv[i][0] == '-'; i++) {
         if (!strcmp(argv[i], "--")) {
@@ -238,6 +246,8 @@ int iol_cmd_run(int argc, char **argv)
             trace = 1;
         } else if (!strcmp(argv[i], "--mkdir")) {
             mkdir_ok = 1;
+        } else if (!strcmp(argv[i], "--no-mpi")) {
+            no_mpi = 1;
         } else if (!strcmp(argv[i], "--keep-process-logs")) {
             job.keep_process_logs = 1;
         } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
@@ -267,7 +277,9 @@ int iol_cmd_run(int argc, char **argv)
     if (logpath && logpath[0] != '/' && realpath(logpath, abs_logpath))
         logpath = abs_logpath;
     char lib[4096];
-    iol_launcher_kind launcher = iol_launcher_detect(argv[i]);
+    iol_launcher_kind launcher = no_mpi ? IOL_LAUNCHER_NONE : iol_launcher_detect(argv[i]);
+    if (launcher == IOL_LAUNCHER_SRUN && iol_launcher_flavour(launcher, argv + i) == IOL_MPI_NONE)
+        launcher = IOL_LAUNCHER_NONE;    /* srun of a program without MPI: as any program */
     job.mpi = launcher != IOL_LAUNCHER_NONE;
     if (job.mpi && mpi_runtime(launcher, argv + i, logpath, trace, lib, sizeof lib) != 0)
         return 2;

@@ -1,7 +1,8 @@
 /* Which MPI an ELF file links (run_launcher.h): its DT_NEEDED entries, read from
  * the SHT_DYNAMIC section and the string table it links.  Only 64-bit ELF of the
  * machine's own byte order is read (the runtimes and programs `iolens run`
- * launches); anything else, or a file that is not ELF, is IOL_MPI_UNKNOWN.  Every
+ * launches); anything else, or a file that is not ELF, is IOL_MPI_UNKNOWN; an
+ * ELF file whose sections name no MPI library is IOL_MPI_NONE.  Every
  * offset and size is checked against the file's size before it is read. */
 #include <elf.h>
 #include <fcntl.h>
@@ -71,10 +72,12 @@ iol_mpi_flavour iol_elf_mpi_flavour(const char *path)
         return IOL_MPI_UNKNOWN;
     }
     Elf64_Shdr *sh = malloc(eh.e_shnum * sizeof *sh);
-    if (sh && read_at(fd, st.st_size, (off_t)eh.e_shoff, sh, eh.e_shnum * sizeof *sh) == 0)
+    if (sh && read_at(fd, st.st_size, (off_t)eh.e_shoff, sh, eh.e_shnum * sizeof *sh) == 0) {
         for (unsigned i = 0; i < eh.e_shnum && !f; i++)
             if (sh[i].sh_type == SHT_DYNAMIC && sh[i].sh_link < eh.e_shnum)
                 f = needed_flavour(fd, st.st_size, &sh[i], &sh[sh[i].sh_link]);
+        f = f ? f : IOL_MPI_NONE;
+    }
     free(sh);
     close(fd);
     return f;

@@ -16,7 +16,8 @@
 
 const char *iol_mpi_flavour_name(iol_mpi_flavour f)
 {
-    return f == IOL_MPI_OPENMPI ? "Open MPI" : f == IOL_MPI_MPICH ? "MPICH" : "an unknown MPI";
+    return f == IOL_MPI_OPENMPI ? "Open MPI" : f == IOL_MPI_MPICH ? "MPICH"
+         : f == IOL_MPI_NONE ? "no MPI" : "an unknown MPI";
 }
 
 const char *iol_launcher_name(iol_launcher_kind k)

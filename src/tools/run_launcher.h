@@ -12,9 +12,10 @@
 #include <stdio.h>
 
 typedef enum {
-    IOL_MPI_UNKNOWN = 0,
+    IOL_MPI_UNKNOWN = 0,      /* not an ELF file we can read (a script) */
     IOL_MPI_OPENMPI,          /* links libmpi.so.40 (or another libmpi soname but .12) */
-    IOL_MPI_MPICH             /* links libmpich.so.12 or the MPICH ABI's libmpi.so.12 */
+    IOL_MPI_MPICH,            /* links libmpich.so.12 or the MPICH ABI's libmpi.so.12 */
+    IOL_MPI_NONE              /* an ELF file that links no MPI library */
 } iol_mpi_flavour;
 
 typedef enum {
@@ -40,7 +41,9 @@ iol_launcher_kind iol_launcher_detect(const char *cmd0);
 int iol_launcher_named(const char *cmd0);
 
 /* The MPI whose runtime the ranks need: the launcher's; for srun, the MPI the
- * program (the first operand that is an executable file) links. */
+ * program (the first operand that is an executable file) links, IOL_MPI_NONE
+ * for a program that links none (not an MPI job: run instruments it as any
+ * program), IOL_MPI_UNKNOWN when that cannot be read (a script). */
 iol_mpi_flavour iol_launcher_flavour(iol_launcher_kind k, char **cmd);
 
 /* The libiolens-mpi.so built for `want`: IOLENS_MPI_RUNTIME_OPENMPI or _MPICH,

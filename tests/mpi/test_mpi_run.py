@@ -31,10 +31,11 @@ def run_env(tmp_path, **extra):
     return env
 
 
-def iolens_run(tool, tmp_path, argv, timeout=180, **env):
+def iolens_run(tool, tmp_path, argv, timeout=180, opts=(), **env):
     logs = tmp_path / "logs"
     logs.mkdir(exist_ok=True)
-    return subprocess.run([str(tool), "run", "--logpath", str(logs), "--"] + [str(a) for a in argv],
+    return subprocess.run([str(tool), "run", "--logpath", str(logs), *opts, "--"] +
+                          [str(a) for a in argv],
                           capture_output=True, text=True, timeout=timeout,
                           env=run_env(tmp_path, **env)), logs
 
@@ -195,6 +196,27 @@ def test_srun_of_a_script_is_refused_with_the_command(tool, mpi, tmp_path, fake_
     assert "cannot tell which MPI the program links" in r.stderr
     (cmd,) = [ln for ln in r.stderr.splitlines() if ln.startswith("  srun ")]
     assert cmd.startswith("  srun --export=ALL,LD_PRELOAD=") and cmd.endswith(f" -n 4 {script}")
+    assert f"  iolens run --no-mpi --logpath {logs} -- srun -n 4 {script}" in r.stderr
+
+
+def test_srun_of_a_program_without_mpi_is_run_as_any_program(tool, mpi, tmp_path, fake_srun):
+    """srun of an ELF program that links no MPI (here /bin/true), and any command
+    with --no-mpi: no MPI runtime, no --export; libiolens.so for everything, as
+    for any program."""
+    r, _, got = srun_run(tool, tmp_path, fake_srun, ["-n", "4", "/bin/true"], mpi)
+    assert r.returncode == 0 and got[:-1] == ["-n", "4", "/bin/true"], r.stderr
+    assert got[-1].startswith("own LD_PRELOAD=") and got[-1].endswith("/libiolens.so")
+    bindir, record = fake_srun
+    record.unlink()
+    script = tmp_path / "job.py"
+    script.write_text("#!/usr/bin/env python3\n")
+    script.chmod(0o755)
+    r, _ = iolens_run(tool, tmp_path, ["srun", "-n", "2", script], timeout=60, opts=["--no-mpi"],
+                      PATH=f"{bindir}:{os.environ.get('PATH', '/usr/bin:/bin')}",
+                      SRUN_RECORD=str(record))
+    got = record.read_text().splitlines()
+    assert r.returncode == 0 and got[:-1] == ["-n", "2", str(script)], r.stderr
+    assert got[-1].endswith("/libiolens.so")
 
 
 def test_unknown_launcher_is_refused_with_the_command(tool, mpi, tmp_path):
