@@ -50,11 +50,12 @@ static void take_signals(void)
     sigaction(SIGCHLD, &dfl, &chld_given);
 }
 
-/* The terminal among fds 0-2 (whichever is one), or -1. */
+/* Our controlling terminal among fds 0-2 (a terminal with a foreground group
+ * we can ask for: not another session's), or -1. */
 static int find_tty(void)
 {
     for (int fd = 0; fd < 3; fd++)
-        if (isatty(fd))
+        if (isatty(fd) && tcgetpgrp(fd) > 0)
             return fd;
     return -1;
 }
