@@ -48,21 +48,16 @@ static void usage(FILE *out)
 
 static int exists(const char *p) { return access(p, R_OK) == 0; }
 
+#ifndef IOLENS_RUNTIME_BUILD_PATH
+#define IOLENS_RUNTIME_BUILD_PATH NULL
+#endif
+
 /* The runtime library: env, next to the executable, build tree, install dir. */
 static int find_runtime(char *out, size_t len)
 {
-    const char *env = getenv("IOLENS_RUNTIME");
-    if (env && *env) {
-        snprintf(out, len, "%s", env);
-        return exists(out) ? 0 : -1;
-    }
-#ifdef IOLENS_RUNTIME_BUILD_PATH
-    const char *build = IOLENS_RUNTIME_BUILD_PATH;
-#else
-    const char *build = NULL;
-#endif
     char cand[3][4096];
-    int n = iol_run_lib_candidates("libiolens.so", build, cand);
+    int n = iol_run_lib_candidates("IOLENS_RUNTIME", "libiolens.so", IOLENS_RUNTIME_BUILD_PATH,
+                                   cand);
     for (int i = 0; i < n; i++)
         if (exists(cand[i])) {
             snprintf(out, len, "%.4000s", cand[i]);

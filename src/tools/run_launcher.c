@@ -166,8 +166,14 @@ iol_mpi_flavour iol_launcher_flavour(iol_launcher_kind k, char **cmd)
 }
 
 /* ---------------------------------------------------------------- which runtime */
-int iol_run_lib_candidates(const char *name, const char *build_path, char cand[][4096])
+int iol_run_lib_candidates(const char *var, const char *name, const char *build_path,
+                           char cand[][4096])
 {
+    const char *env = getenv(var);
+    if (env && *env) {
+        snprintf(cand[0], 4096, "%s", env);
+        return 1;
+    }
     int n = 0;
     char self[3800];
     ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
@@ -187,34 +193,31 @@ int iol_run_lib_candidates(const char *name, const char *build_path, char cand[]
     return n;
 }
 
+#ifndef IOLENS_MPI_RUNTIME_BUILD_PATH
+#define IOLENS_MPI_RUNTIME_BUILD_PATH NULL    /* built without MPI */
+#endif
+
 int iol_mpi_runtime_find(iol_mpi_flavour want, char *out, size_t len)
 {
-    const char *env = getenv(want == IOL_MPI_MPICH ? "IOLENS_MPI_RUNTIME_MPICH"
-                                                   : "IOLENS_MPI_RUNTIME_OPENMPI");
-    if (env && *env) {
-        snprintf(out, len, "%s", env);
-        if (access(out, R_OK) != 0)
-            return -1;
-        return iol_elf_mpi_flavour(out) == want ? 0 : -3;
-    }
-#ifdef IOLENS_MPI_RUNTIME_BUILD_PATH
-    const char *build = IOLENS_MPI_RUNTIME_BUILD_PATH;
-#else
-    const char *build = NULL;
-#endif
+    const char *var = want == IOL_MPI_MPICH ? "IOLENS_MPI_RUNTIME_MPICH"
+                                            : "IOLENS_MPI_RUNTIME_OPENMPI";
+    const char *env = getenv(var);
     char cand[3][4096];
-    int n = iol_run_lib_candidates("libiolens-mpi.so", build, cand), rc = -1;
+    int n = iol_run_lib_candidates(var, "libiolens-mpi.so", IOLENS_MPI_RUNTIME_BUILD_PATH, cand);
+    int rc = -1;
     for (int i = 0; i < n; i++) {
         if (access(cand[i], R_OK) != 0)
             continue;
         if (iol_elf_mpi_flavour(cand[i]) == want) {
-            snprintf(out, len, "%s", cand[i]);
+            snprintf(out, len, "%.4000s", cand[i]);
             return 0;
         }
         if (rc == -1)
-            snprintf(out, len, "%s", cand[i]);
-        rc = -2;
+            snprintf(out, len, "%.4000s", cand[i]);
+        rc = env && *env ? -3 : -2;
     }
+    if (rc == -1 && env && *env)
+        snprintf(out, len, "%.4000s", env);
     return rc;
 }
 

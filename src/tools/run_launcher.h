@@ -52,10 +52,12 @@ iol_mpi_flavour iol_launcher_flavour(iol_launcher_kind k, char **cmd);
  * holds the first of them); -3 the variable names a file of another MPI (out). */
 int iol_mpi_runtime_find(iol_mpi_flavour want, char *out, size_t len);
 
-/* Where `iolens run` looks for a library `name` it preloads, in order:
+/* Where `iolens run` looks for a library `name` it preloads: the file named by
+ * the variable `var` when it is set (then only there), else, in order,
  * <prefix>/lib beside this program, build_path (NULL: none), the install
  * directory.  Fills cand[0..2]; returns how many. */
-int iol_run_lib_candidates(const char *name, const char *build_path, char cand[][4096]);
+int iol_run_lib_candidates(const char *var, const char *name, const char *build_path,
+                           char cand[][4096]);
 
 /* The launcher's command line with "NAME=VALUE" settings (NULL-terminated) given
  * to every rank: Open MPI `-x NAME=VALUE`, Hydra `-genv NAME VALUE`, srun

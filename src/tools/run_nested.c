@@ -1,5 +1,4 @@
 /* iolens under iolens (run_nested.h). */
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,22 +8,18 @@
 
 #define MAX_DEPTH 256              /* ancestors looked at, at most */
 
-/* The parent of pid from /proc/<pid>/stat ("pid (comm) S ppid ..."), or 0. */
+/* The parent of pid, from the "PPid:" line of /proc/<pid>/status; 0 if unknown. */
 static pid_t parent_of(pid_t pid)
 {
-    char path[64], buf[512];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return 0;
-    buf[n] = '\0';
-    const char *p = strrchr(buf, ')');    /* comm may hold spaces and parentheses */
+    char path[64], line[256];
     long ppid = 0;
-    return p && sscanf(p + 1, " %*c %ld", &ppid) == 1 ? (pid_t)ppid : 0;
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    FILE *f = fopen(path, "re");
+    while (f && fgets(line, sizeof line, f) && sscanf(line, "PPid: %ld", &ppid) != 1)
+        ;
+    if (f)
+        fclose(f);
+    return (pid_t)ppid;
 }
 
 pid_t iol_run_outer(void)
