@@ -26,10 +26,12 @@ static int read_at(int fd, off_t size, off_t off, void *buf, size_t n)
 
 /* Which MPI a library name belongs to: Open MPI's libmpi.so.40 (and other
  * sonames of libmpi except .12), MPICH's libmpich.so.12, and the MPICH ABI's
- * libmpi.so.12 (Intel MPI and others, ABI-compatible with MPICH). */
+ * libmpi.so.12 and libmpi_cray.so.12 (Intel MPI, Cray MPICH: ABI-compatible with
+ * MPICH).  Open MPI's Fortran libmpi_mpifh is none: libmpi.so comes with it. */
 static iol_mpi_flavour flavour_of(const char *needed)
 {
-    if (strncmp(needed, "libmpich.so", 11) == 0 || strcmp(needed, "libmpi.so.12") == 0)
+    if (strncmp(needed, "libmpich.so", 11) == 0 || strcmp(needed, "libmpi.so.12") == 0 ||
+        strncmp(needed, "libmpi_cray.so", 14) == 0)
         return IOL_MPI_MPICH;
     if (strncmp(needed, "libmpi.so", 9) == 0)
         return IOL_MPI_OPENMPI;
