@@ -173,9 +173,14 @@ iol_run_end iol_run_wait(pid_t root, double wait_s)
         double left = deadline - now_s();
         if (left <= 0)
             break;
-        struct timespec ts = {(time_t)left, (long)((left - floor(left)) * 1e9)};
         siginfo_t info;
-        int sig = isinf(left) ? sigwaitinfo(&waited, &info) : sigtimedwait(&waited, &info, &ts);
+        int sig;
+        if (isinf(left)) {
+            sig = sigwaitinfo(&waited, &info);
+        } else {
+            struct timespec ts = {(time_t)left, (long)((left - floor(left)) * 1e9)};
+            sig = sigtimedwait(&waited, &info, &ts);
+        }
         if (sig <= 0 || sig == SIGCHLD)
             continue;
         kill(-root, sig);                     /* the program's group, once */
