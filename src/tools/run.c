@@ -169,8 +169,64 @@ static void print_ranks_command(iol_launcher_kind k, char **cmd, const char *lib
     iol_launcher_free(argv);
 }
 
-/* The MPI runtime for launcher k's ranks into lib; or a message, the command
- * that works, and -1. */
+/* Why launcher k's ranks cannot be given a runtime (run_launcher.h's codes). */
+static void say_refused(iol_launcher_kind k, iol_mpi_flavour want, int rc, const char *cmd0,
+                        const char *lib)
+{
+    const char *var = want == IOL_MPI_MPICH ? "MPICH" : "OPENMPI";
+    if (k == IOL_LAUNCHER_OTHER)
+        fprintf(stderr, "iolens run: %s is an MPI launcher whose way of passing settings to "
+                        "its ranks iolens does not know; it was not started.  If it hands its "
+                        "environment on to the ranks, run (with the runtime built for the "
+                        "program's MPI):\n", cmd0);
+    else if (!want)
+        fprintf(stderr, "iolens run: %s: cannot tell which MPI the program links (not an ELF "
+                        "program that links libmpi or libmpich), so which MPI runtime its ranks "
+                        "need; it was not started.  Run, with the runtime built for the "
+                        "program's MPI:\n", cmd0);
+    else if (rc == -1)
+        fprintf(stderr, "iolens run: %s is %s, and no MPI runtime (libiolens-mpi.so) was found; "
+                        "build one for %s (docs/mpi.md, \"Two MPIs\") and name it in "
+                        "IOLENS_MPI_RUNTIME_%s; it was not started.  Then run:\n", cmd0,
+                iol_launcher_name(k), iol_mpi_flavour_name(want), var);
+    else
+        fprintf(stderr, "iolens run: %s is %s, but the MPI runtime %s%s, is built for %s, whose "
+                        "ranks it would break; build one for %s (docs/mpi.md, \"Two MPIs\") and "
+                        "name it in IOLENS_MPI_RUNTIME_%s; it was not started.  Then run:\n",
+                cmd0, iol_launcher_name(k), rc == -3 ? "named by the variable, " : "found, ",
+                lib, iol_mpi_flavour_name(want == IOL_MPI_MPICH ? IOL_MPI_OPENMPI : IOL_MPI_MPICH),
+                iol_mpi_flavour_name(want), var);
+}
+
+/* `iolens run --no-mpi [--logpath DIR] [--trace] -- CMD...`, for a script under
+ * srun that may not use MPI. */
+static void print_no_mpi_command(char **cmd, const char *logpath, int trace)
+{
+    size_t n = 0;
+    while (cmd[n])
+        n++;
+    char **argv = calloc(n + 8, sizeof *argv);
+    if (!argv)
+        return;
+    size_t a = 0;
+    argv[a++] = "iolens";
+    argv[a++] = "run";
+    argv[a++] = "--no-mpi";
+    if (logpath) {
+        argv[a++] = "--logpath";
+        argv[a++] = (char *)logpath;
+    }
+    if (trace)
+        argv[a++] = "--trace";
+    argv[a++] = "--";
+    memcpy(argv + a, cmd, (n + 1) * sizeof *argv);
+    fputs("or, if it does not use MPI:\n  ", stderr);
+    iol_print_command(stderr, argv);
+    free(argv);
+}
+
+/* The MPI runtime for launcher k's ranks into lib; or why not, the command that
+ * works, and -1. */
 static int mpi_runtime(iol_launcher_kind k, char **cmd, const char *logpath, int trace,
                        char *lib, size_t len)
 {
@@ -178,42 +234,17 @@ static int mpi_runtime(iol_launcher_kind k, char **cmd, const char *logpath, int
     int rc = want ? iol_mpi_runtime_find(want, lib, len) : -1;
     if (rc == 0 && k != IOL_LAUNCHER_OTHER)
         return 0;
-    const char *any = "<libiolens-mpi.so built for your MPI>";
-    char found[4096];
-    if (!want && (iol_mpi_runtime_find(IOL_MPI_OPENMPI, found, sizeof found) == 0 ||
-                  iol_mpi_runtime_find(IOL_MPI_MPICH, found, sizeof found) == 0))
-        any = found;
-    if (k == IOL_LAUNCHER_OTHER)
-        fprintf(stderr, "iolens run: %s is an MPI launcher whose way of passing settings to "
-                        "its ranks iolens does not know; it was not started.  If it hands its "
-                        "environment on to the ranks, run (with the runtime built for the "
-                        "program's MPI):\n", cmd[0]);
-    else if (!want)
-        fprintf(stderr, "iolens run: %s: cannot tell which MPI the program links (not an ELF "
-                        "program that links libmpi or libmpich), so which MPI runtime its ranks "
-                        "need; it was not started.  Run, with the runtime built for the "
-                        "program's MPI:\n", cmd[0]);
-    else if (rc == -1)
-        fprintf(stderr, "iolens run: %s is %s, and no MPI runtime (libiolens-mpi.so) was found; "
-                        "build one for %s (docs/mpi.md, \"Two MPIs\") and name it in "
-                        "IOLENS_MPI_RUNTIME_%s; it was not started.  Then run:\n", cmd[0],
-                iol_launcher_name(k), iol_mpi_flavour_name(want),
-                want == IOL_MPI_MPICH ? "MPICH" : "OPENMPI");
-    else
-        fprintf(stderr, "iolens run: %s is %s, but the MPI runtime %s%s is built for %s, whose "
-                        "ranks it would break; build one for %s (docs/mpi.md, \"Two MPIs\") and "
-                        "name it in IOLENS_MPI_RUNTIME_%s; it was not started.  Then run:\n",
-                cmd[0], iol_launcher_name(k), rc == -3 ? "named by the variable, " : "found, ",
-                lib, iol_mpi_flavour_name(want == IOL_MPI_MPICH ? IOL_MPI_OPENMPI : IOL_MPI_MPICH),
-                iol_mpi_flavour_name(want), want == IOL_MPI_MPICH ? "MPICH" : "OPENMPI");
-    if (want && rc != 0)
-        snprintf(found, sizeof found, "<libiolens-mpi.so built for %s>", iol_mpi_flavour_name(want));
-    print_ranks_command(k, cmd, want && rc != 0 ? found : any, logpath, trace);
-    if (!want && k == IOL_LAUNCHER_SRUN) {
-        fprintf(stderr, "or, if it does not use MPI:\n  iolens run --no-mpi%s%s%s -- ",
-                logpath ? " --logpath " : "", logpath ? logpath : "", trace ? " --trace" : "");
-        iol_print_command(stderr, cmd);
-    }
+    say_refused(k, want, rc, cmd[0], lib);
+    /* The runtime to name in the command: the one it needs, else any found. */
+    char use[4096] = "<libiolens-mpi.so built for your MPI>";
+    if (want)
+        snprintf(use, sizeof use, "<libiolens-mpi.so built for %s>", iol_mpi_flavour_name(want));
+    else if (iol_mpi_runtime_find(IOL_MPI_OPENMPI, lib, len) != 0 &&
+             iol_mpi_runtime_find(IOL_MPI_MPICH, lib, len) != 0)
+        lib[0] = '\0';
+    print_ranks_command(k, cmd, !want && lib[0] ? lib : use, logpath, trace);
+    if (!want && k == IOL_LAUNCHER_SRUN)
+        print_no_mpi_command(cmd, logpath, trace);
     return -1;
 }
 

@@ -107,7 +107,7 @@ def test_runtime_of_the_other_mpi_is_refused(tool, mpi, probe, tmp_path):
                          **{f"IOLENS_MPI_RUNTIME_{mpi.name.upper()}": str(wrong)})
     assert r.returncode == 2 and not marker.exists(), r.stderr
     names = {"openmpi": "Open MPI", "mpich": "MPICH"}
-    assert f"{wrong} is built for {names[other]}" in r.stderr
+    assert f"{wrong}, is built for {names[other]}" in r.stderr
     assert f"IOLENS_MPI_RUNTIME_{mpi.name.upper()}" in r.stderr
     lib = f"<libiolens-mpi.so built for {names[mpi.name]}>"
     option = f"-x 'LD_PRELOAD={lib}'" if mpi.name == "openmpi" else f"-genv LD_PRELOAD '{lib}'"
