@@ -9,6 +9,7 @@ import os
 import re
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -32,12 +33,19 @@ def run_env(tmp_path, **extra):
 
 
 def iolens_run(tool, tmp_path, argv, timeout=180, opts=(), **env):
+    """`iolens run` with a TMPDIR of its own: Open MPI's session directory goes
+    there, and two mpiexec started at once in one /tmp race to create it (kept
+    short: it holds socket names)."""
     logs = tmp_path / "logs"
     logs.mkdir(exist_ok=True)
-    return subprocess.run([str(tool), "run", "--logpath", str(logs), *opts, "--"] +
-                          [str(a) for a in argv],
-                          capture_output=True, text=True, timeout=timeout,
-                          env=run_env(tmp_path, **env)), logs
+    tmp = tempfile.mkdtemp(prefix="ior", dir="/tmp")
+    try:
+        return subprocess.run([str(tool), "run", "--logpath", str(logs), *opts, "--"] +
+                              [str(a) for a in argv],
+                              capture_output=True, text=True, timeout=timeout,
+                              env=run_env(tmp_path, TMPDIR=tmp, **env)), logs
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def launcher_argv(mpi, name=None):
