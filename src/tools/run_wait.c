@@ -5,7 +5,19 @@
  * before it forks, and waits for them with sigtimedwait, so none is lost between
  * a check and a wait, and none interrupts the job log's write afterwards (a
  * signal still pending when run exits dies with it).  The child restores the
- * signal mask and SIGCHLD's disposition that run was given before it execs. */
+ * signal mask and SIGCHLD's disposition that run was given before it execs.
+ *
+ * Two cases:
+ *  - run is not in the foreground of its terminal (a batch job, a workflow
+ *    engine, a background job): the program gets a process group of its own, and
+ *    every signal run gets is passed on to that group, once;
+ *  - run is in the foreground of its terminal (a user at a shell): the program
+ *    stays in run's group, as without run.  The terminal's own signals (^C, ^Z,
+ *    ^\, a hangup; sent by the kernel) reach the program directly and are not
+ *    passed on; run stops and continues with its job.  A signal someone sends to
+ *    run (kill PID) is passed on to the program.  Handing the terminal to a group
+ *    of the program's own would stop the other members of a pipeline that read it
+ *    (`iolens run -- prog | less`). */
 #define _GNU_SOURCE   /* pipe2 */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,7 +38,8 @@ static const int FORWARDED[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUS
 static sigset_t waited;          /* what sigtimedwait takes: the forwarded ones, SIGCHLD */
 static sigset_t mask_given;      /* run's mask when it started: the program's too */
 static struct sigaction chld_given;
-static int tty = -1;             /* a terminal among fds 0-2, or -1 */
+static int tty = -1;             /* our controlling terminal among fds 0-2, or -1 */
+static int own_group;            /* the program has a process group of its own */
 
 static int terminating(int sig)
 {
@@ -71,7 +84,7 @@ pid_t iol_run_start(char **cmd, int *exec_errno)
     *exec_errno = 0;
     take_signals();
     tty = find_tty();
-    int give_tty = holds_terminal();
+    own_group = !holds_terminal();
     if (pipe2(fds, O_CLOEXEC) != 0) {
         *exec_errno = errno;
         return -1;
@@ -85,9 +98,8 @@ pid_t iol_run_start(char **cmd, int *exec_errno)
     }
     if (pid == 0) {
         close(fds[0]);
-        setpgid(0, 0);
-        if (give_tty)
-            tcsetpgrp(tty, getpid());    /* also here: the program may read at once */
+        if (own_group)
+            setpgid(0, 0);
         sigaction(SIGCHLD, &chld_given, NULL);
         sigprocmask(SIG_SETMASK, &mask_given, NULL);
         execvp(cmd[0], cmd);
@@ -97,9 +109,8 @@ pid_t iol_run_start(char **cmd, int *exec_errno)
         _exit(IOL_EXIT_NOT_STARTED);
     }
     close(fds[1]);
-    setpgid(pid, pid);                   /* EACCES once it has exec'd: done already */
-    if (give_tty)
-        tcsetpgrp(tty, pid);
+    if (own_group)
+        setpgid(pid, pid);               /* EACCES once it has exec'd: done already */
     /* It closes unread exactly when exec works. */
     int e = 0;
     ssize_t r;
@@ -109,28 +120,38 @@ pid_t iol_run_start(char **cmd, int *exec_errno)
     if (r == (ssize_t)sizeof e) {
         while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
             ;
-        if (give_tty)
-            tcsetpgrp(tty, getpgrp());
         *exec_errno = e;
         return -1;
     }
     return pid;
 }
 
-/* The program stopped (^Z, or a read from the terminal in the background): stop
- * run too, so that the shell sees its job stopped and gets the terminal back;
- * when continued, give the terminal back if run is in the foreground, and
- * continue the program.  Without a terminal nobody does job control: wait on. */
+/* The program, in a group of its own, stopped (a read from the terminal in the
+ * background, or a stop signal passed on): stop run too, so that the shell sees
+ * its job stopped; when continued, give the program the terminal if run is in
+ * the foreground now (`fg`), and continue it.  Without a terminal nobody does job
+ * control: wait on.  (In run's group, run stops with it by itself.) */
 static void stop_with(pid_t group)
 {
-    if (tty < 0)
+    if (tty < 0 || !own_group)
         return;
     if (tcgetpgrp(tty) == group)
-        tcsetpgrp(tty, getpgrp());
+        tcsetpgrp(tty, getpgrp());       /* given at an earlier `fg` */
     raise(SIGSTOP);
     if (holds_terminal())
         tcsetpgrp(tty, group);
     kill(-group, SIGCONT);
+}
+
+/* Pass sig on; 0 when it is the terminal's own, which reached the program. */
+static int pass_on(pid_t root, int sig, const siginfo_t *info)
+{
+    if (own_group)
+        return kill(-root, sig), 1;
+    if (info->si_code == SI_KERNEL)
+        return 0;
+    kill(root, sig);
+    return 1;
 }
 
 static double now_s(void)
@@ -181,9 +202,8 @@ iol_run_end iol_run_wait(pid_t root, double wait_s)
             struct timespec ts = {(time_t)left, (long)((left - floor(left)) * 1e9)};
             sig = sigtimedwait(&waited, &info, &ts);
         }
-        if (sig <= 0 || sig == SIGCHLD)
+        if (sig <= 0 || sig == SIGCHLD || !pass_on(root, sig, &info))
             continue;
-        kill(-root, sig);                     /* the program's group, once */
         if (terminating(sig) && !end.signal) {
             end.signal = sig;
             if (now_s() + wait_s < deadline)

@@ -1,20 +1,22 @@
-/* The program of `iolens run` as a process group of its own, and the signals run
- * passes to it (docs/cli.md, `iolens run`, "Signals").
+/* The program of `iolens run` and the signals run passes to it (docs/cli.md,
+ * `iolens run`, "Signals").
  *
- * The program runs in a new process group, so that a signal meant for `iolens run`
- * (its pid, or the group it was started in) reaches the program exactly once: run
- * passes TERM, INT, HUP, QUIT, USR1 and USR2 on to the program's group.  When run
- * holds the terminal, the program's group gets it (so ^C, ^Z and reads from the
- * terminal work as without run), and a stopped program stops run, as a shell job.
- * After a terminating signal (TERM, INT, HUP, QUIT) the wait is bounded, so that
- * run writes the job log before a scheduler's SIGKILL follows. */
+ * Outside a terminal's foreground (a batch job, a workflow engine) the program
+ * runs in a new process group, so that a signal meant for `iolens run` (its pid,
+ * or the group it was started in) reaches the program exactly once: run passes
+ * TERM, INT, HUP, QUIT, USR1 and USR2 on to the program's group.  In a terminal's
+ * foreground the program stays in run's group, where the terminal's signals reach
+ * it directly, and run passes on only the signals sent to it.  After a
+ * terminating signal (TERM, INT, HUP, QUIT) passed on, the wait is bounded, so
+ * that run writes the job log before a scheduler's SIGKILL follows. */
 #ifndef IOLENS_TOOLS_RUN_WAIT_H
 #define IOLENS_TOOLS_RUN_WAIT_H
 
 #include <sys/types.h>
 
-/* fork + exec cmd in a process group of its own; returns the pid (= the group),
- * or -1 with *exec_errno set when cmd never started. */
+/* fork + exec cmd (in a process group of its own, outside a terminal's
+ * foreground); returns the pid, or -1 with *exec_errno set when cmd never
+ * started. */
 pid_t iol_run_start(char **cmd, int *exec_errno);
 
 typedef struct iol_run_end {
