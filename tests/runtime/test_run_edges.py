@@ -142,6 +142,52 @@ def test_wait_after_a_signal_is_bounded(tool, runtime, tmp_path, job):
     assert "was passed signal 15 (Terminated) and still ran after IOLENS_RUN_WAIT" in err
 
 
+COUNT_INTS = r"""
+import signal, sys, time
+d = sys.argv[1]
+got = []
+signal.signal(signal.SIGINT, lambda s, f: got.append(s))
+open(d + "/ready", "w").close()
+end = time.time() + 20
+while time.time() < end and not got:
+    time.sleep(0.02)
+time.sleep(1.0)                   # goes on, longer than IOLENS_RUN_WAIT
+open(d + "/ints", "w").write(str(len(got)))
+sys.exit(5)
+"""
+
+
+def test_terminal_interrupt_is_the_programs(tool, runtime, tmp_path, job):
+    """run in the foreground of a terminal (a pseudo-terminal here): ^C reaches
+    the program from the terminal, and run neither passes it on nor counts it as
+    a signal of its own: a program that handles it and goes on (a REPL) is waited
+    for as long as it runs, past IOLENS_RUN_WAIT."""
+    import fcntl
+    import pty
+    import termios
+    data, logs, _ = job
+    prog = tmp_path / "count_ints.py"
+    prog.write_text(COUNT_INTS)
+    master, slave = pty.openpty()
+
+    def controlling_terminal():   # run: session leader, the terminal's foreground
+        os.setsid()
+        fcntl.ioctl(slave, termios.TIOCSCTTY, 0)
+
+    try:
+        run = subprocess.Popen([str(tool), "run", "--logpath", str(logs), "--", PY, str(prog),
+                                str(data)], stdin=slave, stdout=slave, stderr=slave,
+                               env=clean_env(runtime, tmp_path, IOLENS_RUN_WAIT="0.3"),
+                               preexec_fn=controlling_terminal)
+        wait_for(data / "ready")
+        os.write(master, b"\x03")
+        assert run.wait(timeout=60) == 5
+    finally:
+        os.close(slave)
+        os.close(master)
+    assert (data / "ints").read_text() == "1"
+
+
 def session_pids(sid):
     """Every process of session sid, from /proc."""
     out = []
