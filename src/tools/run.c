@@ -2,8 +2,8 @@
  * preloaded in non-MPI mode, wait for it and every process it started, merge
  * their logs into one job log (run_job.c), say where it went, and exit with the
  * program's status.  An MPI launcher's ranks get the MPI runtime instead
- * (run_launcher.c); the program runs in a process group of its own that gets the
- * signals run is sent (run_wait.c); a run inside another run's job only execs
+ * (run_launcher.c); the signals run is sent are passed on to the program
+ * (run_wait.c); a run inside another run's job only execs
  * its program (run_nested.c). */
 #include <errno.h>
 #include <stdio.h>
@@ -32,7 +32,7 @@ static void usage(FILE *out)
                  "  CMD an MPI launcher (mpiexec/mpirun of Open MPI or MPICH, srun): its ranks\n"
                  "  get libiolens-mpi.so, built for that MPI, through the launcher's options;\n"
                  "  the ranks write the job's one log.  TERM, INT, HUP, QUIT, USR1 and USR2\n"
-                 "  sent to run are passed on to CMD's process group.\n"
+                 "  sent to run are passed on to CMD.\n"
                  "  --logpath DIR  write logs under DIR (DIR/Y/M/D when that tree exists);\n"
                  "                 DIR must exist unless --mkdir is given\n"
                  "  --mkdir        create DIR (and its parents) when it does not exist\n"
