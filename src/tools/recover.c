@@ -238,7 +238,10 @@ int iol_recover_one(const char *in, const char *logdir, int keep, int force, int
     }
     char err[512] = "";
     iolens_log *log = NULL;
-    int rc = iolens_log_open(in, &log, err, sizeof err);
+    /* Copies are named where anyone can plant a name (/dev/shm), and the epilog
+     * of docs/recovery.md runs this as root: the copy itself is never a link, and
+     * the library reads only a regular file (not a FIFO, not /dev/zero). */
+    int rc = iolens_log_open_ex(in, IOLENS_OPEN_NOFOLLOW, &log, err, sizeof err);
     if (rc) {
         fprintf(stderr, "iolens recover: %s: %s\n", in, err[0] ? err : iolens_strerror(rc));
         return 1;
@@ -273,7 +276,7 @@ int iol_recover_one(const char *in, const char *logdir, int keep, int force, int
     dxt.version[IOL_MOD_LUSTRE] = IOL_MOD_LUSTRE_VERSION;
     iolens_job job = *iolens_log_job(log);
     struct stat st;
-    if (stat(in, &st) == 0) {
+    if (lstat(in, &st) == 0 && S_ISREG(st.st_mode)) {
         job.end_sec = st.st_mtim.tv_sec;
         job.end_nsec = st.st_mtim.tv_nsec;
     }
