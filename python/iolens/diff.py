@@ -23,6 +23,9 @@ import os
 from dataclasses import asdict, dataclass
 from typing import Dict, List, Optional
 
+import numpy as np
+
+from ._ranks import RankSums
 from .log import Log
 
 # interface -> counter prefix and whether it is present as a counter module
@@ -99,15 +102,11 @@ def summarize(log: Log) -> Dict[str, dict]:
         s["files"] = _relative({str(n): float(b) for n, b in per.groupby("name")["_b"].sum().items()
                                 if b > 0})
         # imbalance: bytes per rank (a shared record's bytes spread evenly), max / mean
-        ranks = [0.0] * nprocs
-        for r, b in zip(per["rank"], per["_b"]):
-            if 0 <= r < nprocs:
-                ranks[int(r)] += float(b)
-            else:
-                for k in range(nprocs):
-                    ranks[k] += float(b) / nprocs
-        mean = sum(ranks) / nprocs
-        s["imbalance"] = max(ranks) / mean if mean else 1.0
+        # (held per rank that has a record: a log may claim millions of processes)
+        r = per["rank"].to_numpy()
+        ranks = RankSums(np.where(r < nprocs, r, -1), per["_b"].to_numpy(dtype=float), nprocs)
+        mean = ranks.mean()
+        s["imbalance"] = ranks.max() / mean if mean else 1.0
         out[iface] = s
     return out
 
