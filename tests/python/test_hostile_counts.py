@@ -9,7 +9,9 @@ with every rule and figure (they catch their own failures and say so).
 The per-rank statistics (iolens._ranks) are checked against dense arrays."""
 from __future__ import annotations
 
+import os
 import resource
+import shutil
 import subprocess
 import sys
 
@@ -122,3 +124,18 @@ def test_rank_sums_of_a_huge_claim_hold_its_records():
     assert len(s.sums) == 2 and s.rest == 2.0
     assert s.max() == 7.0 and s.argmax() == CLAIMED - 1 and s.median() == 2.0
     assert s.at_least(2.0, k=3) == (CLAIMED, [0, 1, 2])
+
+
+def test_parse_perf_holds_the_ranks_it_saw(logs):
+    """`iolens parse --perf` sums I/O time per rank: in a table of the ranks seen,
+    not an array reaching the largest rank (3 GB for rank 134M - 1 before)."""
+    tool = os.environ.get("IOLENS_BIN") or shutil.which("iolens")
+    if not tool:
+        pytest.skip("the iolens tool is not built (set IOLENS_BIN)")
+    res = subprocess.run([tool, "parse", "--perf", str(logs["far"])], capture_output=True,
+                         timeout=120, preexec_fn=lambda: resource.setrlimit(
+                             resource.RLIMIT_AS, (200 << 20, 200 << 20)))
+    assert res.returncode == 0, res.stderr.decode()
+    # ranks 0, 5 and 134M - 1 tie at 80 s: the lowest is the slowest, as upstream
+    assert b"# unique files: slowest_rank: 0\n" in res.stdout
+    assert b"# unique files: slowest_rank_io_time: 80.000000\n" in res.stdout
