@@ -26,6 +26,7 @@ from typing import Dict, List, Optional
 import numpy as np
 
 from ._ranks import RankSums
+from ._text import bytes_by_name
 from .log import Log
 
 # interface -> counter prefix and whether it is present as a counter module
@@ -99,7 +100,7 @@ def summarize(log: Log) -> Dict[str, dict]:
         total_b = float(per["_b"].sum())
         s["shared"] = shared_b / total_b if total_b else 0.0
         # files that moved data (a run's probes and lock files are not its data)
-        s["files"] = _relative({str(n): float(b) for n, b in per.groupby("name")["_b"].sum().items()
+        s["files"] = _relative({n: b for n, b in bytes_by_name(per["name"], per["_b"]).items()
                                 if b > 0})
         # imbalance: bytes per rank (a shared record's bytes spread evenly), max / mean
         # (held per rank that has a record: a log may claim millions of processes)
