@@ -71,12 +71,16 @@ def logs(tmp_path_factory):
 
 
 @pytest.mark.parametrize("which", ["claim", "far"])
-@pytest.mark.parametrize("verb", ["diff", "diagnose", "report"])
+@pytest.mark.parametrize("verb", ["diff", "diagnose", "report", "explore", "export"])
 def test_a_huge_claim_costs_its_content(logs, verb, which):
     log = logs[which]
     args = {"diff": ("iolens.diff_cli", log, logs["small"]),
             "diagnose": ("iolens.diagnose.cli", log),
-            "report": ("iolens.report.cli", "-o", logs["dir"] / f"{which}.html", log)}[verb]
+            "report": ("iolens.report.cli", "-o", logs["dir"] / f"{which}.html", log),
+            "explore": ("iolens.explore.cli", "--cache", logs["dir"] / f"c-{which}", "-o",
+                        logs["dir"] / f"e-{which}.html", log),
+            "export": ("iolens.export.cli", "--cache", logs["dir"] / f"x-{which}", "--format",
+                       "json", "-o", logs["dir"] / f"x-{which}.json", log)}[verb]
     res = run_verb(*args)
     err = res.stderr.decode()
     assert res.returncode in (0, 1), err[-2000:]     # diagnose: 1 = findings
