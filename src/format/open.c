@@ -76,11 +76,15 @@ int iol_log_fd(iolens_log *log, int *fd)
         *fd = log->fd;
         return IOLENS_OK;
     }
-    *fd = open(log->path, O_RDONLY | O_CLOEXEC);
+    /* non-blocking: a FIFO put in the file's place must not block the reopen
+     * (the check below then refuses it; for the file itself the flag is moot) */
+    *fd = open(log->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (*fd < 0)
         return iol_log_fail(log, IOLENS_E_IO, "cannot reopen the log file to read it: %s "
                             "(was it moved or deleted after it was opened?)", strerror(errno));
-    if (fstat(*fd, &st) != 0 || (uint64_t)st.st_dev != log->dev || (uint64_t)st.st_ino != log->ino) {
+    /* the mode too: a freed inode number may come back as the FIFO in its place */
+    if (fstat(*fd, &st) != 0 || (uint64_t)st.st_dev != log->dev || (uint64_t)st.st_ino != log->ino ||
+        !S_ISREG(st.st_mode)) {
         close(*fd);
         *fd = -1;
         return iol_log_fail(log, IOLENS_E_IO, "the log file was replaced after it was opened");

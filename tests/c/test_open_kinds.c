@@ -25,13 +25,18 @@ static lb_log small_log(void)
     uint8_t job[4096], names[256];
     size_t lj = lb_job(job, 1, "lib_ver=3.4.1\n", "/bin/app");
     size_t ln = lb_name(names, 0, 1234, "/scratch/file");
-    void *zj, *zn;
-    size_t zjl, znl;
+    uint8_t posix[2 * 704];
+    memset(posix, 0x11, sizeof posix);
+    void *zj, *zn, *zp;
+    size_t zjl, znl, zpl;
     iolens_compress(IOLENS_COMP_ZLIB, job, lj, &zj, &zjl);
     iolens_compress(IOLENS_COMP_ZLIB, names, ln, &zn, &znl);
-    lb_log l = lb_build("3.41", IOLENS_COMP_ZLIB, 0, zj, zjl, zn, znl, NULL, 0);
+    iolens_compress(IOLENS_COMP_ZLIB, posix, sizeof posix, &zp, &zpl);
+    lb_region r = { IOL_MOD_POSIX, 4, zp, zpl };
+    lb_log l = lb_build("3.41", IOLENS_COMP_ZLIB, 0, zj, zjl, zn, znl, &r, 1);
     free(zj);
     free(zn);
+    free(zp);
     return l;
 }
 
@@ -107,6 +112,29 @@ static void test_named_kinds(const lb_log *l)
     unlink(log);
 }
 
+/* Regions are read later through a reopen by path: a FIFO put in the log's place
+ * after the open is an error at once, not a read that blocks. */
+static void test_replaced_by_fifo(const lb_log *l)
+{
+    char log[4200];
+    path_of(log, sizeof log, "replaced.darshan");
+    FILE *f = fopen(log, "wb");
+    fwrite(l->buf, 1, l->len, f);
+    fclose(f);
+    iolens_log *h = NULL;
+    char err[512] = "";
+    CHECK(iolens_log_open(log, &h, err, sizeof err) == IOLENS_OK, "open: %s", err);
+    unlink(log);
+    CHECK(mkfifo(log, 0600) == 0, "mkfifo: %s", strerror(errno));
+    const void *p;
+    size_t len;
+    int rc = h ? iolens_log_region(h, IOL_MOD_POSIX, &p, &len) : IOLENS_E_IO;
+    CHECK(rc == IOLENS_E_IO && strstr(iolens_log_error(h), "replaced"),
+          "region after replacement: %d (%s)", rc, h ? iolens_log_error(h) : "");
+    iolens_log_close(h);
+    unlink(log);
+}
+
 /* A child writing `head` and then `tail_bytes` of `fill` (or forever, when < 0)
  * into a pipe; returns the read end. */
 static int pipe_from_child(const lb_log *head, int fill, long tail_bytes, pid_t *pid)
@@ -163,6 +191,7 @@ int main(int argc, char **argv)
     }
     lb_log l = small_log();
     test_named_kinds(&l);
+    test_replaced_by_fifo(&l);
     test_streams(&l);
     free(l.buf);
     rmdir(dir);
