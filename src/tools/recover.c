@@ -216,10 +216,16 @@ static double latest_time(iolens_log *log)
 /* End the job no earlier than `last` seconds after its start. */
 static void extend_end(iolens_job *job, double last)
 {
+    long long ns, end;
     if (!(last > 0) || last > 1e9)
         return;
-    long long ns = (long long)job->start_sec * 1000000000LL + job->start_nsec + (long long)(last * 1e9) + 1;
-    long long end = (long long)job->end_sec * 1000000000LL + job->end_nsec;
+    /* the copy's times are the copy's word: a hostile one must not overflow */
+    if (__builtin_mul_overflow((long long)job->start_sec, 1000000000LL, &ns) ||
+        __builtin_add_overflow(ns, (long long)job->start_nsec, &ns) ||
+        __builtin_add_overflow(ns, (long long)(last * 1e9) + 1, &ns) ||
+        __builtin_mul_overflow((long long)job->end_sec, 1000000000LL, &end) ||
+        __builtin_add_overflow(end, (long long)job->end_nsec, &end))
+        return;
     if (ns > end) {
         job->end_sec = ns / 1000000000LL;
         job->end_nsec = ns % 1000000000LL;
