@@ -25,19 +25,7 @@ static lb_log small_log(void)
     uint8_t job[4096], names[256];
     size_t lj = lb_job(job, 1, "lib_ver=3.4.1\n", "/bin/app");
     size_t ln = lb_name(names, 0, 1234, "/scratch/file");
-    uint8_t posix[2 * 704];
-    memset(posix, 0x11, sizeof posix);
-    void *zj, *zn, *zp;
-    size_t zjl, znl, zpl;
-    iolens_compress(IOLENS_COMP_ZLIB, job, lj, &zj, &zjl);
-    iolens_compress(IOLENS_COMP_ZLIB, names, ln, &zn, &znl);
-    iolens_compress(IOLENS_COMP_ZLIB, posix, sizeof posix, &zp, &zpl);
-    lb_region r = { IOL_MOD_POSIX, 4, zp, zpl };
-    lb_log l = lb_build("3.41", IOLENS_COMP_ZLIB, 0, zj, zjl, zn, znl, &r, 1);
-    free(zj);
-    free(zn);
-    free(zp);
-    return l;
+    return lb_posix_log(job, lj, names, ln);
 }
 
 static void path_of(char *out, size_t len, const char *name)
