@@ -148,3 +148,18 @@ def test_fleet_stats_take_such_names(logs, verb):
     assert "Traceback" not in err, err[-2000:]
     if res.returncode != 0:
         pytest.xfail(f"fleet (another part of issue 26) refuses such names: {err.strip()}")
+
+
+@pytest.mark.parametrize("verb", sorted(PY_VERBS))
+def test_a_log_whose_own_path_is_not_utf8(logs, tmp_path, verb):
+    """The log's path itself: b"/tmp/.../r\\xe9sultat.darshan" (explore and export
+    hashed it for their cache key, and died)."""
+    odd = os.fsdecode(os.path.join(os.fsencode(str(tmp_path)), b"r\xe9sultat.darshan"))
+    shutil.copyfile(logs["bad"], odd)
+    module, args, _ = PY_VERBS[verb]
+    fill = {"bad": odd, "plain": str(logs["plain"]), "dir": str(tmp_path)}
+    res = subprocess.run([sys.executable, "-m", module, *[a.format(**fill) for a in args]],
+                         capture_output=True, timeout=300,
+                         env=dict(os.environ, LC_ALL="C.UTF-8"))
+    err = res.stderr.decode(errors="replace")
+    assert "Traceback" not in err and res.returncode in (0, 1), err[-2000:]
