@@ -105,6 +105,8 @@ typedef struct iolens_module_info {
     const unsigned char *int_combine, *flt_combine;  /* enum iolens_combine */
     int role;                   /* enum iolens_module_role */
     const char *symbol;         /* as in C names: "MPIIO", "BGQ" (counter prefix + "_") */
+    int summaries;              /* modules.def `summary` PARSER: darshan-parser's
+                                 * --total/--file/--perf figures (iolens/metrics.h) */
 } iolens_module_info;
 
 /* What the current record layout of a fixed-size module (counters kind, MDHIM)
