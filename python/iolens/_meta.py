@@ -26,7 +26,9 @@ class ModuleInfo:
     interface), "trace", "heatmap", "layout", "platform" or "none" (NULL);
     ``symbol`` is its name in C identifiers ("MPIIO" for "MPI-IO");
     ``has_file_rec_id`` says whether its records carry the id of their file's
-    record (H5D, PNETCDF_VAR), from the decoder's layout table.
+    record (H5D, PNETCDF_VAR), from the decoder's layout table; ``summaries``
+    says whether darshan-parser derives --total/--file/--perf figures for it
+    (modules.def `summary` column; iolens.derived.parser_figures).
     """
 
     id: int
@@ -36,6 +38,7 @@ class ModuleInfo:
     role: str
     symbol: str
     has_file_rec_id: bool
+    summaries: bool
     counters: Tuple[str, ...]
     fcounters: Tuple[str, ...]
     descriptions: Dict[str, str]
@@ -58,6 +61,7 @@ def _load() -> Dict[int, ModuleInfo]:
         table[m["id"]] = ModuleInfo(
             id=m["id"], name=m["name"], version=m["version"], kind=m["kind"],
             role=m["role"], symbol=m["symbol"], has_file_rec_id=m["file_rec_id"],
+            summaries=m["summaries"],
             counters=tuple(m["int_names"]), fcounters=tuple(m["flt_names"]),
             descriptions=dict(zip(names, m["int_desc"] + m["flt_desc"])),
             combine=dict(zip(names, m["int_combine"] + m["flt_combine"])))
