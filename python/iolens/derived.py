@@ -24,15 +24,10 @@ import os
 from typing import Optional, Union
 
 from . import _core
-from ._meta import module_info, modules
+from ._meta import module_info, modules, summary_modules  # noqa: F401 (re-exported)
 from .log import Log
 
 PathOrLog = Union[str, os.PathLike, Log]
-
-
-def summary_modules() -> tuple:
-    """Printed names, in id order, of the modules with darshan-parser figures."""
-    return tuple(m.name for m in modules().values() if m.summaries)
 
 
 def _present(c_log) -> set:
