@@ -101,12 +101,6 @@ static void print_columns(iol_text *t)
 }
 
 /* ---------------------------------------------------------------- modules */
-static int is_summary_module(int id)
-{
-    return id == IOL_MOD_POSIX || id == IOL_MOD_MPIIO || id == IOL_MOD_STDIO ||
-           id == IOL_MOD_DFS || id == IOL_MOD_DAOS;
-}
-
 /* A warning on stderr, after what stdout already holds (keeps a terminal's order). */
 static void warn(parse_run *p, const char *msg)
 {
@@ -152,54 +146,63 @@ static int module_failure(parse_run *p, const iolens_module_info *mi, int rc)
     return EXIT_LOG_FAILURE;
 }
 
-/* The summaries of one module, fed record by record. */
+/* The summaries of one module, fed record by record (iolens/metrics.h). */
 typedef struct summaries {
-    iol_total *total;
-    iol_files *files;
-    iol_perf *perf;
+    iolens_total *total;
+    iolens_files *files;
+    iolens_perf *perf;
 } summaries;
 
 static void summaries_free(summaries *s)
 {
-    iol_total_free(s->total);
-    iol_files_free(s->files);
-    iol_perf_free(s->perf);
+    iolens_total_free(s->total);
+    iolens_files_free(s->files);
+    iolens_perf_free(s->perf);
+    memset(s, 0, sizeof *s);
 }
 
 static int summaries_init(parse_run *p, const iolens_module_info *mi, summaries *s)
 {
+    int rc = 0;
     memset(s, 0, sizeof *s);
-    if (!is_summary_module(mi->id))
+    if (!mi->summaries)
         return 0;
-    if ((p->o.total && !(s->total = iol_total_new(mi))) ||
-        (p->o.file && !(s->files = iol_files_new(mi))) ||
-        (p->o.perf && !(s->perf = iol_perf_new(mi, p->job->nprocs)))) {
-        summaries_free(s);
-        memset(s, 0, sizeof *s);     /* the caller frees it again */
-        return IOLENS_E_NOMEM;
-    }
-    return 0;
+    if ((p->o.total && (rc = iolens_total_new(mi, &s->total)) != 0) ||
+        (p->o.file && (rc = iolens_files_new(mi, &s->files)) != 0) ||
+        (p->o.perf && (rc = iolens_perf_new(mi, p->job->nprocs, &s->perf)) != 0))
+        summaries_free(s);      /* the caller frees it again: harmless */
+    return rc;
 }
 
 static int summaries_add(summaries *s, const iolens_record *r)
 {
+    /* records from the iterator always have the table's counts, so --total's
+     * only refusal (INVALID_ARG, other counts) cannot occur here */
     if (s->total)
-        iol_total_add(s->total, r);
-    int rc = s->files ? iol_files_add(s->files, r) : 0;
-    return rc ? rc : s->perf ? iol_perf_add(s->perf, r) : 0;
+        (void)iolens_total_add(s->total, r);
+    int rc = s->files ? iolens_files_add(s->files, r) : 0;
+    return rc ? rc : s->perf ? iolens_perf_add(s->perf, r) : 0;
 }
 
 static void summaries_print(parse_run *p, const iolens_module_info *mi, summaries *s)
 {
     if (s->total) {
+        iolens_total_result r;
+        iolens_total_result_get(s->total, &r);
         iol_text_module_desc(&p->out, mi->id, p->h->mod_ver[mi->id]);
         iol_text_putc(&p->out, '\n');
-        iol_total_print(&p->out, s->total);
+        iol_total_print(&p->out, &r);
     }
-    if (s->files)
-        iol_files_print(&p->out, s->files);
-    if (s->perf)
-        iol_perf_print(&p->out, s->perf);
+    if (s->files) {
+        iolens_files_result r;
+        iolens_files_result_get(s->files, &r);
+        iol_files_print(&p->out, &r);
+    }
+    if (s->perf) {
+        iolens_perf_result r;
+        iolens_perf_result_get(s->perf, &r);
+        iol_perf_print(&p->out, &r);
+    }
 }
 
 /* Counter-kind and MDHIM modules, streamed: each record is printed and folded
@@ -276,7 +279,7 @@ static const iolens_module_info *section_module(parse_run *p, int i)
     }
     if (mi->kind == IOLENS_KIND_DXT)
         return NULL;
-    if (!p->o.base && !is_summary_module(i))
+    if (!p->o.base && !mi->summaries)
         return NULL;
     return mi;
 }
