@@ -19,7 +19,8 @@ from .columns import amount, counter
 from .intervals import IntervalScan
 from .layers import FILE_SYSTEM_LAYERS, job_bytes, layer_bytes, layers_of
 from .ost import OstScan, estimate
-from .parser import Perf, perf
+from ..derived import parser_figures
+from .parser import Perf, perf, perf_from_figures
 from .times import IoTime, io_time
 
 # Modules whose records the checks and figures read: the I/O interfaces with a
@@ -100,11 +101,29 @@ class JobView:
     # ------------------------------------------------------------ times, bytes
     def perf(self, module: str) -> Optional[Perf]:
         """darshan-parser's ``--perf`` figures of one module (bytes, slowest rank,
-        its I/O time, agg_perf_by_slowest in MiB/s), or None without records."""
+        its I/O time, agg_perf_by_slowest in MiB/s), or None without records.
+
+        From the format library (iolens.derived, exactly ``iolens parse --perf``)
+        when every record of the module is kept; the same formula over the kept
+        records (view.parser) when some were set aside as damage, when the view
+        is restricted to one file, or for modules the parser does not summarise
+        (H5D, PNETCDF_VAR)."""
         frame = self.records(module)
         if frame is None or not len(frame):
             return None
-        return perf(frame, module_info(module).prefix, self.nprocs)
+        info = module_info(module)
+        if info.summaries and self.file is None and not self.damage.set_aside.get(module):
+            figures = self._parser_figures(info.name)
+            if figures is not None:
+                return perf_from_figures(figures)
+        return perf(frame, info.prefix, self.nprocs)
+
+    def _parser_figures(self, module: str) -> Optional[dict]:
+        try:
+            return parser_figures(self.log, module)
+        except _READ_ERRORS as err:
+            self.notes.append(f"The {module} parser figures could not be computed ({err}).")
+            return None
 
     def io_time(self, module: str) -> Optional[IoTime]:
         """Per-process and per-job I/O time of one module (see times.IoTime)."""

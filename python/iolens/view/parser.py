@@ -77,6 +77,19 @@ def perf(frame: pd.DataFrame, prefix: str, nprocs: int) -> Perf:
                 shared_time, agg_time, agg_perf)
 
 
+def perf_from_figures(figures: dict) -> Perf:
+    """Perf of the format library's figures (iolens.derived.parser_figures)."""
+    p, total = figures["perf"], figures["total"]
+    from .._meta import module_info
+    prefix = module_info(figures["module"]).prefix
+    return Perf(int(total.get(prefix + "BYTES_READ", 0)),
+                int(total.get(prefix + "BYTES_WRITTEN", 0)), int(p["total_bytes"]),
+                int(p["slowest_rank"]), p["slowest_rank_io_time"],
+                p["slowest_rank_meta_only_time"], p["slowest_rank_rw_only_time"],
+                p["shared_time_by_slowest"], p["agg_time_by_slowest"],
+                p["agg_perf_by_slowest"])
+
+
 CATEGORIES = ("total", "read_only", "write_only", "read_write", "unique",
               "shared")
 
