@@ -37,6 +37,9 @@ def run(args) -> int:
                   "(record one with `iolens run --trace`)", file=sys.stderr)
             return 1
         m = model.build(log, idx)
+        note = model.damage_note(idx)
+        if note:
+            print(f"iolens export: {args.log}: {note}", file=sys.stderr)
     if args.format == "perfetto":
         with open(args.output, "wb") as out:
             perfetto.write(m, out)

@@ -1,8 +1,10 @@
 """The interfaces the fleet store summarises, and how their counters are named.
 
-The selection (which modules count as I/O interfaces of a job) is the issue's;
-counter names are looked up in the module tables compiled into the C core, so
-nothing here lists counters by hand.
+The interfaces are the view's I/O modules (iolens.view.IO_MODULES, from the
+module table) that count bytes; the "base" ones are the view's file-system
+layers (POSIX, STDIO, DFS, DAOS).  Counter names are looked up in the module
+tables compiled into the C core, so nothing here lists modules or counters by
+hand: a new module with a <P>BYTES_READ counter gets its fleet columns.
 """
 from __future__ import annotations
 
@@ -11,12 +13,8 @@ from dataclasses import dataclass
 from typing import Optional, Tuple
 
 from .._meta import module_info
-
-# Modules summarised per job, in display order.  POSIX, STDIO, DFS and DAOS are
-# the "base" layers that reach storage; MPI-IO, H5D and PnetCDF sit above them,
-# so their bytes are not added again in job totals.
-SELECTED = ("POSIX", "MPI-IO", "STDIO", "H5D", "PNETCDF_VAR", "DFS", "DAOS")
-BASE = ("POSIX", "STDIO", "DFS", "DAOS")
+from ..view import IO_MODULES
+from ..view.layers import FILE_SYSTEM_LAYERS
 
 
 @dataclass(frozen=True)
@@ -49,14 +47,16 @@ def _op_counters(info, prefix: str, op: str) -> Tuple[str, ...]:
 @functools.lru_cache(maxsize=None)
 def interfaces() -> Tuple[Interface, ...]:
     out = []
-    for module in SELECTED:
+    for module in IO_MODULES:
         info = module_info(module)
-        read = next(c for c in info.counters if c.endswith("BYTES_READ"))
+        read = next((c for c in info.counters if c.endswith("BYTES_READ")), None)
+        if read is None:        # file-level records (H5F, PNETCDF_FILE): no data columns
+            continue
         prefix = read[: -len("BYTES_READ")]
         out.append(Interface(module=info.name, key=info.name.replace("-", "").lower(),
                              prefix=prefix, reads=_op_counters(info, prefix, "READS"),
                              writes=_op_counters(info, prefix, "WRITES"),
-                             base=module in BASE))
+                             base=info.name in FILE_SYSTEM_LAYERS))
     return tuple(out)
 
 
