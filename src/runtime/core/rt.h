@@ -364,6 +364,10 @@ static inline uint32_t iol_mod_version(iol_module *m)
 {
     return m->d->out_version ? m->d->out_version(m) : m->d->version;
 }
+/* A module found frozen (or off): when the process is dying after the snapshot
+ * of its exit-time write, hold this thread until the death, so that the call
+ * it is recording never returns to the program unrecorded (exitowner.c). */
+void iol_exit_hold_if_dying(void) __attribute__((cold));
 /* First use of a module: reserve its memory (lock held). */
 void iol_mod_activate(iol_module *m);
 /* Lock the module and make sure it is active.  Returns 1 with the lock held, or 0
@@ -375,6 +379,7 @@ static inline int iol_mod_enter_locked(iol_module *m)
     if (__builtin_expect(m->state == 1 && !m->frozen, 1))   /* (written under the lock) */
         return 1;
     iol_unlock(&m->lock);
+    iol_exit_hold_if_dying();
     return 0;
 }
 static inline int iol_mod_enter(iol_module *m)
@@ -416,6 +421,7 @@ static inline __attribute__((always_inline)) int iol_rec_lock(iol_module *m, iol
     if (__builtin_expect(__atomic_load_n(&m->frozen, __ATOMIC_RELAXED) == 0, 1))
         return 1;
     iol_unlock(l);
+    iol_exit_hold_if_dying();
     return 0;
 }
 static inline void iol_rec_unlock(iol_lock_t *l) { iol_unlock(l); }

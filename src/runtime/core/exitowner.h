@@ -1,0 +1,27 @@
+/* Who owns the log write at the end of the process, and what the other threads
+ * do meanwhile (exitowner.c, issue #34).  Async-signal-safe. */
+#ifndef IOLENS_RUNTIME_EXITOWNER_H
+#define IOLENS_RUNTIME_EXITOWNER_H
+
+/* The calling thread won the shutdown (the state moved to IOL_STOPPING): it
+ * owns the write.  dying = 1 on the paths that end in the process's death
+ * (_exit, _Exit, a termination signal): from here every other thread that
+ * reaches a wrapper is held until the death (iol_exit_hold_if_dying). */
+void iol_exit_owner_claim(int dying);
+/* The owner's write is over (written or given up). */
+void iol_exit_owner_done(void);
+/* 1 when the calling thread owns the write. */
+int iol_exit_owner_is_me(void);
+/* Another thread owns the write and this one is about to end the process
+ * (a shutdown that lost the race, a second exit): wait, bounded, until the
+ * write is over, so that this exit does not kill it half-way.  Returns at once
+ * when this thread is the owner (a signal handler re-entered) or holds a lock
+ * of ours the owner may be waiting for. */
+void iol_exit_wait_owner(void);
+/* iol_exit_hold_if_dying (rt.h): called by a wrapper that finds the runtime
+ * stopping or a module frozen; if the process is dying after its snapshot, it
+ * holds the thread (sleeping, bounded) until the death. */
+/* A fork child, or a restart after a failed exec: nobody owns a write. */
+void iol_exit_owner_reset(void);
+
+#endif
