@@ -25,7 +25,6 @@
 #include "core_int.h"
 #include "exitowner.h"
 #include "exitwrite.h"
-#include "locks_all.h"
 
 /* Longest wait for another thread's write (its own bound, and a margin). */
 #define IOL_OWNER_WAIT_MS (IOL_EXIT_WRITE_MAX_MS + 1000)
@@ -72,7 +71,7 @@ static void wait_done(long ms)
 void iol_exit_wait_owner(void)
 {
     uintptr_t o = __atomic_load_n(&owner, __ATOMIC_ACQUIRE);
-    if (o == 0 || o == iol_self() || iol_locks_mine())
+    if (o == 0 || o == iol_self())
         return;
     int saved = errno;
     wait_done(IOL_OWNER_WAIT_MS);
@@ -97,8 +96,7 @@ static uintptr_t owner_now(void)
 void iol_exit_hold_if_dying(void)
 {
     uintptr_t o = owner_now();
-    if (!o || o == iol_self() || !__atomic_load_n(&dying, __ATOMIC_RELAXED) || iol_busy ||
-        iol_locks_mine())
+    if (!o || o == iol_self() || !__atomic_load_n(&dying, __ATOMIC_RELAXED) || iol_busy)
         return;
     int saved = errno;
     long deadline = now_ms() + IOL_HOLD_MAX_MS;

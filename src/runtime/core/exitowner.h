@@ -15,12 +15,16 @@ int iol_exit_owner_is_me(void);
 /* Another thread owns the write and this one is about to end the process
  * (a shutdown that lost the race, a second exit): wait, bounded, until the
  * write is over, so that this exit does not kill it half-way.  Returns at once
- * when this thread is the owner (a signal handler re-entered) or holds a lock
- * of ours the owner may be waiting for. */
+ * when this thread is the owner (a signal handler re-entered).  The caller
+ * holds no lock of ours (iol_locks_mine), which the owner may be waiting for. */
 void iol_exit_wait_owner(void);
 /* iol_exit_hold_if_dying (rt.h): called by a wrapper that finds the runtime
  * stopping or a module frozen; if the process is dying after its snapshot, it
- * holds the thread (sleeping, bounded) until the death. */
+ * holds the thread (sleeping, bounded) until the death.  It does not look at
+ * the runtime's locks (this file stays below records.c): a thread held while
+ * it holds one (a signal handler doing I/O on a thread interrupted inside an
+ * update) makes the exit-time write give up after its 200 ms wait for the
+ * locks, leaving the safety copy, and the process dies then. */
 /* A fork child, or a restart after a failed exec: nobody owns a write. */
 void iol_exit_owner_reset(void);
 

@@ -200,7 +200,7 @@ void iol_core_shutdown_async(void)
                                      __ATOMIC_ACQUIRE)) {
         /* Another thread writes the log (the destructor, another _exit): let it
          * finish before this exit ends the process. */
-        if (expect == IOL_STOPPING)
+        if (expect == IOL_STOPPING && !iol_locks_mine())
             iol_exit_wait_owner();
         return;
     }

@@ -14,6 +14,7 @@
 #include "core_int.h"
 #include "exitowner.h"
 #include "exitwrite.h"
+#include "locks_all.h"
 #include "nofork.h"
 #include "safety.h"
 
@@ -149,7 +150,7 @@ void iol_core_shutdown(int write_log)
                                      __ATOMIC_ACQUIRE)) {
         /* Another thread writes the log (an _exit, a signal): this exit (the
          * destructor runs just before the process ends) waits until it is over. */
-        if (expect == IOL_STOPPING)
+        if (expect == IOL_STOPPING && !iol_locks_mine())
             iol_exit_wait_owner();
         return;
     }
