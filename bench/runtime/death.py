@@ -15,8 +15,11 @@ For each T in --threads, the runs are interleaved: plain, iolens, iolens with
 DXT (`DXT_ENABLE_IO_TRACE=1`), --runs rounds; medians and maxima are printed
 as a Markdown table, with the goal bound 2 x plain + 50 ms.
 
+`--also NAME=LIB` adds another build (e.g. the one before a change), with and
+without DXT, to the same interleaved rounds.
+
 usage: death.py [--runtime LIB] [--tool IOLENS] [--threads 2,4,8] [--runs 9]
-                [--busy 0.3]
+                [--busy 0.3] [--also NAME=LIB]...
 """
 import argparse
 import os
@@ -41,11 +44,12 @@ def build(out):
 def env_for(kind, runtime, run):
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("DARSHAN_", "DXT_", "IOLENS_", "LD_PRELOAD"))}
+    kind, runtime = kind.split("@")[0], runtime if "@" not in kind else kind.split("@")[1]
     if kind != "plain":
         env.update({"LD_PRELOAD": str(runtime), "DARSHAN_ENABLE_NONMPI": "1",
                     "DARSHAN_LOGPATH": str(run / "logs"),
                     "DARSHAN_MMAP_LOGPATH": str(run / "mmap")})
-    if kind == "dxt":
+    if kind.endswith("dxt"):
         env["DXT_ENABLE_IO_TRACE"] = "1"
     return env
 
@@ -107,10 +111,14 @@ def main():
     ap.add_argument("--threads", default="2,4,8")
     ap.add_argument("--runs", type=int, default=9)
     ap.add_argument("--busy", type=float, default=0.3)
+    ap.add_argument("--also", action="append", default=[], metavar="NAME=LIB")
     a = ap.parse_args()
     top = Path(tempfile.mkdtemp(prefix="iolens-death-"))
     probe = build(top / "edgeprobe")
     kinds = ["plain", "iolens", "dxt"]
+    for spec in a.also:
+        name, lib = spec.split("=", 1)
+        kinds += [f"{name}@{lib}", f"{name} dxt@{lib}"]
     print("| threads | run | death median ms | death max ms | goal ms | "
           "completed writes lost: median / max | copies left |")
     print("|---|---|---|---|---|---|---|")
@@ -130,7 +138,7 @@ def main():
                     ls = [r[1] for r in res[k]]
                     lost = f"{100 * statistics.median(ls):.2f} % / {100 * max(ls):.2f} %"
                     copies = str(sum(r[2] for r in res[k]))
-                print(f"| {nt} | {k} | {statistics.median(ds):.1f} | {max(ds):.1f} | {goal} | "
+                print(f"| {nt} | {k.split('@')[0]} | {statistics.median(ds):.1f} | {max(ds):.1f} | {goal} | "
                       f"{lost} | {copies} |")
     finally:
         shutil.rmtree(top, ignore_errors=True)
