@@ -402,6 +402,10 @@ static inline int iol_mod_enter_leaf(iol_module *m)
 }
 static inline void iol_mod_leave(iol_module *m) { iol_unlock(&m->lock); }
 
+/* iol_rec_lock found the module frozen: give l back, hold the thread if the
+ * process is dying (iol_exit_hold_if_dying); returns 0.  Out of line (records.c),
+ * so that the record paths pay nothing for it. */
+int iol_rec_lock_frozen(iol_lock_t *l);
 /* Record locks (modules with desc.rec_locks: POSIX, STDIO, MPI-IO).  Lock the
  * record whose aux starts with lock l, for an update of that known record.
  * Returns 1 with the lock held, or 0 (not held) when the module is frozen, when
@@ -420,9 +424,7 @@ static inline __attribute__((always_inline)) int iol_rec_lock(iol_module *m, iol
         return 0;
     if (__builtin_expect(__atomic_load_n(&m->frozen, __ATOMIC_RELAXED) == 0, 1))
         return 1;
-    iol_unlock(l);
-    iol_exit_hold_if_dying();
-    return 0;
+    return iol_rec_lock_frozen(l);
 }
 static inline void iol_rec_unlock(iol_lock_t *l) { iol_unlock(l); }
 /* With m's lock held (a record found or registered by name): lock the record
