@@ -159,6 +159,7 @@ static void __attribute__((noreturn)) child_write(pid_t parent)
     iol_busy++;
     iol_modules_freeze();
     iol_records_detach();
+    iol_log_level = 1;                  /* fast: the process waits for us to die */
     int rc = iol_log_write();
     iol_report_failures();
     syscall(SYS_exit_group, rc == 0 ? 0 : 1);
