@@ -126,18 +126,22 @@ def test_non_dumpable_sigterm_while_threads_malloc(runtime, tool):
     if os.geteuid() == 0 and not hasattr(os, "setgroups"):
         pytest.skip("cannot drop root here")
     # A directory the unprivileged user can reach (pytest's are root's, 0700).
+    # The runtime is copied there too: the build tree may be in root's home.
     top = Path(tempfile.mkdtemp(prefix="iolens-nodump-"))
     try:
-        os.chmod(top, 0o777)
+        os.chmod(top, 0o755)
         probe = build_probe(top / "edgeprobe")
+        lib = top / "libiolens.so"
+        shutil.copy(runtime, lib)
+        os.chmod(lib, 0o755)
         for k in range(3):
             run = top / f"r{k}"
             run.mkdir()
             logdir, mmapdir = dirs(run)
             for d in (run, logdir, mmapdir):
-                os.chmod(d, 0o777)
-            env = env_for(runtime, logdir, mmapdir, {"MALLOC_ARENA_MAX": "1",
-                                                     "HOME": str(run)})
+                if os.geteuid() == 0:
+                    os.chown(d, 65534, 65534)     # the user's own directories
+            env = env_for(lib, logdir, mmapdir, {"MALLOC_ARENA_MAX": "1", "HOME": str(run)})
             p = start(probe, "nodump_term", run, env, preexec_fn=as_nobody)
             time.sleep(0.05)
             p.send_signal(signal.SIGTERM)
