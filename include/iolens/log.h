@@ -343,7 +343,8 @@ int iolens_writer_add_name(iolens_writer *w, uint64_t id, const char *name);
 /* A module region from a payload already encoded little-endian at `version`. */
 int iolens_writer_put_region(iolens_writer *w, int module, uint32_t version,
                              const void *payload, size_t len);
-/* Encoders from decoded structures to a little-endian payload at the current version. */
+/* Encoders from decoded structures to a little-endian payload at the current version
+ * (DXT with thread_id set: the next version, the one with thread ids, log-format 7.10). */
 int iolens_writer_put_records(iolens_writer *w, const iolens_records *r);
 int iolens_writer_put_dxt(iolens_writer *w, const iolens_dxt *d);
 int iolens_writer_put_heatmap(iolens_writer *w, const iolens_heatmap *h);
