@@ -16,16 +16,9 @@ import time
 
 import pytest
 
-from recovery_helpers import (build, by_file, counters, dirs, env_for, logs, recover,
-                              safety_copies)
+from recovery_helpers import by_file, dirs, env_for, one_log_with_all_files, safety_copies
 
-NFILES = 64
 WAIT = 15          # seconds; the non-dumpable case took 20 s before issue #34
-
-
-@pytest.fixture(scope="module")
-def probe_src():
-    return Path(__file__).resolve().parent / "progs" / "edgeprobe.c"
 
 
 @pytest.fixture(scope="module")
@@ -54,21 +47,6 @@ def start(probe, mode, run, env, *extra, **popen):
     line = p.stdout.readline().split()
     assert line == ["ready"], (line, p.stderr.read() if p.poll() is not None else "")
     return p
-
-
-def one_log_with_all_files(tool, run, logdir, mmapdir):
-    """Recover what is left; then exactly one log, holding every file once."""
-    left = safety_copies(mmapdir)
-    if left:
-        recover(tool, left, logdir)
-    assert safety_copies(mmapdir) == []
-    found = logs(logdir)
-    assert len(found) == 1, found
-    recs, _ = counters(tool, found[0])
-    for i in range(NFILES):
-        r = by_file(recs, "POSIX", str(run / f"data.{i}"))
-        assert len(r) == 1 and r[0]["POSIX_OPENS"] == 1, (i, r)
-    return recs
 
 
 def seccomp_or_skip(probe, tmp_path):

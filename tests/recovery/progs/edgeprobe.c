@@ -32,21 +32,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-static const char *outdir;
-
-static void do_io(int n)
-{
-    char p[4096];
-    for (int i = 0; i < n; i++) {
-        snprintf(p, sizeof p, "%s/data.%d", outdir, i);
-        int fd = open(p, O_CREAT | O_WRONLY | O_TRUNC, 0644);
-        if (fd >= 0) {
-            if (write(fd, "0123456789", 10) != 10)
-                abort();
-            close(fd);
-        }
-    }
-}
+#include "probe_io.h"
 
 /* A filter that kills the whole process on any system call that makes a new
  * process: what a sandbox that forbids fork does (no libseccomp needed). */
@@ -75,19 +61,6 @@ static void forbid_fork(void)
         perror("seccomp");
         exit(99);
     }
-}
-
-static void *hammer_malloc(void *arg)
-{
-    (void)arg;
-    for (;;) {
-        void *v[64];
-        for (int i = 0; i < 64; i++)
-            v[i] = malloc((size_t)(16 + 97 * i));
-        for (int i = 0; i < 64; i++)
-            free(v[i]);
-    }
-    return NULL;
 }
 
 static pthread_barrier_t race;
