@@ -105,6 +105,12 @@ void iol_exit_hold_if_dying(void)
     errno = saved;
 }
 
+void iol_exit_owner_forked(void)
+{
+    __atomic_store_n(&dying, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&exit_caller, 0, __ATOMIC_RELAXED);
+}
+
 void iol_exit_owner_reset(void)
 {
     __atomic_store_n(&dying, 0, __ATOMIC_RELAXED);

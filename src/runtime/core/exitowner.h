@@ -25,7 +25,11 @@ void iol_exit_wait_owner(void);
  * it holds one (a signal handler doing I/O on a thread interrupted inside an
  * update) makes the exit-time write give up after its 200 ms wait for the
  * locks, leaving the safety copy, and the process dies then. */
-/* A fork child, or a restart after a failed exec: nobody owns a write. */
+/* A fork child: it is not dying, and none of its threads called exit (a
+ * thread forked while another one began the process's death or exit).  The
+ * owner stays, so that a child left stopping does not wait for a claim. */
+void iol_exit_owner_forked(void);
+/* A restart (fork child, failed exec): nobody owns a write. */
 void iol_exit_owner_reset(void);
 
 #endif

@@ -214,7 +214,7 @@ static void restart(void)
 static void atfork_child(void)
 {
     iol_vfork_forget();
-    iol_exit_owner_reset();           /* no thread of this process is writing */
+    iol_exit_owner_forked();          /* no thread of this process is dying */
     if (!iol_is_on(__atomic_load_n(&iol_state, __ATOMIC_ACQUIRE)))
         return;
     if (iol_mpi_mode) {   /* a child cannot join the parent's collective log write */
