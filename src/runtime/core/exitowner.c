@@ -8,10 +8,11 @@
  * is over.  A shutdown that loses the race to another thread (_exit while the
  * destructor writes) waits the same way.  (2) A termination signal or _exit
  * writes the snapshot its forked copy takes, while the other threads go on
- * doing I/O until the process dies: so, once the snapshot's records are frozen,
- * a thread that reaches a wrapper is held (asleep) until the death.  Its call
- * either never starts, or, already in the kernel at the freeze, never returns to
- * the program: every operation the program saw complete is in the log.
+ * doing I/O until the process dies: so, from the start of that write, a thread
+ * that reaches a wrapper (or finds its module frozen as it records a call that
+ * has just returned) is held (asleep) until the death.  Its call either never
+ * starts, or, already in the kernel at the freeze, never returns to the
+ * program: every operation the program saw complete is in the log.
  *
  * Every wait is bounded, and only the dying paths hold threads: a normal exit
  * runs application code after the write (destructors, atexit handlers that may
