@@ -14,7 +14,9 @@
  * allow fork, as the process started under them; a sandbox that forbids fork
  * and execs the program under that filter is not detected (docs/runtime.md).
  * Only the exit-time write is concerned: the destructor and exec write in the
- * process. */
+ * process.  The look itself is one prctl(PR_GET_SECCOMP) and, under a filter,
+ * an open and a read of /proc/self/status: a filter that kills on those would
+ * still kill the process here (fork is the call sandboxes forbid). */
 #include <fcntl.h>
 #include <string.h>
 #include <sys/prctl.h>
