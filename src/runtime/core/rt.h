@@ -371,22 +371,27 @@ void iol_exit_hold_if_dying(void) __attribute__((cold));
 /* First use of a module: reserve its memory (lock held). */
 void iol_mod_activate(iol_module *m);
 /* Lock the module and make sure it is active.  Returns 1 with the lock held, or 0
- * (lock released) when the module is disabled, failed or frozen. */
-static inline int iol_mod_enter_locked(iol_module *m)
+ * (lock released) when the module is disabled, failed or frozen.  may_hold: a
+ * first entry (no lock of ours held, unless a signal handler interrupted an
+ * update), which may then hold the thread until the process dies
+ * (iol_exit_hold_if_dying); a leaf entry, made inside another module's update,
+ * never does: the lock it is inside would stop the exit-time write. */
+static inline int iol_mod_enter_locked(iol_module *m, int may_hold)
 {
     if (__builtin_expect(m->state == 0, 0))
         iol_mod_activate(m);
     if (__builtin_expect(m->state == 1 && !m->frozen, 1))   /* (written under the lock) */
         return 1;
     iol_unlock(&m->lock);
-    iol_exit_hold_if_dying();
+    if (may_hold)
+        iol_exit_hold_if_dying();
     return 0;
 }
 static inline int iol_mod_enter(iol_module *m)
 {
     if (__builtin_expect(m->d == NULL, 0) || !iol_trylock_top(&m->lock))
         return 0;
-    return iol_mod_enter_locked(m);
+    return iol_mod_enter_locked(m, 1);
 }
 /* iol_mod_enter for a module whose lock is a leaf: taken only inside another
  * module's activation (HEATMAP's registration, DXT's attachment) and holding
@@ -398,7 +403,7 @@ static inline int iol_mod_enter_leaf(iol_module *m)
 {
     if (__builtin_expect(m->d == NULL, 0) || !iol_trylock_own(&m->lock))
         return 0;
-    return iol_mod_enter_locked(m);
+    return iol_mod_enter_locked(m, 0);
 }
 static inline void iol_mod_leave(iol_module *m) { iol_unlock(&m->lock); }
 
