@@ -9,7 +9,7 @@
  * (iolens_record_iter gives that order; upstream's fold depends on it), then read
  * with its _result function, which may be called at any time and does not change
  * the state.  Memory: --total holds one aggregate record, --file a few numbers per
- * distinct file, --perf three times per rank below nprocs.
+ * distinct file, --perf three times per rank seen (below nprocs).
  *
  * Which modules have these figures is the module table's `summary` column
  * (modules.def; iolens_module_info.summaries): darshan-parser computes them for

@@ -5,15 +5,16 @@
 #include <string.h>
 #include "metrics_internal.h"
 
-typedef struct rank_time { double io, meta, rw; } rank_time;
+typedef struct rank_time { int64_t rank; double io, meta, rw; } rank_time;   /* rank -1: free */
 
-/* Per-rank times grow with the largest rank seen (ranks at or above nprocs are
- * ignored, so a hostile nprocs alone cannot drive an allocation). */
+/* Per-rank times in a hash table of the ranks seen: memory follows the records,
+ * never a rank or nprocs a hostile log claims (ranks at or above nprocs are
+ * ignored, as darshan-parser ignores them). */
 struct iolens_perf {
     iol_metric_cols c;
     int64_t nprocs;
     rank_time *rt;
-    size_t nrt;
+    size_t cap, used;           /* cap: 0 or a power of two */
     int64_t total_bytes;
     double shared_time;
 };
@@ -42,6 +43,31 @@ void iolens_perf_free(iolens_perf *p)
     free(p);
 }
 
+static rank_time *rank_find(rank_time *rt, size_t cap, int64_t rank)
+{
+    size_t i = ((uint64_t)rank * 0x9E3779B97F4A7C15ull >> 17) & (cap - 1);
+    while (rt[i].rank >= 0 && rt[i].rank != rank)
+        i = (i + 1) & (cap - 1);
+    return &rt[i];
+}
+
+static int rank_grow(iolens_perf *p)
+{
+    size_t cap = p->cap ? p->cap * 2 : 64;
+    rank_time *rt = cap < SIZE_MAX / sizeof *rt ? malloc(cap * sizeof *rt) : NULL;
+    if (!rt)
+        return IOLENS_E_NOMEM;
+    for (size_t i = 0; i < cap; i++)
+        rt[i].rank = -1;
+    for (size_t i = 0; i < p->cap; i++)
+        if (p->rt[i].rank >= 0)
+            *rank_find(rt, cap, p->rt[i].rank) = p->rt[i];
+    free(p->rt);
+    p->rt = rt;
+    p->cap = cap;
+    return 0;
+}
+
 int iolens_perf_add(iolens_perf *p, const iolens_record *r)
 {
     iol_record_metrics x = iol_record_metrics_get(&p->c, r);
@@ -52,18 +78,13 @@ int iolens_perf_add(iolens_perf *p, const iolens_record *r)
     }
     if (r->rank >= p->nprocs)
         return 0;
-    if ((uint64_t)r->rank >= p->nrt) {
-        uint64_t want = (uint64_t)r->rank + 1, n = p->nrt ? p->nrt : 64;
-        while (n < want)
-            n *= 2;
-        rank_time *nt = n < SIZE_MAX / sizeof *nt ? realloc(p->rt, n * sizeof *nt) : NULL;
-        if (!nt)
-            return IOLENS_E_NOMEM;
-        memset(nt + p->nrt, 0, (n - p->nrt) * sizeof *nt);
-        p->rt = nt;
-        p->nrt = n;
+    if (2 * (p->used + 1) > p->cap && rank_grow(p) != 0)
+        return IOLENS_E_NOMEM;
+    rank_time *q = rank_find(p->rt, p->cap, r->rank);
+    if (q->rank < 0) {
+        *q = (rank_time){ r->rank, 0, 0, 0 };
+        p->used++;
     }
-    rank_time *q = &p->rt[r->rank];
     q->io += x.io;
     q->meta += x.meta;
     q->rw += x.rw;
@@ -72,22 +93,21 @@ int iolens_perf_add(iolens_perf *p, const iolens_record *r)
 
 void iolens_perf_result_get(const iolens_perf *p, iolens_perf_result *out)
 {
-    double io = 0, meta = 0, rw = 0;
-    int slow_rank = 0;
-    for (size_t k = 0; k < p->nrt; k++)
-        if (p->rt[k].io > io) {
-            io = p->rt[k].io;
-            meta = p->rt[k].meta;
-            rw = p->rt[k].rw;
-            slow_rank = (int)k;
-        }
+    /* the lowest rank of the largest I/O time, as a scan of ranks 0, 1, ... finds it */
+    rank_time slow = { 0, 0, 0, 0 };
+    for (size_t k = 0; k < p->cap; k++) {
+        const rank_time *q = &p->rt[k];
+        if (q->rank >= 0 && (q->io > slow.io || (q->io == slow.io && q->io > 0 &&
+                                                  q->rank < slow.rank)))
+            slow = *q;
+    }
     out->total_bytes = p->total_bytes;
-    out->slowest_rank_io_time = io;
-    out->slowest_rank_meta_only_time = meta;
-    out->slowest_rank_rw_only_time = rw;
-    out->slowest_rank = slow_rank;
+    out->slowest_rank_io_time = slow.io;
+    out->slowest_rank_meta_only_time = slow.meta;
+    out->slowest_rank_rw_only_time = slow.rw;
+    out->slowest_rank = (int)slow.rank;
     out->shared_time_by_slowest = p->shared_time;
-    out->agg_time_by_slowest = io + p->shared_time;
+    out->agg_time_by_slowest = slow.io + p->shared_time;
     out->agg_perf_by_slowest = out->agg_time_by_slowest != 0
         ? ((double)p->total_bytes / 1048576.0) / out->agg_time_by_slowest : 0;
 }

@@ -70,17 +70,22 @@ int iol_mpi_link_find(const char *mpi, iol_mpi_link *out, char *looked, size_t l
     if (self_dir(self, sizeof self) != 0)
         return -1;
 #ifdef IOLENS_REL_LIBDIR
-    snprintf(dir, sizeof dir, "%s/%s/iolens/%s", self, IOLENS_REL_LIBDIR, mpi);
-    if (link_files_in(dir, out) == 0)
-        return 0;
-    note_looked(looked, len, dir);
-#endif
-#if defined(IOLENS_REL_BUILD_RUNTIME) && defined(IOLENS_MPI_FLAVOUR)
-    if (!strcmp(mpi, IOLENS_MPI_FLAVOUR)) {
-        snprintf(dir, sizeof dir, "%s/%s", self, IOLENS_REL_BUILD_RUNTIME);
+    /* a path too long to hold is not looked in (it could not name our files) */
+    if (snprintf(dir, sizeof dir, "%s/%s/iolens/%s", self, IOLENS_REL_LIBDIR, mpi)
+            < (int)sizeof dir) {
         if (link_files_in(dir, out) == 0)
             return 0;
         note_looked(looked, len, dir);
+    }
+#endif
+#if defined(IOLENS_REL_BUILD_RUNTIME) && defined(IOLENS_MPI_FLAVOUR)
+    if (!strcmp(mpi, IOLENS_MPI_FLAVOUR)) {
+        if (snprintf(dir, sizeof dir, "%s/%s", self, IOLENS_REL_BUILD_RUNTIME)
+                < (int)sizeof dir) {
+            if (link_files_in(dir, out) == 0)
+                return 0;
+            note_looked(looked, len, dir);
+        }
     }
 #endif
     return -1;
