@@ -9,7 +9,7 @@
  * (iolens_record_iter gives that order; upstream's fold depends on it), then read
  * with its _result function, which may be called at any time and does not change
  * the state.  Memory: --total holds one aggregate record, --file a few numbers per
- * distinct file, --perf three times per rank below nprocs.
+ * distinct file, --perf three times per rank seen (below nprocs).
  *
  * Which modules have these figures is the module table's `summary` column
  * (modules.def; iolens_module_info.summaries): darshan-parser computes them for
@@ -93,6 +93,24 @@ int iolens_perf_new(const iolens_module_info *mi, int64_t nprocs, iolens_perf **
 int iolens_perf_add(iolens_perf *p, const iolens_record *r);     /* 0 or NOMEM */
 void iolens_perf_result_get(const iolens_perf *p, iolens_perf_result *out);
 void iolens_perf_free(iolens_perf *p);
+
+/* ---------------------------------------------------------------- all three */
+/* The accumulators a caller asks for (`which`: IOLENS_FIG_* bits), fed together.
+ * init leaves every pointer NULL on failure; free takes an initialised or zeroed
+ * struct and zeroes it. */
+enum { IOLENS_FIG_TOTAL = 1, IOLENS_FIG_FILES = 2, IOLENS_FIG_PERF = 4, IOLENS_FIG_ALL = 7 };
+
+typedef struct iolens_figures {
+    iolens_total *total;         /* NULL unless asked for */
+    iolens_files *files;
+    iolens_perf *perf;
+} iolens_figures;
+
+int iolens_figures_init(iolens_figures *f, const iolens_module_info *mi, int64_t nprocs,
+                        int which);
+/* Records from iolens_record_iter always fit --total; 0 or IOLENS_E_NOMEM. */
+int iolens_figures_add(iolens_figures *f, const iolens_record *r);
+void iolens_figures_free(iolens_figures *f);
 
 #ifdef __cplusplus
 }

@@ -15,36 +15,18 @@
 #include "core.h"
 #include "iolens/metrics.h"
 
-typedef struct figures {
-    iolens_total *total;
-    iolens_files *files;
-    iolens_perf *perf;
-} figures;
-
-static void figures_free(figures *f)
-{
-    iolens_total_free(f->total);
-    iolens_files_free(f->files);
-    iolens_perf_free(f->perf);
-}
-
 /* Feed every record of the module to the three accumulators (no GIL needed). */
-static int figures_fill(iolens_log *log, const iolens_module_info *mi, figures *f)
+static int figures_fill(iolens_log *log, const iolens_module_info *mi, iolens_figures *f)
 {
     iolens_record_iter *it;
     iolens_record r;
     int rc;
-    if ((rc = iolens_total_new(mi, &f->total)) != 0 ||
-        (rc = iolens_files_new(mi, &f->files)) != 0 ||
-        (rc = iolens_perf_new(mi, iolens_log_job(log)->nprocs, &f->perf)) != 0 ||
+    if ((rc = iolens_figures_init(f, mi, iolens_log_job(log)->nprocs, IOLENS_FIG_ALL)) != 0 ||
         (rc = iolens_record_iter_open(log, mi->id, &it)) != 0)
         return rc;
-    while ((rc = iolens_record_iter_next(it, &r)) == 1) {
-        (void)iolens_total_add(f->total, &r);   /* iterator records fit the table */
-        if ((rc = iolens_files_add(f->files, &r)) != 0 ||
-            (rc = iolens_perf_add(f->perf, &r)) != 0)
+    while ((rc = iolens_record_iter_next(it, &r)) == 1)
+        if ((rc = iolens_figures_add(f, &r)) != 0)
             break;
-    }
     iolens_record_iter_close(it);
     return rc;
 }
@@ -93,7 +75,7 @@ static PyObject *perf_dict(const iolens_perf_result *r)
         "agg_perf_by_slowest", r->agg_perf_by_slowest);
 }
 
-static PyObject *figures_dict(const iolens_module_info *mi, const figures *f)
+static PyObject *figures_dict(const iolens_module_info *mi, const iolens_figures *f)
 {
     iolens_total_result t;
     iolens_files_result fr;
@@ -144,13 +126,13 @@ static const iolens_module_info *summary_module(PyObject *arg)
 /* The figures of one module of an open log; `raise` reports a failure status. */
 static PyObject *derive_log(iolens_log *log, const iolens_module_info *mi, int *status)
 {
-    figures f = {NULL, NULL, NULL};
+    iolens_figures f;
     int rc;
     Py_BEGIN_ALLOW_THREADS
     rc = figures_fill(log, mi, &f);
     Py_END_ALLOW_THREADS
     PyObject *d = rc == 0 ? figures_dict(mi, &f) : NULL;
-    figures_free(&f);
+    iolens_figures_free(&f);
     *status = rc;
     return d;
 }

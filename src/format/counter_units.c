@@ -7,7 +7,9 @@
  *   int table:    combine RANK or ..._RANK -> rank;  MAX_BYTE_..., EXT_START,
  *                 EXT_END -> offset;  ...BYTES..., ..._SIZE, ..._ALIGNMENT,
  *                 ACCESSn_ACCESS, STRIDEn_STRIDE -> bytes;  RENAMED_FROM, ..._ID
- *                 -> id;  combine SUM or COMMON (the ...n_COUNT halves) -> count;
+ *                 -> id;  ..._D1 to ..._D5 (per-dimension lengths, strides,
+ *                 chunk sizes, in elements) -> other;  combine SUM or COMMON (the
+ *                 ...n_COUNT halves) -> count;
  *                 anything else (modes, flags, dimensions) -> other.
  * tests/c/test_counter_units.c checks it on every table. */
 #include <string.h>
@@ -64,6 +66,9 @@ static int int_unit(const char *s, int combine)
         return IOLENS_UNIT_BYTES;
     if (strcmp(s, "RENAMED_FROM") == 0 || ends_with(s, "_ID"))
         return IOLENS_UNIT_ID;
+    size_t n = strlen(s);
+    if (n > 3 && s[n - 3] == '_' && s[n - 2] == 'D' && s[n - 1] >= '1' && s[n - 1] <= '9')
+        return IOLENS_UNIT_OTHER;
     if (combine == IOL_COMBINE_SUM || combine == IOL_COMBINE_COMMON)
         return IOLENS_UNIT_COUNT;
     return IOLENS_UNIT_OTHER;

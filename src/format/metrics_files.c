@@ -28,7 +28,7 @@ static size_t hash_slot(uint64_t id, size_t mask)
 /* Files by record id in order of first appearance: the files array grows by
  * doubling, the slot table (u32 index + 1, 0 = empty) is kept at most half full. */
 struct iolens_files {
-    iol_metric_cols c;
+    iol_metric_cols c;          /* first: iol_metric_acc_new fills it */
     file_acc *files;
     size_t n, cap;
     uint32_t *slot;
@@ -37,17 +37,7 @@ struct iolens_files {
 
 int iolens_files_new(const iolens_module_info *mi, iolens_files **out)
 {
-    iol_metric_cols c;
-    int rc = iol_metric_cols_get(mi, &c);
-    *out = NULL;
-    if (rc != IOLENS_OK)
-        return rc;
-    iolens_files *f = calloc(1, sizeof *f);
-    if (!f)
-        return IOLENS_E_NOMEM;
-    f->c = c;
-    *out = f;
-    return IOLENS_OK;
+    return iol_metric_acc_new(mi, sizeof **out, (void **)out);
 }
 
 void iolens_files_free(iolens_files *f)

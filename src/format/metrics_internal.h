@@ -27,6 +27,11 @@ typedef struct iol_metric_cols {
  * table lacks a needed counter. */
 int iol_metric_cols_get(const iolens_module_info *mi, iol_metric_cols *c);
 
+/* A zeroed accumulator of `size` bytes whose first member is its iol_metric_cols,
+ * filled: IOLENS_OK, IOLENS_E_UNSUPPORTED (as above) or IOLENS_E_NOMEM; *out is
+ * NULL on failure. */
+int iol_metric_acc_new(const iolens_module_info *mi, size_t size, void **out);
+
 /* What one record contributes: bytes read/written, its largest offset (-1:
  * unknown), whether it is one process's (1) or shared (-1), and its I/O,
  * metadata and read+write time (a shared record's io is its SLOWEST_RANK_TIME). */

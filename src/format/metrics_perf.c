@@ -11,7 +11,7 @@ typedef struct rank_time { int64_t rank; double io, meta, rw; } rank_time;   /* 
  * never a rank or nprocs a hostile log claims (ranks at or above nprocs are
  * ignored, as darshan-parser ignores them). */
 struct iolens_perf {
-    iol_metric_cols c;
+    iol_metric_cols c;          /* first: iol_metric_acc_new fills it */
     int64_t nprocs;
     rank_time *rt;
     size_t cap, used;           /* cap: 0 or a power of two */
@@ -21,18 +21,10 @@ struct iolens_perf {
 
 int iolens_perf_new(const iolens_module_info *mi, int64_t nprocs, iolens_perf **out)
 {
-    iol_metric_cols c;
-    int rc = iol_metric_cols_get(mi, &c);
-    *out = NULL;
-    if (rc != IOLENS_OK)
-        return rc;
-    iolens_perf *p = calloc(1, sizeof *p);
-    if (!p)
-        return IOLENS_E_NOMEM;
-    p->c = c;
-    p->nprocs = nprocs;
-    *out = p;
-    return IOLENS_OK;
+    int rc = iol_metric_acc_new(mi, sizeof **out, (void **)out);
+    if (rc == IOLENS_OK)
+        (*out)->nprocs = nprocs;
+    return rc;
 }
 
 void iolens_perf_free(iolens_perf *p)
@@ -101,15 +93,13 @@ void iolens_perf_result_get(const iolens_perf *p, iolens_perf_result *out)
                                                   q->rank < slow.rank)))
             slow = *q;
     }
-    double io = slow.io, meta = slow.meta, rw = slow.rw;
-    int slow_rank = (int)slow.rank;
     out->total_bytes = p->total_bytes;
-    out->slowest_rank_io_time = io;
-    out->slowest_rank_meta_only_time = meta;
-    out->slowest_rank_rw_only_time = rw;
-    out->slowest_rank = slow_rank;
+    out->slowest_rank_io_time = slow.io;
+    out->slowest_rank_meta_only_time = slow.meta;
+    out->slowest_rank_rw_only_time = slow.rw;
+    out->slowest_rank = (int)slow.rank;
     out->shared_time_by_slowest = p->shared_time;
-    out->agg_time_by_slowest = io + p->shared_time;
+    out->agg_time_by_slowest = slow.io + p->shared_time;
     out->agg_perf_by_slowest = out->agg_time_by_slowest != 0
         ? ((double)p->total_bytes / 1048576.0) / out->agg_time_by_slowest : 0;
 }

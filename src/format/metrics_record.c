@@ -1,5 +1,6 @@
 /* What one record contributes to darshan-parser's --file and --perf figures
  * (log-format spec 9.6, 9.7; metrics_internal.h). */
+#include <stdlib.h>
 #include "metrics_internal.h"
 
 int iol_metric_cols_get(const iolens_module_info *mi, iol_metric_cols *c)
@@ -16,6 +17,21 @@ int iol_metric_cols_get(const iolens_module_info *mi, iol_metric_cols *c)
     c->slow = iol_counter_index(mi, 1, "SLOWEST_RANK_TIME");
     return c->br < 0 || c->bw < 0 || c->rt < 0 || c->wt < 0 || c->mt < 0 || c->slow < 0
                ? IOLENS_E_UNSUPPORTED : IOLENS_OK;
+}
+
+int iol_metric_acc_new(const iolens_module_info *mi, size_t size, void **out)
+{
+    iol_metric_cols c;
+    int rc = iol_metric_cols_get(mi, &c);
+    *out = NULL;
+    if (rc != IOLENS_OK)
+        return rc;
+    iol_metric_cols *acc = calloc(1, size);
+    if (!acc)
+        return IOLENS_E_NOMEM;
+    *acc = c;
+    *out = acc;
+    return IOLENS_OK;
 }
 
 iol_record_metrics iol_record_metrics_get(const iol_metric_cols *c, const iolens_record *r)

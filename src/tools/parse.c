@@ -147,44 +147,18 @@ static int module_failure(parse_run *p, const iolens_module_info *mi, int rc)
 }
 
 /* The summaries of one module, fed record by record (iolens/metrics.h). */
-typedef struct summaries {
-    iolens_total *total;
-    iolens_files *files;
-    iolens_perf *perf;
-} summaries;
-
-static void summaries_free(summaries *s)
+static int summaries_init(parse_run *p, const iolens_module_info *mi, iolens_figures *s)
 {
-    iolens_total_free(s->total);
-    iolens_files_free(s->files);
-    iolens_perf_free(s->perf);
-    memset(s, 0, sizeof *s);
-}
-
-static int summaries_init(parse_run *p, const iolens_module_info *mi, summaries *s)
-{
-    int rc = 0;
     memset(s, 0, sizeof *s);
     if (!mi->summaries)
         return 0;
-    if ((p->o.total && (rc = iolens_total_new(mi, &s->total)) != 0) ||
-        (p->o.file && (rc = iolens_files_new(mi, &s->files)) != 0) ||
-        (p->o.perf && (rc = iolens_perf_new(mi, p->job->nprocs, &s->perf)) != 0))
-        summaries_free(s);      /* the caller frees it again: harmless */
-    return rc;
+    return iolens_figures_init(s, mi, p->job->nprocs,
+                               (p->o.total ? IOLENS_FIG_TOTAL : 0) |
+                               (p->o.file ? IOLENS_FIG_FILES : 0) |
+                               (p->o.perf ? IOLENS_FIG_PERF : 0));
 }
 
-static int summaries_add(summaries *s, const iolens_record *r)
-{
-    /* records from the iterator always have the table's counts, so --total's
-     * only refusal (INVALID_ARG, other counts) cannot occur here */
-    if (s->total)
-        (void)iolens_total_add(s->total, r);
-    int rc = s->files ? iolens_files_add(s->files, r) : 0;
-    return rc ? rc : s->perf ? iolens_perf_add(s->perf, r) : 0;
-}
-
-static void summaries_print(parse_run *p, const iolens_module_info *mi, summaries *s)
+static void summaries_print(parse_run *p, const iolens_module_info *mi, iolens_figures *s)
 {
     if (s->total) {
         iolens_total_result r;
@@ -211,7 +185,7 @@ static int print_counter_module(parse_run *p, const iolens_module_info *mi)
 {
     iolens_record_iter *it;
     iol_rec_printer *pr = NULL;
-    summaries sum;
+    iolens_figures sum;
     int rc = iolens_record_iter_open(p->log, mi->id, &it);
     if (rc != 0)
         return module_failure(p, mi, rc);
@@ -222,12 +196,12 @@ static int print_counter_module(parse_run *p, const iolens_module_info *mi)
     while (rc == 0 && (rc = iolens_record_iter_next(it, &r)) == 1) {
         if (pr)
             iol_print_record(&p->out, pr, &r);
-        rc = summaries_add(&sum, &r);
+        rc = iolens_figures_add(&sum, &r);
     }
     if (rc == 0)
         summaries_print(p, mi, &sum);
     iol_rec_printer_free(pr);
-    summaries_free(&sum);
+    iolens_figures_free(&sum);
     iolens_record_iter_close(it);
     return rc ? module_failure(p, mi, rc) : 0;
 }

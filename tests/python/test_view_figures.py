@@ -144,3 +144,17 @@ def test_io_time_is_the_parsers_slowest_rank(trace_log):
     assert [t.per_process.at(r) for r in (0, 1)] == pytest.approx([1.4, 0.1])
     assert t.slowest_rank == 0 and t.job == pytest.approx(1.4)
     assert v.perf("POSIX").agg_time_by_slowest == pytest.approx(t.job)
+
+
+def test_report_dxt_heat_map_spreads_each_operation(trace_log):
+    """The report's DXT heat map puts each operation's bytes in every bin its
+    start-to-end span overlaps (a 0.9 s read is not all in its first bin)."""
+    from iolens.report import activity
+    from iolens.report.source import ReportData
+    with iolens.open(trace_log) as log:
+        width, read, write, ranks = activity.dxt_heatmap(ReportData(log))["POSIX"]
+    row = read[list(ranks).index(0)]
+    covered = int(np.ceil(0.9 / width))
+    assert row[:covered] == pytest.approx(
+        [MiB * (min((k + 1) * width, 0.9) - k * width) / 0.9 for k in range(covered)])
+    assert read.sum() == pytest.approx(2 * MiB) and write.sum() == pytest.approx(2 * MiB)

@@ -17,8 +17,6 @@ from ..errors import LogError
 from ..view import JobView
 from ..view.columns import amount as col  # noqa: F401 - the rules' counter reader
 
-COUNTER_MODULES = ("POSIX", "MPI-IO", "STDIO", "H5F", "H5D", "PNETCDF_FILE", "PNETCDF_VAR")
-
 
 class Context:
     def __init__(self, log, thresholds: dict, needs: Dict[str, Iterable[str]]):

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._meta import modules
+from .._meta import module_info, modules
 from .._ranks import RankSums
+from ..view.times import record_seconds
 from .context import col
 
 # Upper bound (bytes) of each access-size histogram bin, by the bin's name suffix.
@@ -45,9 +46,8 @@ def total(frame, names) -> np.ndarray:
 
 
 def io_time(frame, module: str) -> np.ndarray:
-    p = PREFIX.get(module, module)
-    return col(frame, f"{p}_F_READ_TIME") + col(frame, f"{p}_F_WRITE_TIME") + \
-        col(frame, f"{p}_F_META_TIME")
+    """Each record's read + write + metadata seconds (the view's reading)."""
+    return record_seconds(frame, module_info(module).prefix)
 
 
 def per_process(seconds: float, nprocs: int) -> float:

@@ -1,8 +1,8 @@
 """The interfaces the fleet store summarises, and how their counters are named.
 
-The interfaces are the view's I/O modules (iolens.view.IO_MODULES, from the
-module table) that count bytes; the "base" ones are the view's file-system
-layers (POSIX, STDIO, DFS, DAOS).  Counter names are looked up in the module
+The interfaces are the I/O modules with data counters (from the module
+table); the "base" ones are the view's file-system layers (POSIX, STDIO, DFS,
+DAOS).  Counter names are looked up in the module
 tables compiled into the C core, so nothing here lists modules or counters by
 hand: a new module with a <P>BYTES_READ counter gets its fleet columns.
 """
@@ -12,9 +12,17 @@ import functools
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
-from .._meta import module_info
-from ..view import IO_MODULES
+from .._meta import module_info, modules_with
 from ..view.layers import FILE_SYSTEM_LAYERS
+
+# Every I/O module with data counters is summarised (the module table decides,
+# so a new module gets its columns); the known ones keep their display order.
+# The "base" ones are the view's file-system layers (POSIX, STDIO, DFS, DAOS):
+# MPI-IO, H5D and PnetCDF sit above them, so their bytes are not added again in
+# job totals.
+_ORDER = ("POSIX", "MPI-IO", "STDIO", "H5D", "PNETCDF_VAR", "DFS", "DAOS")
+SELECTED = tuple(sorted(modules_with("io", "BYTES_READ", "FASTEST_RANK"),
+                        key=lambda m: _ORDER.index(m) if m in _ORDER else len(_ORDER)))
 
 
 @dataclass(frozen=True)
@@ -47,11 +55,9 @@ def _op_counters(info, prefix: str, op: str) -> Tuple[str, ...]:
 @functools.lru_cache(maxsize=None)
 def interfaces() -> Tuple[Interface, ...]:
     out = []
-    for module in IO_MODULES:
+    for module in SELECTED:
         info = module_info(module)
-        read = next((c for c in info.counters if c.endswith("BYTES_READ")), None)
-        if read is None:        # file-level records (H5F, PNETCDF_FILE): no data columns
-            continue
+        read = next(c for c in info.counters if c.endswith("BYTES_READ"))
         prefix = read[: -len("BYTES_READ")]
         out.append(Interface(module=info.name, key=info.name.replace("-", "").lower(),
                              prefix=prefix, reads=_op_counters(info, prefix, "READS"),

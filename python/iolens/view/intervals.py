@@ -40,6 +40,53 @@ def union(starts: np.ndarray, ends: np.ndarray, join: float = 0.0):
     return s[first], reach[last]
 
 
+def spread(keys: np.ndarray, start: np.ndarray, end: np.ndarray, nbytes: np.ndarray,
+           width: float, nbins: int, nkeys: int) -> np.ndarray:
+    """(nkeys, nbins) bytes per key (e.g. a rank index) and time bin of `width`
+    seconds: each operation's bytes spread evenly over [start, end), so a bin gets
+    exactly the share that overlaps it; an operation of zero duration puts its
+    bytes in the bin of its start; what lies past the last bin stays in it."""
+    acc = _Spread(width, nbins, nkeys)
+    acc.add(keys, start, end, nbytes)
+    return acc.bins()
+
+
+class _Spread:
+    """Accumulators of ``spread``, fed in chunks: per (key, bin) the sums of
+    rate and rate*time of operations starting (s) and ending (e) in the bin, so
+    that the bytes moved before a bin edge x are
+    sum rate*(x - s) over s < x  -  sum rate*(x - e) over e < x."""
+
+    def __init__(self, width: float, nbins: int, nkeys: int = 1):
+        self.width, self.nbins = float(width), int(nbins)
+        self.acc = np.zeros((4, nkeys, self.nbins))
+        self.instant = np.zeros((nkeys, self.nbins))
+        self.total = np.zeros(nkeys)
+
+    def _bin(self, t: np.ndarray) -> np.ndarray:
+        return np.clip((t / self.width).astype(np.int64), 0, self.nbins - 1)
+
+    def add(self, keys, s, e, b) -> None:
+        keys = np.asarray(keys, np.int64)
+        s, e, b = (np.asarray(x, np.float64) for x in (s, e, b))
+        np.add.at(self.total, keys, b)
+        flat = (e - s) <= 0
+        np.add.at(self.instant, (keys[flat], self._bin(s[flat])), b[flat])
+        keys, s, e, b = keys[~flat], s[~flat], e[~flat], b[~flat]
+        rate = b / (e - s)
+        for row, (t, w) in enumerate(((s, rate), (s, rate * s), (e, rate), (e, rate * e))):
+            np.add.at(self.acc[row], (keys, self._bin(t)), w)
+
+    def bins(self) -> np.ndarray:
+        edges = np.arange(self.nbins + 1) * self.width
+        c = np.zeros(self.acc.shape[:2] + (self.nbins + 1,))
+        c[..., 1:] = np.cumsum(self.acc, axis=2)          # c[..., k] = sums over bins < k
+        moved = edges * c[0] - c[1] - (edges * c[2] - c[3])
+        out = np.diff(moved, axis=1) + self.instant
+        out[:, -1] += np.maximum(self.total - out.sum(axis=1), 0.0)
+        return np.maximum(out, 0.0)
+
+
 class IntervalScan:
     """Busy union and bytes in flight, fed chunk by chunk; ``source`` names
     where the operations came from ("DXT_POSIX", "DXT_MPIIO" or "counters")."""
@@ -50,14 +97,9 @@ class IntervalScan:
         self.nbins = max(int(np.ceil(max(span, self.resolution) / self.resolution)), 1)
         self.busy_start = np.zeros(0)
         self.busy_end = np.zeros(0)
-        # per bin: sums of rate and rate*time for operations starting (s) or ending (e)
-        self._acc = {k: np.zeros((4, self.nbins)) for k in ("read", "write")}
-        self._instant = {k: np.zeros(self.nbins) for k in ("read", "write")}
+        self._flight = {k: _Spread(self.resolution, self.nbins) for k in ("read", "write")}
         self.operations = 0
         self.bytes = {"read": 0.0, "write": 0.0}
-
-    def _bin(self, t: np.ndarray) -> np.ndarray:
-        return np.clip((t / self.resolution).astype(np.int64), 0, self.nbins - 1)
 
     def add(self, start: np.ndarray, end: np.ndarray, nbytes: np.ndarray,
             write: np.ndarray) -> None:
@@ -79,17 +121,7 @@ class IntervalScan:
 
     def _spread(self, kind: str, s: np.ndarray, e: np.ndarray, b: np.ndarray) -> None:
         self.bytes[kind] += float(b.sum())
-        dur = e - s
-        flat = dur <= 0
-        np.add.at(self._instant[kind], self._bin(s[flat]), b[flat])
-        s, e, b, dur = s[~flat], e[~flat], b[~flat], dur[~flat]
-        rate = b / dur
-        acc = self._acc[kind]
-        # F(x) = sum rate*(x - s) over s < x  -  sum rate*(x - e) over e < x
-        np.add.at(acc[0], self._bin(s), rate)
-        np.add.at(acc[1], self._bin(s), rate * s)
-        np.add.at(acc[2], self._bin(e), rate)
-        np.add.at(acc[3], self._bin(e), rate * e)
+        self._flight[kind].add(np.zeros(len(s), np.int64), s, e, b)
 
     # ------------------------------------------------------------ results
     def in_flight(self) -> pd.DataFrame:
@@ -97,14 +129,7 @@ class IntervalScan:
         edges = np.arange(self.nbins + 1) * self.resolution
         cols = {"start": edges[:-1], "width": np.full(self.nbins, self.resolution)}
         for kind in ("read", "write"):
-            acc = self._acc[kind]
-            c = np.zeros((4, self.nbins + 1))
-            c[:, 1:] = np.cumsum(acc, axis=1)        # c[:, k] = sums over bins < k
-            moved = edges * c[0] - c[1] - (edges * c[2] - c[3])
-            per_bin = np.diff(moved) + self._instant[kind]
-            # What ends after the last edge stays in the last bin (never lost).
-            per_bin[-1] += max(self.bytes[kind] - float(per_bin.sum()), 0.0)
-            cols[f"{kind}_bytes"] = np.maximum(per_bin, 0.0)
+            cols[f"{kind}_bytes"] = self._flight[kind].bins()[0]
         return pd.DataFrame(cols)
 
     @property

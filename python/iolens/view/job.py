@@ -13,15 +13,15 @@ import numpy as np
 import pandas as pd
 
 from .._meta import module_info, modules
+from ..derived import parser_figures
 from ..errors import LogError
 from . import damage as dmg
-from .columns import amount, counter
 from .intervals import IntervalScan
-from .layers import FILE_SYSTEM_LAYERS, job_bytes, layer_bytes, layers_of
-from .ost import OstScan, estimate
-from ..derived import parser_figures
+from .layers import job_bytes, layer_bytes, layers_of
+from .ost import estimate
 from .parser import Perf, perf, perf_from_figures
 from .times import IoTime, io_time
+from .trace import from_counters, posix_per_file, scan
 
 # Modules whose records the checks and figures read: the I/O interfaces with a
 # fixed counter record (from the module table, never a hand-written list).
@@ -46,8 +46,8 @@ class JobView:
         for module in IO_MODULES:
             if module in self.modules:
                 self._check(module)
-        from .trace import scan
-        self._trace = scan(self)     # segment damage, intervals, per-OST sums
+        # one streamed pass over the trace: segment damage, intervals, per-OST sums
+        self._trace = scan(self)
 
     # ------------------------------------------------------------ job facts
     @property
@@ -182,7 +182,6 @@ class JobView:
         traced, _ = self._trace
         if traced is not None:
             return traced
-        from .trace import from_counters
         return from_counters(self)
 
     @functools.cached_property
@@ -190,7 +189,6 @@ class JobView:
         """Per OST: ost, files, bytes_read, bytes_written, read_time, write_time,
         bytes; attrs source ("trace", "estimate", or "trace+estimate" when some
         Lustre files have no segments) and unplaced_bytes."""
-        from .trace import posix_per_file
         traced, scan_ost = self._trace
         if traced is not None and scan_ost.traced:
             return scan_ost.frame(posix_per_file(self))
@@ -217,4 +215,4 @@ class JobView:
 
 
 
-__all__ = ["JobView", "IO_MODULES", "amount", "counter", "FILE_SYSTEM_LAYERS"]
+__all__ = ["JobView", "IO_MODULES"]

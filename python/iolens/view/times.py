@@ -15,9 +15,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 
 from .._ranks import RankSums
+from .columns import amount
 from .parser import record_times, seq_sum
 
 
@@ -32,6 +34,13 @@ class IoTime:
     def of(self, rank: int) -> float:
         """I/O seconds of one process, shared files included."""
         return self.per_process.at(rank) + self.shared
+
+
+def record_seconds(frame: pd.DataFrame, prefix: str) -> np.ndarray:
+    """Each record's read + write + metadata seconds ("not monitored" as 0); a
+    shared record's are every process's added up."""
+    return (amount(frame, prefix + "F_READ_TIME") + amount(frame, prefix + "F_WRITE_TIME")
+            + amount(frame, prefix + "F_META_TIME"))
 
 
 def io_time(frame: pd.DataFrame, prefix: str, nprocs: int) -> IoTime:

@@ -12,6 +12,7 @@ import pandas as pd
 
 from .. import _frames
 from .._meta import module_info, record_id
+from ..errors import LogError
 from . import damage as dmg
 from .columns import amount
 from .intervals import IntervalScan
@@ -37,18 +38,13 @@ def scan(view) -> Tuple[Optional[IntervalScan], OstScan]:
         found[name] = IntervalScan(_span(view), name)
         try:
             _scan_module(view, name, found[name], ost, only)
-        except dmg_read_errors() as err:
+        except (LogError, ValueError, OSError) as err:
             view.notes.append(f"The {name} trace could not be read ({err}); "
                               "the figures use the part read before the error.")
     for name in TRACES:
         if name in found and found[name].operations:
             return found[name], ost
     return None, ost
-
-
-def dmg_read_errors():
-    from ..errors import LogError
-    return (LogError, ValueError, OSError)
 
 
 def _scan_module(view, name, intervals: IntervalScan, ost: OstScan, only) -> None:
