@@ -38,6 +38,7 @@ def summary(log, idx: TraceIndex, view: Optional[JobView] = None) -> dict:
                    "exe": log.exe, "log": log.path, "version": log.version},
            "has_dxt": idx.nseg > 0, "nseg": idx.nseg, "modules": meta["modules"],
            "lanes": meta["lanes"], "span": meta["span"], "damage": _damage(view)}
+    out["perf"] = _perf(view)
     out["heatmap"] = _heatmap(log)
     out["counters"] = _counter_views(view)
     if idx.nseg == 0:
@@ -56,6 +57,20 @@ def summary(log, idx: TraceIndex, view: Optional[JobView] = None) -> dict:
                       np.add(lt["read_bytes"], lt["write_bytes"]).tolist(), lt["busy"])
     out["findings"] = trace_stragglers(totals) + diagnosis_findings(log)
     out["lane_totals"] = lt
+    return out
+
+
+def _perf(view: JobView) -> dict:
+    """Per layer with darshan-parser figures: the view's ``--perf`` totals (bytes,
+    I/O time by the slowest process, bandwidth in MiB/s), layers side by side."""
+    out = {}
+    for module in summary_modules():
+        p = view.perf(module) if module in view.modules else None
+        if p is not None:
+            out[module] = {"bytes_read": p.bytes_read, "bytes_written": p.bytes_written,
+                           "total_bytes": p.total_bytes,
+                           "agg_time_by_slowest": p.agg_time_by_slowest,
+                           "agg_perf_by_slowest": p.agg_perf_by_slowest}
     return out
 
 

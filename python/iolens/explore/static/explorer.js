@@ -282,6 +282,8 @@
     const j = S.job;
     $("job-line").textContent = `${j.exe || j.log} · ${j.nprocs} processes · ${j.run_time.toFixed ? j.run_time.toFixed(2) : j.run_time} s · ${S.nseg} traced operations`;
     const dmg = S.damage || { total: 0, lines: [] };
+    table($("perf-totals"), ["layer", "bytes read", "bytes written", "I/O time (slowest process + shared)", "bandwidth"],
+      Object.entries(S.perf || {}).map(([m, p]) => [m, fmtBytes(p.bytes_read), fmtBytes(p.bytes_written), fmtTime(p.agg_time_by_slowest), p.agg_perf_by_slowest.toFixed(2) + " MiB/s"]));
     if (dmg.total) { $("damage-note").hidden = false; $("damage-note").textContent = "Damaged data set aside (not in any figure): " + dmg.lines.join("; "); }
     (S.files || []).forEach((f, i) => { const o = document.createElement("option"); o.value = String(i); o.textContent = f.name; $("f-file").appendChild(o); });
     const fl = $("findings"); fl.replaceChildren();
