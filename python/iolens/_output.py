@@ -99,8 +99,10 @@ def output_path(dest, inputs=(), mode: int = REPORT_MODE):
 @contextmanager
 def open_output(dest, inputs=(), binary: bool = False, mode: int = REPORT_MODE):
     """``open()`` for an output file, with the guarantees of the module docstring."""
+    # A file name that is not UTF-8 (a surrogate-escaped str) is written as its bytes.
+    text = {} if binary else {"encoding": "utf-8", "errors": "surrogateescape"}
     with output_path(dest, inputs, mode) as path:
-        with open(path, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8"})) as f:
+        with open(path, "wb" if binary else "w", **text) as f:
             yield f
 
 

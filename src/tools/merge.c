@@ -601,8 +601,11 @@ int iol_cmd_merge(int argc, char **argv)
     }
     int ranks_rc = rc || workflow ? 0 : assign_ranks(in, n);
     if (ranks_rc) {
-        fprintf(stderr, "iolens merge: %s%s\n", iolens_strerror(ranks_rc),
-                ranks_rc == IOLENS_E_BAD_JOB ? " (an input's process count is impossibly large)" : "");
+        size_t bad = 0;         /* name the input: the first with an impossible count */
+        while (bad + 1 < n && iolens_log_job(in[bad].log)->nprocs <= MAX_NPROCS)
+            bad++;
+        fprintf(stderr, "iolens merge: %s: %s%s\n", in[bad].path, iolens_strerror(ranks_rc),
+                ranks_rc == IOLENS_E_BAD_JOB ? " (its process count is impossibly large)" : "");
         rc = 1;
     }
     if (!rc && merge(in, n, o.path, do_reduce, err, sizeof err) != 0) {

@@ -26,8 +26,8 @@ from pathlib import Path
 
 import pytest
 
-TIMEOUT = 60           # seconds: a verb that blocks (a FIFO) or reads forever fails
-MEMORY = 6 << 30       # address-space limit of a verb run on a hostile input
+TIMEOUT = 120          # seconds: a verb that blocks (a FIFO) or reads forever fails
+MEMORY = 3 << 30       # address space of a verb on a hostile input (a report needs ~2 GiB)
 HOSTILE = pytest.mark.xfail(strict=True, reason="reader fix on branch hostile")
 FLEET = pytest.mark.xfail(strict=True, reason="job-stats naming unusable logs: branch fleet")
 
@@ -122,6 +122,11 @@ def _copy(src, dst):
     return dst
 
 
+def _file(path, data):
+    path.write_bytes(data)
+    return path
+
+
 def _truncated(real, d):
     data = real.read_bytes()
     (d / "cut.darshan").write_bytes(data[: len(data) // 2])
@@ -174,10 +179,8 @@ def _damaged(real, d):
 BAD = {    # kind -> (how to make it, expected: "fail" or "ok", mark per verb)
     "missing":     (lambda real, d: d / "missing.darshan", "fail"),
     "directory":   (lambda real, d: d, "fail"),
-    "empty":       (lambda real, d: (d / "empty.darshan").write_bytes(b"") or d / "empty.darshan",
-                    "fail"),
-    "not_a_log":   (lambda real, d: (d / "notes.darshan").write_text("a text file\n" * 50)
-                    or d / "notes.darshan", "fail"),
+    "empty":       (lambda real, d: _file(d / "empty.darshan", b""), "fail"),
+    "not_a_log":   (lambda real, d: _file(d / "notes.darshan", b"a text file\n" * 50), "fail"),
     "truncated":   (_truncated, "fail"),
     "future":      (_future, "fail"),
     "fifo":        (_fifo, "fail"),
@@ -188,11 +191,19 @@ BAD = {    # kind -> (how to make it, expected: "fail" or "ok", mark per verb)
     "huge_nprocs": (_huge_nprocs, "ok"),
 }
 # (verb, kind) rows waiting for another branch's fix; strict, so they flip when merged.
-PENDING = {}
+PENDING = {("*", "fifo"): HOSTILE,                  # the readers block opening a FIFO
+           ("explore", "non_utf8_name"): HOSTILE,   # UnicodeEncodeError in the index cache key
+           ("export", "non_utf8_name"): HOSTILE,
+           **{("fleet", kind): FLEET for kind in
+              ("missing", "directory", "empty", "not_a_log", "truncated", "future", "fifo",
+               "char_device", "symlink_loop", "non_utf8_name", "permission_denied")}}
+# A verb that blocks on these is stopped after this many seconds (it should refuse
+# them at once).
+SPECIAL_FILE_TIMEOUT = 30
 
 
 def _pending(verb, kind):
-    return PENDING.get((verb, kind)) or PENDING.get(("*", kind))
+    return PENDING.get((verb, kind)) or (PENDING.get(("*", kind)) if verb != "fleet" else None)
 
 
 def _limit_memory():
@@ -225,7 +236,8 @@ def test_bad_input(tool, real_log, tmp_path, verb, kind):
     outdir = tmp_path / "out"
     outdir.mkdir()
     argv = argv_for(tool, verb, path, outdir / "o.out", real_log, outdir)
-    r = sh(argv, preexec_fn=_limit_memory, cwd=outdir)
+    r = sh(argv, preexec_fn=_limit_memory, cwd=outdir,
+           timeout=SPECIAL_FILE_TIMEOUT if kind in ("fifo", "char_device") else TIMEOUT)
     if expect == "ok" and verb != "recover" and (kind != "huge_nprocs" or r.returncode == 0):
         assert r.returncode == 0, r.stderr
         assert b"Traceback" not in r.stderr
@@ -244,7 +256,8 @@ def obeying_file_modes(argv):
     return [setpriv, "--bounding-set=-dac_override,-dac_read_search"] + argv
 
 
-@pytest.mark.parametrize("verb", LOG_VERBS)
+@pytest.mark.parametrize("verb", [pytest.param(v, marks=[m for m in [_pending(v, "permission_denied")]
+                                                      if m]) for v in LOG_VERBS])
 def test_permission_denied(tool, real_log, tmp_path, verb):
     log = _copy(real_log, tmp_path / "private.darshan")
     log.chmod(0)
