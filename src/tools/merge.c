@@ -18,7 +18,8 @@
  * and re-encoded with their ranks renumbered; HEATMAP records are renumbered and
  * re-binned onto one grid (merge_heatmap.h); other regions are concatenated.
  * --workflow merges logs of different jobs (merge_workflow.h, docs/convert.md);
- * without it, logs of different job ids are a usage error (their ranks collide). */
+ * without it, logs of different jobs are a usage error (their ranks collide):
+ * different job ids, unless all are launcher ranks of one size (same_job). */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -526,6 +527,20 @@ static size_t same_process(const input *in, size_t i)
     return i;
 }
 
+/* A process a launcher gave a rank (RANK/WORLD_SIZE, ...: metadata rank_from=).
+ * Without a scheduler's job id, each such process's job id is its own pid. */
+static int launcher_ranked(const iolens_job *j)
+{
+    return !strncmp(j->metadata, "rank_from=", 10) || strstr(j->metadata, "\nrank_from=");
+}
+
+/* Logs of one job: the same job id, or launcher ranks of one world of processes. */
+static int same_job(const iolens_job *a, const iolens_job *b)
+{
+    return a->jobid == b->jobid ||
+           (launcher_ranked(a) && launcher_ranked(b) && a->nprocs == b->nprocs);
+}
+
 int iol_cmd_merge(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -590,7 +605,7 @@ int iol_cmd_merge(int argc, char **argv)
             }
         }
         in[i].wf_offset = workflow ? 0 : -1;   /* the offsets are set by merge() */
-        if (!workflow && i && j->jobid != iolens_log_job(in[0].log)->jobid) {
+        if (!workflow && i && !same_job(iolens_log_job(in[0].log), j)) {
             /* Their ranks would collide: a usage error, --workflow is the merge asked for. */
             fprintf(stderr, "iolens merge: %s: job id %lld, not %lld as %s; logs of different "
                     "jobs are merged with --workflow\n", in[i].path, (long long)j->jobid,
