@@ -32,20 +32,8 @@ HOSTILE = pytest.mark.xfail(strict=True, reason="reader fix on branch hostile")
 FLEET = pytest.mark.xfail(strict=True, reason="job-stats naming unusable logs: branch fleet")
 
 
-def find_tool():
-    env = os.environ.get("IOLENS_BIN")
-    if env and Path(env).exists():
-        return Path(env)
-    found = shutil.which("iolens")
-    return Path(found) if found else None
-
-
-@pytest.fixture(scope="module")
-def tool():
-    t = find_tool()
-    if t is None:
-        pytest.skip("the iolens tool is not built (set IOLENS_BIN)")
-    return t
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "runtime"))
+from rt_helpers import runtime, tool  # noqa: E402,F401  (fixtures)
 
 
 def sh(argv, timeout=TIMEOUT, **kw):
@@ -100,16 +88,14 @@ def argv_for(tool, verb, log, out=None, good=None, outdir=None, template=None):
 
 # ---------------------------------------------------------------- the logs
 @pytest.fixture(scope="module")
-def real_log(tool, tmp_path_factory):
+def real_log(tool, runtime, tmp_path_factory):
     """A real log with DXT traces: `iolens run --trace` of a shell writing a file."""
-    if not os.environ.get("IOLENS_RUNTIME") and not (
-            Path(sys.prefix) / "lib" / "libiolens.so").exists():
-        pytest.skip("no runtime to record a log with (set IOLENS_RUNTIME)")
     base = tmp_path_factory.mktemp("real")
     logs = base / "logs"
     logs.mkdir()
     r = sh([tool, "run", "--trace", "--logpath", logs, "--", "sh", "-c",
-            f"echo hello > {base}/f; cat {base}/f {base}/f > /dev/null"])
+            f"echo hello > {base}/f; cat {base}/f {base}/f > /dev/null"],
+           env={**os.environ, "IOLENS_RUNTIME": str(runtime)})
     assert r.returncode == 0, r.stderr
     (log,) = logs.rglob("*.darshan")
     os.chmod(log, 0o644)          # readable by the nobody rows
@@ -398,6 +384,18 @@ def test_out_of_range_port_is_a_usage_error(tool, real_log, port):
         f"iolens explore: argument --port: {port} is not a port number (0 to 65535)")
 
 
+def test_port_in_use_names_the_port(tool, real_log):
+    import socket
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        r = sh([tool, "explore", "--no-browser", "--serve-seconds", "0", "--port", str(port),
+                real_log])
+    assert (r.returncode, r.stderr.decode()) == (
+        1, f"iolens explore: port {port}: Address already in use\n")
+
+
 def test_every_listed_verb_is_in_the_table(tool):
     verbs = listed_verbs(tool)
     assert len(verbs) >= 14
@@ -429,11 +427,12 @@ def test_help_version_and_unknown_option_on_every_verb(tool, verbs):
 
 
 # ---------------------------------------------------------------- merge
-def test_merge_of_different_jobs_needs_workflow(tool, real_log, tmp_path):
+def test_merge_of_different_jobs_needs_workflow(tool, runtime, real_log, tmp_path):
     """Two runs of a program are two jobs: merged only with --workflow."""
     logs = tmp_path / "logs"
     logs.mkdir()
-    r = sh([tool, "run", "--logpath", logs, "--", "sh", "-c", f"echo x > {tmp_path}/g"])
+    r = sh([tool, "run", "--logpath", logs, "--", "sh", "-c", f"echo x > {tmp_path}/g"],
+           env={**os.environ, "IOLENS_RUNTIME": str(runtime)})
     assert r.returncode == 0, r.stderr
     (other,) = logs.rglob("*.darshan")
     import iolens

@@ -47,7 +47,10 @@ def run(args) -> int:
         print(f"explorer page written to {Path(args.output).resolve()}")
         return 0
     from .server import Explorer, serve
-    server = serve(Explorer(idx, data), args.port)
+    try:
+        server = serve(Explorer(idx, data), args.port)
+    except OSError as err:          # the port is taken: not the log's fault
+        raise VerbError(None, f"port {args.port}: {err.strerror or err}") from None
     url = f"http://127.0.0.1:{server.server_address[1]}/"
     print(f"iolens explore: serving {args.log} at {url} (Ctrl-C stops)", flush=True)
     if not args.no_browser:
