@@ -40,7 +40,8 @@ typedef enum iolens_status {
     IOLENS_E_UNKNOWN_MODULE = -13, /* module id with no decoder (unknown id or opaque) */
     IOLENS_E_INVALID_ARG = -14,
     IOLENS_E_UNSUPPORTED = -15,    /* e.g. compression library not built in */
-    IOLENS_E_NOT_PRESENT = -16     /* module has no region in this log */
+    IOLENS_E_NOT_PRESENT = -16,    /* module has no region in this log */
+    IOLENS_E_NOT_REGULAR = -17     /* a FIFO, device or socket named as a log (see open) */
 } iolens_status;
 
 /* Stable short text for a status code ("truncated log", ...). Never NULL. */
@@ -129,7 +130,16 @@ typedef struct iolens_log iolens_log;
  * through a descriptor opened for it by the file's absolute path and checked to
  * be the same file, so an open log holds no descriptor (only a streaming iterator
  * does, while it exists).  A log moved, deleted or replaced after it was opened
- * gives IOLENS_E_IO on the next read that needs the file. */
+ * gives IOLENS_E_IO on the next read that needs the file.
+ *
+ * Only regular files are opened by name, checked on the open descriptor (opened
+ * O_NONBLOCK, so that a FIFO cannot block the open): a FIFO, a device or a socket,
+ * also behind a symbolic link, is IOLENS_E_NOT_REGULAR before a byte is read.  A
+ * stream is read only when its name asks for one: "-" (standard input),
+ * "/dev/stdin", "/dev/fd/N" and "/proc/self/fd/N" (a shell's `<(...)`).  A stream is
+ * read whole at open, but no further than the header and the regions it names
+ * (bytes past the last region are left unread), and a stream whose first bytes
+ * are not a log header is refused at once. */
 int iolens_log_open(const char *path, iolens_log **out, char *errbuf, size_t errlen);
 /* The same on a buffer the caller keeps alive until close (fuzzing, Python bytes). */
 int iolens_log_open_mem(const void *buf, size_t len, iolens_log **out, char *errbuf, size_t errlen);
@@ -138,6 +148,9 @@ void iolens_log_close(iolens_log *log);
  * as usual but keeps nothing; the names are loaded on the first name call (a
  * reader that never asks for names, e.g. `parse --total`, never holds them). */
 #define IOLENS_OPEN_LAZY_NAMES 1
+/* IOLENS_OPEN_NOFOLLOW: a symbolic link as the last component of the path is
+ * refused (IOLENS_E_NOT_REGULAR), for names anyone can plant (`iolens recover`). */
+#define IOLENS_OPEN_NOFOLLOW 2
 int iolens_log_open_ex(const char *path, int flags, iolens_log **out, char *errbuf,
                        size_t errlen);
 
@@ -343,7 +356,8 @@ int iolens_writer_add_name(iolens_writer *w, uint64_t id, const char *name);
 /* A module region from a payload already encoded little-endian at `version`. */
 int iolens_writer_put_region(iolens_writer *w, int module, uint32_t version,
                              const void *payload, size_t len);
-/* Encoders from decoded structures to a little-endian payload at the current version. */
+/* Encoders from decoded structures to a little-endian payload at the current version
+ * (DXT with thread_id set: the next version, the one with thread ids, log-format 7.10). */
 int iolens_writer_put_records(iolens_writer *w, const iolens_records *r);
 int iolens_writer_put_dxt(iolens_writer *w, const iolens_dxt *d);
 int iolens_writer_put_heatmap(iolens_writer *w, const iolens_heatmap *h);

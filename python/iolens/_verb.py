@@ -96,15 +96,10 @@ def _is_log_error(err) -> bool:
 
 
 def say(prog: str, line: str) -> None:
-    """One line on stderr; a file name that is not UTF-8 comes out as its bytes."""
-    text = f"{prog}: {line}\n"
-    buf = getattr(sys.stderr, "buffer", None)
-    if buf is None:
-        sys.stderr.write(text)
-        return
-    sys.stderr.flush()
-    buf.write(text.encode(sys.getfilesystemencoding(), "surrogateescape"))
-    buf.flush()
+    """One line on stderr; a byte of a file name that is not UTF-8 shows as ``\\xNN``
+    (as everywhere the Python verbs show names: iolens._text)."""
+    from ._text import printable
+    print(printable(f"{prog}: {line}"), file=sys.stderr)
 
 
 def _end_like_ctrl_c(signum, frame):

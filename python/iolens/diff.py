@@ -23,6 +23,10 @@ import os
 from dataclasses import asdict, dataclass
 from typing import Dict, List, Optional
 
+import numpy as np
+
+from ._ranks import RankSums
+from ._text import bytes_by_name
 from .log import Log
 
 # interface -> counter prefix and whether it is present as a counter module
@@ -96,18 +100,14 @@ def summarize(log: Log) -> Dict[str, dict]:
         total_b = float(per["_b"].sum())
         s["shared"] = shared_b / total_b if total_b else 0.0
         # files that moved data (a run's probes and lock files are not its data)
-        s["files"] = _relative({str(n): float(b) for n, b in per.groupby("name")["_b"].sum().items()
+        s["files"] = _relative({n: b for n, b in bytes_by_name(per["name"], per["_b"]).items()
                                 if b > 0})
         # imbalance: bytes per rank (a shared record's bytes spread evenly), max / mean
-        ranks = [0.0] * nprocs
-        for r, b in zip(per["rank"], per["_b"]):
-            if 0 <= r < nprocs:
-                ranks[int(r)] += float(b)
-            else:
-                for k in range(nprocs):
-                    ranks[k] += float(b) / nprocs
-        mean = sum(ranks) / nprocs
-        s["imbalance"] = max(ranks) / mean if mean else 1.0
+        # (held per rank that has a record: a log may claim millions of processes)
+        r = per["rank"].to_numpy()
+        ranks = RankSums(np.where(r < nprocs, r, -1), per["_b"].to_numpy(dtype=float), nprocs)
+        mean = ranks.mean()
+        s["imbalance"] = ranks.max() / mean if mean else 1.0
         out[iface] = s
     return out
 

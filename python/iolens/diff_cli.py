@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 
+from ._text import printable
 from ._verb import make_parser, run_verb, VerbError, describe
 from .diff import as_json, diff_logs
 from .errors import LogError
@@ -41,7 +42,7 @@ def run(args) -> int:
         if not changes:
             print("no differences in how the two runs do I/O")
         for i, c in enumerate(changes, 1):
-            print(f"{i:3d}. [{c.aspect}, impact {c.score:.2f}] {c.text}")
+            print(printable(f"{i:3d}. [{c.aspect}, impact {c.score:.2f}] {c.text}"))
         sys.stdout.flush()
     except BrokenPipeError:          # `iolens diff A B | head`: the reader has enough
         sys.stderr.close()

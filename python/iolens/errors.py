@@ -26,5 +26,7 @@ UnknownModuleError = _core.UnknownModuleError
 FeatureNotBuiltError = _core.FeatureNotBuiltError
 InvalidArgumentError = _core.InvalidArgumentError
 ModuleNotPresentError = _core.ModuleNotPresentError
+#: A FIFO, device or socket given as a log (a LogIOError, so also an OSError).
+NotARegularFileError = _core.NotARegularFileError
 
 __all__ = [name for name in dir() if name.endswith("Error")]

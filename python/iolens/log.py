@@ -170,6 +170,13 @@ class Log:
         """Record id -> name (first occurrence wins; an empty name is replaced by a later one)."""
         return dict(self._c.names())
 
+    @property
+    def name_bytes(self) -> Dict[int, bytes]:
+        """Record id -> name as the bytes the log holds.  ``names`` gives bytes that
+        are not UTF-8 as ``surrogateescape`` characters; both write back unchanged
+        (``Writer.add_names`` takes either)."""
+        return {i: n.encode("utf-8", "surrogateescape") for i, n in self.names.items()}
+
     def name(self, rec_id: int) -> Optional[str]:
         """Name of one record id, or None."""
         return self.names.get(int(rec_id))

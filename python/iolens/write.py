@@ -61,11 +61,14 @@ class Writer:
                 end_time_sec: int = 0, end_time_nsec: int = 0, nprocs: int = 1, jobid: int = 0,
                 metadata: str = "", exe: str = "",
                 mounts: Iterable[Tuple[str, str]] = ()) -> None:
-        """Job record; ``metadata`` is the raw "key=value\\n" text, ``mounts`` (path, fstype)."""
+        """Job record; ``metadata`` is the raw "key=value\\n" text, ``mounts`` (path, fstype).
+        Text may be str (``surrogateescape`` for bytes that are not UTF-8) or bytes."""
         self._w.set_job(uid, start_time_sec, start_time_nsec, end_time_sec, end_time_nsec,
                         nprocs, jobid, metadata, exe, list(mounts))
 
-    def add_names(self, ids: Sequence[int], names: Sequence[str]) -> None:
+    def add_names(self, ids: Sequence[int], names: Sequence[Union[str, bytes]]) -> None:
+        """Names as str (bytes that are not UTF-8 as ``surrogateescape``, as the reader
+        gives them) or bytes; stored as those bytes."""
         self._w.add_names([int(i) for i in ids], list(names))
 
     def put_records(self, module, id, rank, counters, fcounters, file_rec_id=None) -> None:

@@ -32,6 +32,7 @@ static const err_entry err_table[] = {
     {IOLENS_E_UNSUPPORTED,        "FeatureNotBuiltError",    10, NULL},
     {IOLENS_E_INVALID_ARG,        "InvalidArgumentError",    -1, "ValueError"},
     {IOLENS_E_NOT_PRESENT,        "ModuleNotPresentError",   -1, "LookupError"},
+    {IOLENS_E_NOT_REGULAR,        "NotARegularFileError",     1, NULL},
 };
 #define N_ERR (sizeof err_table / sizeof err_table[0])
 

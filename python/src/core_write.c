@@ -184,6 +184,34 @@ static void release_all(Py_buffer *b, int n)
             PyBuffer_Release(&b[i]);
 }
 
+/* Text to store: bytes, or a str whose bytes that are not UTF-8 came from the
+ * reader as surrogateescape (so every name read goes back as the same bytes).
+ * A new bytes object, or NULL with an exception (a NUL cannot be stored). */
+static PyObject *stored_text(PyObject *o)
+{
+    PyObject *b = PyBytes_Check(o) ? Py_NewRef(o)
+                : PyUnicode_Check(o) ? PyUnicode_AsEncodedString(o, "utf-8", "surrogateescape")
+                : NULL;
+    if (!b && !PyErr_Occurred())
+        PyErr_Format(PyExc_TypeError, "text must be str or bytes, not %.100s", Py_TYPE(o)->tp_name);
+    if (b && strlen(PyBytes_AS_STRING(b)) != (size_t)PyBytes_GET_SIZE(b)) {
+        PyErr_SetString(PyExc_ValueError, "text to store contains a NUL byte");
+        Py_CLEAR(b);
+    }
+    return b;
+}
+
+/* stored_text kept alive in `keep` (a list); its bytes, or NULL with an exception. */
+static const char *kept_text(PyObject *keep, PyObject *o)
+{
+    PyObject *b = stored_text(o);
+    if (!b)
+        return NULL;
+    int bad = PyList_Append(keep, b);
+    Py_DECREF(b);
+    return bad ? NULL : PyBytes_AS_STRING(b);
+}
+
 static PyObject *writer_set_job(IolWriterObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"uid", "start_sec", "start_nsec", "end_sec", "end_nsec", "nprocs",
@@ -191,23 +219,32 @@ static PyObject *writer_set_job(IolWriterObject *self, PyObject *args, PyObject 
     iolens_job j;
     memset(&j, 0, sizeof j);
     const char *meta = "", *exe = "";
-    PyObject *mounts = NULL;
-    if (writer_check(self)
-        || !PyArg_ParseTupleAndKeywords(args, kwds, "LLLLLLL|ssO", kwlist, &j.uid, &j.start_sec,
+    PyObject *meta_o = NULL, *exe_o = NULL, *mounts = NULL, *keep = PyList_New(0);
+    if (!keep || writer_check(self)
+        || !PyArg_ParseTupleAndKeywords(args, kwds, "LLLLLLL|OOO", kwlist, &j.uid, &j.start_sec,
                                         &j.start_nsec, &j.end_sec, &j.end_nsec, &j.nprocs,
-                                        &j.jobid, &meta, &exe, &mounts))
+                                        &j.jobid, &meta_o, &exe_o, &mounts)
+        || (meta_o && !(meta = kept_text(keep, meta_o)))
+        || (exe_o && !(exe = kept_text(keep, exe_o)))) {
+        Py_XDECREF(keep);
         return NULL;
+    }
     snprintf(j.metadata, sizeof j.metadata, "%s", meta);
     PyObject *seq = mounts ? PySequence_Fast(mounts, "mounts must be a sequence of (path, fstype)")
                            : PyList_New(0);
-    if (!seq)
+    if (!seq) {
+        Py_DECREF(keep);
         return NULL;
+    }
     Py_ssize_t nm = PySequence_Fast_GET_SIZE(seq);
     j.mounts = calloc((size_t)nm + 1, sizeof *j.mounts);
     int ok = j.mounts != NULL;
-    for (Py_ssize_t i = 0; ok && i < nm; i++)
-        ok = PyArg_ParseTuple(PySequence_Fast_GET_ITEM(seq, i), "ss", &j.mounts[i].path,
-                              &j.mounts[i].fstype);
+    for (Py_ssize_t i = 0; ok && i < nm; i++) {
+        PyObject *path, *fstype;
+        ok = PyArg_ParseTuple(PySequence_Fast_GET_ITEM(seq, i), "OO", &path, &fstype)
+            && (j.mounts[i].path = (char *)kept_text(keep, path)) != NULL
+            && (j.mounts[i].fstype = (char *)kept_text(keep, fstype)) != NULL;
+    }
     j.nmounts = (size_t)nm;
     j.exe = (char *)exe;
     /* The raw string as stored (section 4.4), for writers that use it. */
@@ -226,6 +263,7 @@ static PyObject *writer_set_job(IolWriterObject *self, PyObject *args, PyObject 
     free(raw);
     free(j.mounts);
     Py_DECREF(seq);
+    Py_DECREF(keep);
     return writer_result(self, !ok && PyErr_Occurred() != NULL, rc);
 }
 
@@ -242,9 +280,10 @@ static PyObject *writer_add_names(IolWriterObject *self, PyObject *args)
     for (Py_ssize_t i = 0; nn && !PyErr_Occurred() && rc == IOLENS_OK
          && i < PySequence_Fast_GET_SIZE(ni); i++) {
         unsigned long long id = PyLong_AsUnsignedLongLong(PySequence_Fast_GET_ITEM(ni, i));
-        const char *s = PyUnicode_AsUTF8(PySequence_Fast_GET_ITEM(nn, i));
-        if (s && !PyErr_Occurred())
-            rc = iolens_writer_add_name(self->w, id, s);
+        PyObject *name = PyErr_Occurred() ? NULL : stored_text(PySequence_Fast_GET_ITEM(nn, i));
+        if (name)
+            rc = iolens_writer_add_name(self->w, id, PyBytes_AS_STRING(name));
+        Py_XDECREF(name);
     }
     Py_XDECREF(ni);
     Py_XDECREF(nn);
@@ -336,9 +375,10 @@ static PyObject *writer_put_dxt(IolWriterObject *self, PyObject *args, PyObject 
         d.hostname = calloc((size_t)n + 1, sizeof *d.hostname);
         d.seg_start = prefix_sums(b[2].buf, b[3].buf, (size_t)n);
         for (Py_ssize_t i = 0; d.hostname && i < n && !PyErr_Occurred(); i++) {
-            const char *h = PyUnicode_AsUTF8(PySequence_Fast_GET_ITEM(hosts, i));
+            PyObject *h = stored_text(PySequence_Fast_GET_ITEM(hosts, i));
             if (h)
-                snprintf(d.hostname[i], sizeof d.hostname[i], "%s", h);
+                snprintf(d.hostname[i], sizeof d.hostname[i], "%s", PyBytes_AS_STRING(h));
+            Py_XDECREF(h);
         }
         if (!d.hostname || !d.seg_start)
             PyErr_NoMemory();

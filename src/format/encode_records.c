@@ -55,14 +55,19 @@ static uint8_t *take(pbuf *b, size_t n)
     return q;
 }
 
-static int finish(iolens_writer *w, int module, pbuf *b)
+static int finish_at(iolens_writer *w, int module, uint32_t version, pbuf *b)
 {
     int rc = b->bad ? IOLENS_E_NOMEM
-                    : iol_writer_put_region_cuts(w, module, iolens_module_info_get(module)->version,
-                                                 b->p, b->len, b->cuts, b->ncuts);
+                    : iol_writer_put_region_cuts(w, module, version, b->p, b->len, b->cuts,
+                                                 b->ncuts);
     free(b->p);
     free(b->cuts);
     return rc;
+}
+
+static int finish(iolens_writer *w, int module, pbuf *b)
+{
+    return finish_at(w, module, iolens_module_info_get(module)->version, b);
 }
 
 static void put_base(uint8_t *q, uint64_t id, int64_t rank)
@@ -157,13 +162,17 @@ int iolens_writer_put_records(iolens_writer *w, const iolens_records *r)
 }
 
 /* --------------------------------------------------------------- DXT */
-/* Written with 32-byte segments: DXT_POSIX v1 / DXT_MPIIO v2 (modules.def). */
+/* Written with 32-byte segments, DXT_POSIX v1 / DXT_MPIIO v2 (modules.def), or,
+ * when the records carry thread ids (d->thread_id), with 40-byte segments at the
+ * next version, DXT_POSIX v2 / DXT_MPIIO v3 (log-format 7.10): a rewrite keeps
+ * what the runtime recorded. */
 int iolens_writer_put_dxt(iolens_writer *w, const iolens_dxt *d)
 {
     if (!w || !d || (d->module != IOL_MOD_DXT_POSIX && d->module != IOL_MOD_DXT_MPIIO))
         return IOLENS_E_INVALID_ARG;
     if (d->count && (!d->id || !d->rank || !d->seg_start || !d->write_count || !d->read_count))
         return IOLENS_E_INVALID_ARG;
+    size_t seg = d->thread_id ? 40 : 32;
     pbuf b = { 0 };
     for (size_t i = 0; i < d->count; i++) {
         size_t ns = d->seg_start[i + 1] - d->seg_start[i], s0 = d->seg_start[i];
@@ -175,7 +184,7 @@ int iolens_writer_put_dxt(iolens_writer *w, const iolens_dxt *d)
             return IOLENS_E_INVALID_ARG;
         }
         mark(&b, d->rank[i]);
-        uint8_t *q = take(&b, 104 + 32 * ns);
+        uint8_t *q = take(&b, 104 + seg * ns);
         if (!q)
             break;
         put_base(q, d->id[i], d->rank[i]);
@@ -184,14 +193,17 @@ int iolens_writer_put_dxt(iolens_writer *w, const iolens_dxt *d)
         iol_put_i64(q + 88, d->write_count[i]);
         iol_put_i64(q + 96, d->read_count[i]);
         for (size_t k = 0; k < ns; k++) {
-            uint8_t *s = q + 104 + 32 * k;
+            uint8_t *s = q + 104 + seg * k;
             iol_put_i64(s, d->offset[s0 + k]);
             iol_put_i64(s + 8, d->length[s0 + k]);
             iol_put_f64(s + 16, d->start[s0 + k]);
             iol_put_f64(s + 24, d->end[s0 + k]);
+            if (d->thread_id)
+                iol_put_u64(s + 32, d->thread_id[s0 + k]);
         }
     }
-    return finish(w, d->module, &b);
+    uint32_t version = iolens_module_info_get(d->module)->version + (d->thread_id ? 1 : 0);
+    return finish_at(w, d->module, version, &b);
 }
 
 /* --------------------------------------------------------------- HEATMAP */

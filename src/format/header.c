@@ -107,6 +107,11 @@ static int parse_layout(iolens_log *log)
     return IOLENS_OK;
 }
 
+static uint64_t region_end(iolens_region r)
+{
+    return r.off > UINT64_MAX - r.len ? UINT64_MAX : r.off + r.len;
+}
+
 static int check_region(iolens_log *log, const char *what, iolens_region r)
 {
     size_t hs = log->hdr.header_size;
@@ -161,6 +166,27 @@ static int check_regions(iolens_log *log)
             return rc;
     }
     return job_extent(log);
+}
+
+/* (log_impl.h) The bytes a log read from a stream can use: the end of the last
+ * region its header names. */
+int iol_header_span(iolens_log *log, uint64_t *end)
+{
+    int rc;
+    *end = 0;
+    if (log->size < 16)
+        return IOLENS_OK;
+    if ((rc = parse_version(log)) || (rc = parse_magic(log)))
+        return rc;
+    if ((rc = parse_layout(log)))
+        return rc == IOLENS_E_TRUNCATED ? IOLENS_OK : rc;   /* open will say it */
+    const iolens_header *h = &log->hdr;
+    uint64_t last = h->names.len ? region_end(h->names) : 0;
+    for (int i = 0; i < IOL_MAX_MODULES; i++)
+        if (h->mod[i].len && region_end(h->mod[i]) > last)
+            last = region_end(h->mod[i]);
+    *end = last;
+    return IOLENS_OK;
 }
 
 int iol_header_parse(iolens_log *log)

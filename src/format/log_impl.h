@@ -56,6 +56,11 @@ int iol_names_parse(iolens_log *log);
 /* Lazy opens: check the name region as iol_names_parse would, keeping nothing. */
 int iol_names_check(iolens_log *log);
 void iol_lognames_free(iolens_log *log);
+/* On the first bytes of a log (buf, size): check the version and the magic, and
+ * set *end to the end of the last region the header names (0: none, or the
+ * header is not all there yet).  Reading a stream stops there, so a pipe that
+ * never ends (/dev/zero behind `-`) costs no more than the log it claims to be. */
+int iol_header_span(iolens_log *log, uint64_t *end);
 void iol_job_release(iolens_log *log);
 
 /* `len` bytes of the file at `off` (already checked to lie inside it): a pointer

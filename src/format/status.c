@@ -24,6 +24,7 @@ const char *iolens_strerror(int status)
     case IOLENS_E_INVALID_ARG: return "invalid argument";
     case IOLENS_E_UNSUPPORTED: return "unsupported feature";
     case IOLENS_E_NOT_PRESENT: return "module not present in log";
+    case IOLENS_E_NOT_REGULAR: return "not a regular file";
     default: return "unknown error";
     }
 }

@@ -2,29 +2,94 @@
  * what happens to a value depends on the key.  The platform keys say it
  * themselves (counters/platform.def): counts, sizes and hardware models are
  * kept, host lists become lists of host pseudonyms (the same ones DXT host names
- * get, so the two still line up), everything else -- every key not in the table
- * too -- becomes one pseudonym. */
+ * get, so the two still line up).  The other keys the runtime and the tools
+ * write are in other_keys below: versions and counts are kept (lib_ver is needed
+ * to read the counters), the MPI-IO hints keep their numbers and switches.
+ * Everything else -- a pid, a user's annotation, any key not listed -- becomes
+ * one pseudonym.  docs/anonymization.md lists the same (a test compares). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "convert.h"
 
-enum { KEEP, HOSTS, HASH };
+enum { KEEP, HOSTS, HASH, HINTS };
+
+typedef struct key_rule {
+    const char *key;
+    int rule;
+} key_rule;
+
+/* Keys besides the platform ones: upstream's (lib_ver, h), the runtime's
+ * (rank_from; the module notes h5, heatmap_*, dirfd_cwd_fallbacks) and the
+ * tools' (merged, recovered).  fork_parent (a pid) is not here: replaced. */
+static const key_rule other_keys[] = {
+    {"lib_ver", KEEP},   {"h", HINTS},          {"rank_from", KEEP},
+    {"merged", KEEP},    {"recovered", KEEP},   {"h5", KEEP},
+    {"heatmap_maps_reused", KEEP}, {"heatmap_shared_ops", KEEP},
+    {"dirfd_cwd_fallbacks", KEEP},
+};
 
 static int rule_of(const char *key, size_t len)
 {
-    static const struct {
-        const char *key;
-        int rule;
-    } table[] = {
+    static const key_rule platform[] = {
 #define PKEY(key, cap, anon, desc) {#key, anon},
 #include "platform.def"
 #undef PKEY
     };
-    for (size_t i = 0; i < sizeof table / sizeof *table; i++)
-        if (strlen(table[i].key) == len && !strncmp(table[i].key, key, len))
-            return table[i].rule;
+    for (size_t i = 0; i < sizeof platform / sizeof *platform; i++)
+        if (strlen(platform[i].key) == len && !strncmp(platform[i].key, key, len))
+            return platform[i].rule;
+    for (size_t i = 0; i < sizeof other_keys / sizeof *other_keys; i++)
+        if (strlen(other_keys[i].key) == len && !strncmp(other_keys[i].key, key, len))
+            return other_keys[i].rule;
     return HASH;
+}
+
+/* A hint value that says nothing of a user or a site: a number or a switch. */
+static int plain_hint(const char *v, size_t len)
+{
+    static const char *const words[] = {"true", "false", "enable", "disable", "automatic"};
+    size_t digits = 0;
+    while (digits < len && v[digits] >= '0' && v[digits] <= '9')
+        digits++;
+    if (len && digits == len)
+        return 1;
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+        if (strlen(words[i]) == len && !strncmp(words[i], v, len))
+            return 1;
+    return 0;
+}
+
+/* MPI-IO hints "k=v;k=v": hint names kept, plain values kept, other values (a
+ * cb_config_list names hosts) and pieces without '=' replaced by pseudonyms. */
+static void anon_hints(const anon *a, const char *v, size_t len, char *out, size_t room)
+{
+    size_t o = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i <= len && o < room;) {
+        size_t j = i;
+        while (j < len && v[j] != ';')
+            j++;
+        const char *key = v + i, *eq = memchr(key, '=', j - i), *sep = i ? ";" : "";
+        int klen = (int)(eq ? (size_t)(eq - key) : j - i), vlen = eq ? (int)(j - i) - klen - 1 : 0;
+        char piece[24];
+        int n;
+        if (!eq && !plain_hint(key, (size_t)klen)) {     /* not a hint: a value */
+            anon_value(a, key, (size_t)klen, piece);
+            n = snprintf(out + o, room - o, "%s%s", sep, piece);
+        } else if (!eq)
+            n = snprintf(out + o, room - o, "%s%.*s", sep, klen, key);
+        else if (plain_hint(eq + 1, (size_t)vlen))
+            n = snprintf(out + o, room - o, "%s%.*s=%.*s", sep, klen, key, vlen, eq + 1);
+        else {
+            anon_value(a, eq + 1, (size_t)vlen, piece);
+            n = snprintf(out + o, room - o, "%s%.*s=%s", sep, klen, key, piece);
+        }
+        if (n < 0 || (size_t)n >= room - o)
+            break;
+        o += (size_t)n;
+        i = j + 1;
+    }
 }
 
 /* Emits host pseudonyms into out (at most `room` bytes); counts the rest. */
@@ -120,6 +185,8 @@ void anon_metadata(const anon *a, const char *in, char *out, size_t room)
                 snprintf(value, sizeof value, "%.*s", (int)vlen, eq + 1);
             else if (rule == HOSTS)
                 anon_hosts(a, eq + 1, vlen, value, sizeof value);
+            else if (rule == HINTS && vlen < sizeof value)
+                anon_hints(a, eq + 1, vlen, value, sizeof value);
             else
                 anon_value(a, eq + 1, vlen, value);
             int n = snprintf(out + o, room - o, "%.*s=%s\n", (int)klen, p, value);

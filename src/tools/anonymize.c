@@ -98,10 +98,29 @@ static int64_t pseudo_int(const anon *a, const char *domain, int64_t v, int bits
     return (int64_t)(x & ((UINT64_C(1) << bits) - 1));
 }
 
-/* Names upstream gives to things that are not the user's files. */
+/* The names the runtime (ours and upstream's) makes for records that are not a
+ * user's files: kept as they are, nothing of the user's is in them.  Only these:
+ * any other name, even one that looks like them ("<secret>", "heatmap:x"), is
+ * the user's and is pseudonymised.  docs/anonymization.md lists the same (a test
+ * compares).  Their ids: a standard stream's is keyed like every other id; a
+ * heat map's stays the hash of its name, because PyDarshan 3.5.0 tells a heat
+ * map's API only by that fixed id (with another id `darshan summary` fails). */
+enum { NOT_KEPT, KEPT_KEYED_ID, KEPT_NAME_ID };
+
 static int fixed_name(const char *name)
 {
-    return name[0] == '<' || !strncmp(name, "heatmap:", 8);
+    static const struct {
+        const char *name;
+        int id;
+    } runtime_names[] = {
+        {"<STDIN>", KEPT_KEYED_ID},       {"<STDOUT>", KEPT_KEYED_ID},
+        {"<STDERR>", KEPT_KEYED_ID},      {"heatmap:POSIX", KEPT_NAME_ID},
+        {"heatmap:MPIIO", KEPT_NAME_ID},  {"heatmap:STDIO", KEPT_NAME_ID},
+    };
+    for (size_t i = 0; i < sizeof runtime_names / sizeof *runtime_names; i++)
+        if (!strcmp(name, runtime_names[i].name))
+            return runtime_names[i].id;
+    return NOT_KEPT;
 }
 
 /* Length of the longest job mount point that is a directory prefix of name. */
@@ -132,6 +151,8 @@ static const char *extension(const char *name)
             return "";
     return dot;
 }
+
+static uint64_t keyed_id(const anon *a, uint64_t id);
 
 /* A pseudonymous path: kept mount point, then either one pseudonym per component
  * (keyed by the whole prefix, so a shared directory keeps one pseudonym) or one
@@ -212,7 +233,10 @@ int anon_build_names(anon *a, const iolens_log *log)
         char *nm = names[pairs[2 * i + 1]];
         a->old_id[i] = pairs[2 * i];
         a->new_name[i] = nm;
-        a->new_id[i] = fixed_name(nm) ? pairs[2 * i] : iolens_record_id(nm, strlen(nm));
+        /* ids from the (new) names, so that an id is the hash of the name beside
+         * it; a kept stream name's id is keyed instead (fixed_name) */
+        a->new_id[i] = fixed_name(nm) == KEPT_KEYED_ID ? keyed_id(a, pairs[2 * i])
+                                                      : iolens_record_id(nm, strlen(nm));
     }
     a->nids = k;                     /* new_name owns every name made so far */
     free(names);
@@ -249,16 +273,20 @@ const char *anon_name(const anon *a, uint64_t id)
     return k < a->nids ? a->new_name[k] : NULL;
 }
 
-uint64_t anon_id(const anon *a, uint64_t id)
+/* A keyed id for a record whose name is not re-hashed (no name, or a kept one). */
+static uint64_t keyed_id(const anon *a, uint64_t id)
 {
-    size_t k = find_id(a, id);
-    if (k < a->nids)
-        return a->new_id[k];
-    unsigned char d[32];             /* a nameless record: its id would reveal the name */
+    unsigned char d[32];
     mac(a, "id", &id, sizeof id, d);
     uint64_t v;
     memcpy(&v, d, 8);
     return v;
+}
+
+uint64_t anon_id(const anon *a, uint64_t id)
+{
+    size_t k = find_id(a, id);           /* a nameless record: its id would reveal the name */
+    return k < a->nids ? a->new_id[k] : keyed_id(a, id);
 }
 
 /* Each space-separated word of s replaced by its pseudonym. */

@@ -4,8 +4,8 @@
  *                     (D defaults to the configured log path), as darshan-mk-log-dirs
  *   --dump            the effective configuration (DARSHAN_DUMP_CONFIG format);
  *                     also what plain `iolens config` prints
- *   --pre-ld-flags / --post-ld-flags   link line of the static MPI runtime
- *                     (docs/mpi.md): cc ... $(pre) app.o $(post) */
+ *   --pre-ld-flags / --post-ld-flags [--mpi openmpi|mpich]   link line of the
+ *                     static MPI runtime (docs/mpi.md): cc ... $(pre) app.o $(post) */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -15,18 +15,22 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "mpi_link.h"
 #include "tools.h"
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: iolens config [--log-path | --mk-log-dirs [DIR] | --dump]\n"
+    fprintf(out, "usage: iolens config [--log-path | --mk-log-dirs [DIR] | --dump |\n"
+                 "                     --pre-ld-flags | --post-ld-flags]\n"
                  "  (no option)       the same as --dump\n"
                  "  --log-path        print the directory (or file) a log written now goes to\n"
                  "  --mk-log-dirs [DIR]  create DIR/<year>/<month>/<day> for this year and the\n"
                  "                    next (DIR defaults to DARSHAN_LOGPATH / config LOGPATH)\n"
                  "  --dump            print the effective runtime configuration\n"
-                 "  --pre-ld-flags    flags before the objects for a static MPI runtime link\n"
-                 "  --post-ld-flags   flags after them\n"
+                 "  --pre-ld-flags [--mpi openmpi|mpich]  flags before the objects for a\n"
+                 "                    static MPI runtime link (default: the MPI iolens was\n"
+                 "                    built with)\n"
+                 "  --post-ld-flags [--mpi openmpi|mpich]  flags after them\n"
                  "  --version         print the version and exit\n");
 }
 
@@ -101,35 +105,60 @@ static int mk_log_dirs(const char *root)
     return rc;
 }
 
-/* The static MPI runtime: the --wrap archive when built (libiolens-mpi-wrap.a),
- * else the interposing one, linked whole: its definitions of the intercepted
- * functions then come first in symbol lookup, as a preloaded library's do. */
-static int ld_flags(int pre)
+/* The link line of the static MPI runtime for MPI (NULL: the one this iolens was
+ * built with): the --wrap archive when installed or built (libiolens-mpi-wrap.a,
+ * wrappers __wrap_<fn>, real functions __real_<fn>, with its --wrap= response
+ * file), else the interposing one; either linked whole, so its definitions come
+ * first in symbol lookup, as a preloaded library's do.  Paths come from
+ * mpi_link.c: relative to this executable, so an install works without its build
+ * tree.  --post-ld-flags checks the files too, so both fail alike. */
+static int ld_flags(int pre, const char *mpi)
 {
-#if defined(IOLENS_MPI_WRAP_BUILD_PATH) && defined(IOLENS_MPI_POST_LIBS)
-    /* The --wrap runtime (docs/mpi.md): the wrappers are __wrap_<fn>, the real
-     * functions __real_<fn>; the --wrap= list is a response file beside it. */
-    int built = access(IOLENS_MPI_WRAP_BUILD_PATH, R_OK) == 0;
-    const char *lib = built ? IOLENS_MPI_WRAP_BUILD_PATH : IOLENS_MPI_WRAP_INSTALL_PATH;
-    const char *opts = built ? IOLENS_MPI_WRAP_OPTS_BUILD_PATH : IOLENS_MPI_WRAP_OPTS_INSTALL_PATH;
-    if (pre)
-        printf("-Wl,@%s -Wl,--whole-archive %s -Wl,--no-whole-archive\n", opts, lib);
-    else
+#ifdef IOLENS_MPI_POST_LIBS
+    if (!mpi)
+        mpi = iol_mpi_link_default();
+    if (strcmp(mpi, "openmpi") && strcmp(mpi, "mpich") && strcmp(mpi, iol_mpi_link_default())) {
+        fprintf(stderr, "iolens config: --mpi %s: expected openmpi or mpich\n", mpi);
+        return 2;
+    }
+    static iol_mpi_link files;
+    char looked[3 * PATH_MAX];
+    if (iol_mpi_link_find(mpi, &files, looked, sizeof looked) != 0) {
+        fprintf(stderr, "iolens config: no static MPI runtime for %s beside this iolens "
+                        "(looked in %s); see docs/mpi.md, \"Static links\"\n", mpi, looked);
+        return 1;
+    }
+    if (!pre)
         printf("%s\n", IOLENS_MPI_POST_LIBS);
-    return 0;
-#elif defined(IOLENS_MPI_STATIC_BUILD_PATH)
-    const char *lib = access(IOLENS_MPI_STATIC_BUILD_PATH, R_OK) == 0
-                          ? IOLENS_MPI_STATIC_BUILD_PATH : IOLENS_MPI_STATIC_INSTALL_PATH;
-    if (pre)
-        printf("-Wl,--whole-archive %s -Wl,--no-whole-archive\n", lib);
+    else if (files.wrap_opts[0])
+        printf("-Wl,@%s -Wl,--whole-archive %s -Wl,--no-whole-archive\n", files.wrap_opts,
+               files.archive);
     else
-        printf("%s\n", IOLENS_MPI_POST_LIBS);
+        printf("-Wl,--whole-archive %s -Wl,--no-whole-archive\n", files.archive);
     return 0;
 #else
     (void)pre;
+    (void)mpi;
     fprintf(stderr, "iolens config: this build has no MPI runtime (IOLENS_WITH_MPI=OFF)\n");
     return 2;
 #endif
+}
+
+/* --pre-ld-flags / --post-ld-flags [--mpi NAME | --mpi=NAME] */
+static int ld_flags_cmd(int argc, char **argv)
+{
+    const char *mpi = NULL;
+    for (int i = 2; i < argc; i++) {
+        if (!strcmp(argv[i], "--mpi") && i + 1 < argc)
+            mpi = argv[++i];
+        else if (!strncmp(argv[i], "--mpi=", 6))
+            mpi = argv[i] + 6;
+        else {
+            fprintf(stderr, "iolens config: %s: unexpected argument\n", argv[i]);
+            return 2;
+        }
+    }
+    return ld_flags(!strcmp(argv[1], "--pre-ld-flags"), mpi);
 }
 
 int iol_cmd_config(int argc, char **argv)
@@ -147,7 +176,7 @@ int iol_cmd_config(int argc, char **argv)
     } else if (!strcmp(argv[1], "--log-path")) {
         rc = log_path(&c);
     } else if (!strcmp(argv[1], "--pre-ld-flags") || !strcmp(argv[1], "--post-ld-flags")) {
-        rc = ld_flags(!strcmp(argv[1], "--pre-ld-flags"));
+        rc = ld_flags_cmd(argc, argv);
     } else if (!strcmp(argv[1], "--mk-log-dirs")) {
         const char *root = argc > 2 ? argv[2] : c.logpath;
         if (!root[0])

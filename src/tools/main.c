@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli.h"
+#include "run_nested.h"
 #include "tools.h"
 
 struct verb {
@@ -86,6 +87,7 @@ static int help(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    iol_tool_leave_runtime(argc, argv);   /* a tool's own I/O is no job's (run_nested.h) */
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;

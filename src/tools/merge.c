@@ -15,8 +15,12 @@
  * counter tables' combine rules (src/format/combine.c), as an MPI job's shared
  * files are; only when the world inputs are all W ranks.  --no-reduce keeps them
  * apart.  Counter modules are merged record by record; DXT traces are decoded
- * and re-encoded with their ranks renumbered; HEATMAP records are renumbered and
- * re-binned onto one grid (merge_heatmap.h); other regions are concatenated.
+ * and re-encoded with their ranks renumbered and their thread ids kept; HEATMAP
+ * records are renumbered and re-binned onto one grid (merge_heatmap.h); LUSTRE
+ * layouts are decoded, renumbered and reduced as the counters are
+ * (merge_lustre.h); other regions (opaque ones) are concatenated.  A region that
+ * cannot be read fails the merge, naming the input: a merged log never leaves
+ * out data silently.
  * --workflow merges logs of different jobs (merge_workflow.h, docs/convert.md);
  * without it, logs of different jobs are a usage error (their ranks collide):
  * different job ids, unless all are launcher ranks of one size (same_job). */
@@ -31,6 +35,7 @@
 #include "iolens/log.h"
 #include "merge.h"
 #include "merge_heatmap.h"
+#include "merge_lustre.h"
 #include "merge_workflow.h"
 #include "recover.h"
 #include "safe_output.h"
@@ -106,14 +111,17 @@ static int add_names(iolens_writer *w, input *in, size_t n)
     return rc;
 }
 
-/* All inputs' records of one counter module, ranks assigned. */
+/* All inputs' records of one counter module, ranks assigned, with what a record
+ * carries besides its counters: the file's record id (H5D, PNETCDF_VAR) and the
+ * DFS/DAOS object ids (aux). */
 typedef struct pool {
-    size_t count, n_int, n_flt, cap;
-    uint64_t *id;
+    size_t count, n_int, n_flt, cap, aux_size;
+    uint64_t *id, *frid;
     int64_t *rank;
     int *src;
     int64_t *ints;
     double *flts;
+    uint8_t *aux;
     int workflow;          /* fold only records every job shares across its ranks (-1) */
 } pool;
 
@@ -131,11 +139,20 @@ static int pool_add(pool *p, const iolens_records *r, size_t i, int64_t rank, in
         if (ints) p->ints = ints;
         double *flts = realloc(p->flts, c * p->n_flt * 8 + 8);
         if (flts) p->flts = flts;
-        if (!id || !rk || !s || !ints || !flts)
+        uint64_t *frid = realloc(p->frid, c * 8);
+        if (frid) p->frid = frid;
+        uint8_t *aux = realloc(p->aux, c * p->aux_size + 8);
+        if (aux) p->aux = aux;
+        if (!id || !rk || !s || !ints || !flts || !frid || !aux)
             return IOLENS_E_NOMEM;
         p->cap = c;
     }
     size_t k = p->count++;
+    p->frid[k] = r->file_rec_id ? r->file_rec_id[i] : 0;
+    if (p->aux_size)
+        memset(p->aux + k * p->aux_size, 0, p->aux_size);
+    if (p->aux_size && r->aux && r->aux_size == p->aux_size)
+        memcpy(p->aux + k * p->aux_size, r->aux + i * r->aux_size, p->aux_size);
     p->id[k] = r->id[i];
     p->rank[k] = rank;
     p->src[k] = src;
@@ -147,6 +164,7 @@ static int pool_add(pool *p, const iolens_records *r, size_t i, int64_t rank, in
 static void pool_free(pool *p)
 {
     free(p->id), free(p->rank), free(p->src), free(p->ints), free(p->flts);
+    free(p->frid), free(p->aux);
 }
 
 static int put_pool(iolens_writer *w, int module, uint32_t ver, pool *p, const char *take)
@@ -161,7 +179,11 @@ static int put_pool(iolens_writer *w, int module, uint32_t ver, pool *p, const c
     r.rank = malloc(p->count * 8 + 8);
     r.ints = malloc(p->count * p->n_int * 8 + 8);
     r.flts = malloc(p->count * p->n_flt * 8 + 8);
-    int rc = (r.id && r.rank && r.ints && r.flts) ? 0 : IOLENS_E_NOMEM;
+    r.file_rec_id = malloc(p->count * 8 + 8);
+    r.aux_size = p->aux_size;
+    r.aux = p->aux_size ? malloc(p->count * p->aux_size + 8) : NULL;
+    int rc = (r.id && r.rank && r.ints && r.flts && r.file_rec_id && (r.aux || !r.aux_size))
+                 ? 0 : IOLENS_E_NOMEM;
     for (int pass = 0; !rc && pass < 2; pass++)      /* shared records first */
         for (size_t i = 0; i < p->count; i++) {
             if (!take[i] || (pass == 0) != (p->rank[i] == -1))
@@ -169,12 +191,15 @@ static int put_pool(iolens_writer *w, int module, uint32_t ver, pool *p, const c
             size_t k = r.count++;
             r.id[k] = p->id[i];
             r.rank[k] = p->rank[i];
+            r.file_rec_id[k] = p->frid[i];
             memcpy(r.ints + k * r.n_int, p->ints + i * p->n_int, r.n_int * 8);
             memcpy(r.flts + k * r.n_flt, p->flts + i * p->n_flt, r.n_flt * 8);
+            if (r.aux)
+                memcpy(r.aux + k * r.aux_size, p->aux + i * p->aux_size, r.aux_size);
         }
     if (!rc && r.count)
         rc = iolens_writer_put_records(w, &r);
-    free(r.id), free(r.rank), free(r.ints), free(r.flts);
+    free(r.id), free(r.rank), free(r.ints), free(r.flts), free(r.file_rec_id), free(r.aux);
     return rc;
 }
 
@@ -241,18 +266,26 @@ static int reduce(int module, pool *p, const input *in, size_t nmembers, char *t
     return rc == IOLENS_E_UNSUPPORTED ? 0 : rc;
 }
 
-static int merge_counters(iolens_writer *w, int module, input *in, size_t n, int do_reduce)
+static int merge_counters(iolens_writer *w, int module, input *in, size_t n, int do_reduce,
+                          size_t *bad)
 {
     const iolens_module_info *mi = iolens_module_info_get(module);
     pool p;
     memset(&p, 0, sizeof p);
     p.n_int = mi->n_int;
     p.n_flt = mi->n_flt;
+    int has_frid;
+    if (iolens_module_layout_extras(module, &has_frid, &p.aux_size) != 0)
+        p.aux_size = 0;
     int rc = 0;
     for (size_t i = 0; !rc && i < n; i++) {
         iolens_records *r = NULL;
-        if (iolens_log_records(in[i].log, module, &r) != 0 || !r)
+        if (!iolens_log_header(in[i].log)->mod[module].len)
             continue;
+        if ((rc = iolens_log_records(in[i].log, module, &r)) != IOLENS_OK) {
+            *bad = i;                   /* never merged without it: the log would lie */
+            break;
+        }
         for (size_t k = 0; !rc && k < r->count; k++) {
             const int64_t *ints = r->ints + k * r->n_int;
             if (module == IOL_MOD_STDIO &&
@@ -285,7 +318,7 @@ static int merge_counters(iolens_writer *w, int module, input *in, size_t n, int
 }
 
 /* Modules of no known kind: regions concatenated. */
-static int merge_raw(iolens_writer *w, int module, input *in, size_t n)
+static int merge_raw(iolens_writer *w, int module, input *in, size_t n, size_t *bad)
 {
     size_t total = 0, at = 0;
     uint32_t ver = 0;
@@ -294,15 +327,22 @@ static int merge_raw(iolens_writer *w, int module, input *in, size_t n)
     uint8_t *buf = malloc(total + 1);
     if (!buf)
         return IOLENS_E_NOMEM;
-    for (size_t i = 0; i < n; i++) {
+    int rc = 0;
+    for (size_t i = 0; !rc && i < n; i++) {
         const void *p;
         size_t len;
-        if (iolens_log_region(in[i].log, module, &p, &len) != 0 || !len)
+        if (!iolens_log_header(in[i].log)->mod[module].len)
             continue;
+        if ((rc = iolens_log_region(in[i].log, module, &p, &len)) != IOLENS_OK) {
+            *bad = i;
+            break;
+        }
         if (at + len > total) {
             uint8_t *b = realloc(buf, at + len);
-            if (!b)
+            if (!b) {
+                rc = IOLENS_E_NOMEM;
                 break;
+            }
             buf = b;
             total = at + len;
         }
@@ -310,7 +350,8 @@ static int merge_raw(iolens_writer *w, int module, input *in, size_t n)
         at += len;
         ver = iolens_log_header(in[i].log)->mod_ver[module];
     }
-    int rc = at ? iolens_writer_put_region(w, module, ver, buf, at) : 0;
+    if (!rc && at)
+        rc = iolens_writer_put_region(w, module, ver, buf, at);
     free(buf);
     return rc;
 }
@@ -366,7 +407,7 @@ static int64_t workflow_nprocs(input *in, size_t n)
 }
 
 /* HEATMAP records with their inputs' ranks, on one grid from the job's start. */
-static int merge_heatmap(iolens_writer *w, input *in, size_t n)
+static int merge_heatmap(iolens_writer *w, input *in, size_t n, size_t *bad)
 {
     iolens_log **logs = malloc(n * sizeof *logs);
     int64_t *off = malloc(n * sizeof *off), *rank_as = malloc(n * sizeof *rank_as);
@@ -388,14 +429,14 @@ static int merge_heatmap(iolens_writer *w, input *in, size_t n)
                    (double)(j->start_nsec - first->start_nsec) * 1e-9;
     }
     if (!rc)
-        rc = merge_heatmaps(w, logs, shift, rank_as, off, n);
+        rc = merge_heatmaps(w, logs, shift, rank_as, off, n, bad);
     free(logs), free(off), free(rank_as), free(shift);
     return rc;
 }
 
 /* DXT traces with the ranks their inputs' records get (decoded: the raw regions
  * carry their ranks inside, and their stored versions may differ). */
-static int merge_dxt(iolens_writer *w, int module, input *in, size_t n)
+static int merge_dxt(iolens_writer *w, int module, input *in, size_t n, size_t *bad)
 {
     iolens_log **logs = malloc(n * sizeof *logs);
     int64_t *off = malloc(n * sizeof *off), *rank_as = malloc(n * sizeof *rank_as);
@@ -406,8 +447,29 @@ static int merge_dxt(iolens_writer *w, int module, input *in, size_t n)
         rank_as[i] = in[i].rank_as;
     }
     if (!rc)
-        rc = wf_merge_dxt(w, module, logs, off, rank_as, n);
+        rc = wf_merge_dxt(w, module, logs, off, rank_as, n, bad);
     free(logs), free(off), free(rank_as);
+    return rc;
+}
+
+/* LUSTRE records with their inputs' ranks, a file every member holds reduced to
+ * one shared record as the counters are (decoded: versions may differ). */
+static int merge_layouts(iolens_writer *w, input *in, size_t n, int do_reduce, size_t *bad)
+{
+    iolens_log **logs = malloc(n * sizeof *logs);
+    int64_t *off = malloc(n * sizeof *off), *rank_as = malloc(n * sizeof *rank_as);
+    char *member = malloc(n);
+    int rc = logs && off && rank_as && member ? 0 : IOLENS_E_NOMEM;
+    for (size_t i = 0; !rc && i < n; i++) {
+        logs[i] = in[i].log;
+        off[i] = in[i].wf_offset;
+        rank_as[i] = in[i].rank_as;
+        member[i] = (char)in[i].member;
+    }
+    lustre_place pl = {rank_as, off, member, in[0].wf_offset >= 0, do_reduce};
+    if (!rc)
+        rc = merge_lustre(w, logs, &pl, n, bad);
+    free(logs), free(off), free(rank_as), free(member);
     return rc;
 }
 
@@ -471,12 +533,30 @@ static int assign_ranks(input *in, size_t n)
     return 0;
 }
 
-static int merge(input *in, size_t n, const char *out, int do_reduce, char *err, size_t errlen)
+/* Why a merge failed, never empty: an input that could not be read (named in
+ * *where, with the reader's detail), else the writer's detail, else the code's
+ * text (*where stays the output). */
+static void failure_reason(const input *in, size_t bad, iolens_writer *w, int rc, char *err,
+                           size_t errlen, const char **where)
+{
+    const char *detail = bad != SIZE_MAX ? iolens_log_error(in[bad].log)
+                                         : w ? iolens_writer_error(w) : "";
+    if (bad != SIZE_MAX)
+        *where = in[bad].path;
+    snprintf(err, errlen, "%s", detail && *detail ? detail : iolens_strerror(rc));
+}
+
+/* Merge into a new log at `out`; on failure `err` holds the reason and *where the
+ * file it is about (an input that could not be read, or `out`). */
+static int merge(input *in, size_t n, const char *out, int do_reduce, char *err, size_t errlen,
+                 const char **where)
 {
     iolens_writer *w = NULL;
+    size_t bad = SIZE_MAX;
+    *where = out;
     int rc = iolens_writer_open(out, IOLENS_COMP_ZLIB, &w);
     if (rc) {
-        snprintf(err, errlen, "%s", iolens_strerror(rc));
+        failure_reason(in, bad, NULL, rc, err, errlen, where);
         return rc;
     }
     iolens_job job = merged_job(in, n);
@@ -497,20 +577,24 @@ static int merge(input *in, size_t n, const char *out, int do_reduce, char *err,
         if (!present || !mi)
             continue;
         if (mi->kind == IOLENS_KIND_DXT)
-            rc = merge_dxt(w, m, in, n);
+            rc = merge_dxt(w, m, in, n, &bad);
         else if (m == IOL_MOD_HEATMAP)
-            rc = merge_heatmap(w, in, n);
+            rc = merge_heatmap(w, in, n, &bad);
+        else if (mi->kind == IOLENS_KIND_LUSTRE)
+            rc = merge_layouts(w, in, n, do_reduce, &bad);
         else
-            rc = mi->kind == IOLENS_KIND_COUNTERS ? merge_counters(w, m, in, n, do_reduce)
-                                                  : merge_raw(w, m, in, n);
+            rc = mi->kind == IOLENS_KIND_COUNTERS ? merge_counters(w, m, in, n, do_reduce, &bad)
+                                                  : merge_raw(w, m, in, n, &bad);
     }
     if (rc) {
-        snprintf(err, errlen, "%s", iolens_writer_error(w));
+        failure_reason(in, bad, w, rc, err, errlen, where);
         iolens_writer_abort(w);
         return rc;
     }
     iolens_writer_set_partial(w, partial);
-    return iolens_writer_close_err(w, err, errlen);
+    if ((rc = iolens_writer_close_err(w, err, errlen)) != 0 && !*err)
+        failure_reason(in, bad, NULL, rc, err, errlen, where);
+    return rc;
 }
 
 /* The first of in[0..i-1] that comes from the same process as in[i], or i.  A
@@ -585,6 +669,7 @@ int iol_cmd_merge(int argc, char **argv)
     }
     input *in = calloc(n, sizeof *in);
     rc = in ? 0 : 1;
+    const char *where = out;
     for (size_t i = 0; !rc && i < n; i++) {
         in[i].path = argv[optind + (int)i];
         if (iolens_log_open(in[i].path, &in[i].log, err, sizeof err) != 0) {
@@ -623,8 +708,8 @@ int iol_cmd_merge(int argc, char **argv)
                 ranks_rc == IOLENS_E_BAD_JOB ? " (its process count is impossibly large)" : "");
         rc = 1;
     }
-    if (!rc && merge(in, n, o.path, do_reduce, err, sizeof err) != 0) {
-        fprintf(stderr, "iolens merge: %s: %s\n", out, *err ? err : "the log cannot be written");
+    if (!rc && merge(in, n, o.path, do_reduce, err, sizeof err, &where) != 0) {
+        fprintf(stderr, "iolens merge: %s: %s\n", where == o.path ? out : where, err);
         rc = 1;
     } else if (!rc && iol_output_commit(&o, err, sizeof err) != 0) {
         fprintf(stderr, "iolens merge: %s\n", err);
@@ -661,7 +746,8 @@ int iol_merge_job(const char *const *paths, size_t n, const char *out, char *err
         in[opened].wf_offset = -1;
         char why[400] = "";
         if ((rc = iolens_log_open(paths[opened], &in[opened].log, why, sizeof why)) != 0)
-            snprintf(err, errlen, "%.3000s: %s", paths[opened], why);
+            snprintf(err, errlen, "%.3000s: %s", paths[opened],
+                     *why ? why : iolens_strerror(rc));
     }
     if (!rc) {
         qsort(in, n, sizeof *in, by_start);
@@ -675,8 +761,12 @@ int iol_merge_job(const char *const *paths, size_t n, const char *out, char *err
     if (!rc && (rc = assign_ranks(in, n)) != 0)
         snprintf(err, errlen, "%s%s", iolens_strerror(rc),
                  rc == IOLENS_E_BAD_JOB ? " (a process count is impossibly large)" : "");
-    if (!rc && (rc = merge(in, n, out, 1, err, errlen)) != 0)
+    const char *where = out;
+    char why[600] = "";
+    if (!rc && (rc = merge(in, n, out, 1, why, sizeof why, &where)) != 0) {
+        snprintf(err, errlen, "%.3000s: %s", where, why);
         remove(out);
+    }
     for (size_t i = 0; in && i < opened; i++)
         iolens_log_close(in[i].log);
     free(in);

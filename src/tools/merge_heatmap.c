@@ -58,7 +58,7 @@ static void rebin(const grid *g, double lo, double w, int64_t bytes, int64_t *ou
 }
 
 int merge_heatmaps(iolens_writer *w, iolens_log *const *logs, const double *shift,
-                   const int64_t *rank_as, const int64_t *offset, size_t n)
+                   const int64_t *rank_as, const int64_t *offset, size_t n, size_t *bad)
 {
     iolens_heatmap **hm = calloc(n + 1, sizeof *hm);
     int rc = hm ? IOLENS_OK : IOLENS_E_NOMEM;
@@ -66,7 +66,8 @@ int merge_heatmaps(iolens_writer *w, iolens_log *const *logs, const double *shif
     for (size_t i = 0; !rc && i < n; i++) {
         if (!iolens_log_header(logs[i])->mod[IOL_MOD_HEATMAP].len)
             continue;
-        rc = iolens_log_heatmap(logs[i], &hm[i]);
+        if ((rc = iolens_log_heatmap(logs[i], &hm[i])) != IOLENS_OK)
+            *bad = i;
         total += hm[i] ? hm[i]->count : 0;
     }
     grid g = rc ? (grid){0.1, 1} : grid_for(hm, shift, n);

@@ -15,8 +15,10 @@
  * rank_as[i] when that is >= 0, else wf_rank(rank, offset[i]) (merge_workflow.h).
  * The grid: the widest input bin, doubled until at most 200 bins (the runtime's)
  * reach the last input bin's end.  Bytes are conserved exactly: a source bin
- * split between two target bins gives the second what the first did not get. */
+ * split between two target bins gives the second what the first did not get.
+ * When an input's region cannot be read, *bad = its index (its log holds the
+ * detail). */
 int merge_heatmaps(iolens_writer *w, iolens_log *const *logs, const double *shift,
-                   const int64_t *rank_as, const int64_t *offset, size_t n);
+                   const int64_t *rank_as, const int64_t *offset, size_t n, size_t *bad);
 
 #endif

@@ -20,6 +20,26 @@ int64_t wf_offsets(iolens_log *const *logs, size_t n, int64_t *offset)
     return total;
 }
 
+/* The thread ids of `all`'s segments grown to s entries: kept once any input has
+ * them (the merged log then has the version with thread ids); segments of
+ * inputs without them get 0, "unknown", as upstream prints a missing id. */
+static int grow_threads(iolens_dxt *all, const iolens_dxt *d, size_t s)
+{
+    if (!all->thread_id && !d->thread_id)
+        return IOLENS_OK;
+    uint64_t *t = realloc(all->thread_id, (s + 1) * 8);
+    if (!t)
+        return IOLENS_E_NOMEM;
+    if (!all->thread_id)
+        memset(t, 0, all->nseg * 8);
+    all->thread_id = t;
+    if (d->thread_id)
+        memcpy(t + all->nseg, d->thread_id, d->nseg * 8);
+    else
+        memset(t + all->nseg, 0, d->nseg * 8);
+    return IOLENS_OK;
+}
+
 /* Grow-and-append of one decoded DXT module into `all`. */
 static int append_dxt(iolens_dxt *all, const iolens_dxt *d, int64_t offset, int64_t rank_as)
 {
@@ -44,7 +64,8 @@ static int append_dxt(iolens_dxt *all, const iolens_dxt *d, int64_t offset, int6
     if (st) all->start = st;
     double *en = realloc(all->end, (s + 1) * 8);
     if (en) all->end = en;
-    if (!id || !rank || !host || !wc || !rc || !ss || !off || !len || !st || !en)
+    if (!id || !rank || !host || !wc || !rc || !ss || !off || !len || !st || !en ||
+        grow_threads(all, d, s) != IOLENS_OK)
         return IOLENS_E_NOMEM;
     if (!all->count)
         all->seg_start[0] = 0;
@@ -71,7 +92,7 @@ static int append_dxt(iolens_dxt *all, const iolens_dxt *d, int64_t offset, int6
 }
 
 int wf_merge_dxt(iolens_writer *w, int module, iolens_log *const *logs, const int64_t *offset,
-                 const int64_t *rank_as, size_t n)
+                 const int64_t *rank_as, size_t n, size_t *bad)
 {
     iolens_dxt all;
     memset(&all, 0, sizeof all);
@@ -81,8 +102,9 @@ int wf_merge_dxt(iolens_writer *w, int module, iolens_log *const *logs, const in
         iolens_dxt *d = NULL;
         if (!iolens_log_header(logs[i])->mod[module].len)
             continue;
-        rc = iolens_log_dxt(logs[i], module, &d);
-        if (!rc)
+        if ((rc = iolens_log_dxt(logs[i], module, &d)) != IOLENS_OK)
+            *bad = i;
+        else
             rc = append_dxt(&all, d, offset[i], rank_as ? rank_as[i] : -1);
         iolens_dxt_free(d);
     }
@@ -90,6 +112,6 @@ int wf_merge_dxt(iolens_writer *w, int module, iolens_log *const *logs, const in
         rc = iolens_writer_put_dxt(w, &all);
     free(all.id), free(all.rank), free(all.hostname), free(all.write_count);
     free(all.read_count), free(all.seg_start), free(all.offset), free(all.length);
-    free(all.start), free(all.end);
+    free(all.start), free(all.end), free(all.thread_id);
     return rc;
 }

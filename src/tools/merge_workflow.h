@@ -21,8 +21,10 @@ int64_t wf_offsets(iolens_log *const *logs, size_t n, int64_t *offset);
 /* DXT module of all inputs: decoded, ranks moved, written as one region (the raw
  * regions cannot be concatenated: their stored versions may differ).  Input i's
  * ranks become rank_as[i] when rank_as is given and rank_as[i] >= 0 (one process
- * renumbered by `iolens merge`), else wf_rank(rank, offset[i]). */
+ * renumbered by `iolens merge`), else wf_rank(rank, offset[i]).  Thread ids are
+ * kept (the region then has the version with thread ids).  When an input's
+ * region cannot be read, *bad = its index (its log holds the detail). */
 int wf_merge_dxt(iolens_writer *w, int module, iolens_log *const *logs, const int64_t *offset,
-                 const int64_t *rank_as, size_t n);
+                 const int64_t *rank_as, size_t n, size_t *bad);
 
 #endif

@@ -210,15 +210,16 @@ void iol_files_print(iol_text *t, const iol_files *fs)
 }
 
 /* ---------------------------------------------------------------- --perf */
-typedef struct rank_time { double io, meta, rw; } rank_time;
+typedef struct rank_time { int64_t rank; double io, meta, rw; } rank_time;   /* rank -1: free */
 
-/* Per-rank times grow with the largest rank seen (ranks at or above nprocs are
- * ignored, so a hostile nprocs alone cannot drive an allocation). */
+/* Per-rank times in a hash table of the ranks seen: memory follows the records,
+ * never a rank or nprocs a hostile log claims (ranks at or above nprocs are
+ * ignored, as darshan-parser ignores them). */
 struct iol_perf {
     cols c;
     int64_t nprocs;
     rank_time *rt;
-    size_t nrt;
+    size_t cap, used;           /* cap: 0 or a power of two */
     int64_t total_bytes;
     double shared_time;
 };
@@ -242,6 +243,31 @@ void iol_perf_free(iol_perf *p)
     free(p);
 }
 
+static rank_time *rank_find(rank_time *rt, size_t cap, int64_t rank)
+{
+    size_t i = ((uint64_t)rank * 0x9E3779B97F4A7C15ull >> 17) & (cap - 1);
+    while (rt[i].rank >= 0 && rt[i].rank != rank)
+        i = (i + 1) & (cap - 1);
+    return &rt[i];
+}
+
+static int rank_grow(iol_perf *p)
+{
+    size_t cap = p->cap ? p->cap * 2 : 64;
+    rank_time *rt = cap < SIZE_MAX / sizeof *rt ? malloc(cap * sizeof *rt) : NULL;
+    if (!rt)
+        return IOLENS_E_NOMEM;
+    for (size_t i = 0; i < cap; i++)
+        rt[i].rank = -1;
+    for (size_t i = 0; i < p->cap; i++)
+        if (p->rt[i].rank >= 0)
+            *rank_find(rt, cap, p->rt[i].rank) = p->rt[i];
+    free(p->rt);
+    p->rt = rt;
+    p->cap = cap;
+    return 0;
+}
+
 int iol_perf_add(iol_perf *p, const iolens_record *r)
 {
     metrics x = record_metrics(&p->c, r);
@@ -252,18 +278,13 @@ int iol_perf_add(iol_perf *p, const iolens_record *r)
     }
     if (r->rank >= p->nprocs)
         return 0;
-    if ((uint64_t)r->rank >= p->nrt) {
-        uint64_t want = (uint64_t)r->rank + 1, n = p->nrt ? p->nrt : 64;
-        while (n < want)
-            n *= 2;
-        rank_time *nt = n < SIZE_MAX / sizeof *nt ? realloc(p->rt, n * sizeof *nt) : NULL;
-        if (!nt)
-            return IOLENS_E_NOMEM;
-        memset(nt + p->nrt, 0, (n - p->nrt) * sizeof *nt);
-        p->rt = nt;
-        p->nrt = n;
+    if (2 * (p->used + 1) > p->cap && rank_grow(p) != 0)
+        return IOLENS_E_NOMEM;
+    rank_time *q = rank_find(p->rt, p->cap, r->rank);
+    if (q->rank < 0) {
+        *q = (rank_time){ r->rank, 0, 0, 0 };
+        p->used++;
     }
-    rank_time *q = &p->rt[r->rank];
     q->io += x.io;
     q->meta += x.meta;
     q->rw += x.rw;
@@ -272,13 +293,15 @@ int iol_perf_add(iol_perf *p, const iolens_record *r)
 
 void iol_perf_print(iol_text *t, const iol_perf *p)
 {
-    rank_time slow = {0, 0, 0};
-    int slow_rank = 0;
-    for (size_t k = 0; k < p->nrt; k++)
-        if (p->rt[k].io > slow.io) {
-            slow = p->rt[k];
-            slow_rank = (int)k;
-        }
+    /* the lowest rank of the largest I/O time, as a scan of ranks 0, 1, ... finds it */
+    rank_time slow = { 0, 0, 0, 0 };
+    for (size_t k = 0; k < p->cap; k++) {
+        const rank_time *q = &p->rt[k];
+        if (q->rank >= 0 && (q->io > slow.io || (q->io == slow.io && q->io > 0 &&
+                                                  q->rank < slow.rank)))
+            slow = *q;
+    }
+    int slow_rank = (int)slow.rank;
     int64_t total_bytes = p->total_bytes;
     double shared_time = p->shared_time;
     double agg_time = slow.io + shared_time;

@@ -8,6 +8,7 @@
  *     MAX_RECORDS the user set, which then was the count it holds. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "partial_hint.h"
 
@@ -57,6 +58,16 @@ void iol_partial_hint(FILE *out, const char *tool, const char *path, iolens_log 
                      "more, put `MAX_RECORDS %d %s` (KiB) in the file named by "
                      "DARSHAN_CONFIG_PATH\n", DEFAULT_DXT_KIB, 4 * DEFAULT_DXT_KIB,
                 mi->name);
+        return;
+    }
+    /* The runtime notes failed memory requests (an address-space limit, issue
+     * #34): then that, not a record limit, is what the bit says. */
+    const iolens_job *job = iolens_log_job(log);
+    if (job && (strncmp(job->metadata, "memory_failures=", 16) == 0 ||
+                strstr(job->metadata, "\nmemory_failures="))) {
+        fprintf(out, "the runtime could not get memory for it (memory_failures in the job "
+                     "metadata: an address-space limit such as `ulimit -v`, or the node out "
+                     "of memory)\n");
         return;
     }
     iolens_records *r = NULL;

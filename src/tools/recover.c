@@ -216,10 +216,16 @@ static double latest_time(iolens_log *log)
 /* End the job no earlier than `last` seconds after its start. */
 static void extend_end(iolens_job *job, double last)
 {
+    long long ns, end;
     if (!(last > 0) || last > 1e9)
         return;
-    long long ns = (long long)job->start_sec * 1000000000LL + job->start_nsec + (long long)(last * 1e9) + 1;
-    long long end = (long long)job->end_sec * 1000000000LL + job->end_nsec;
+    /* the copy's times are the copy's word: a hostile one must not overflow */
+    if (__builtin_mul_overflow((long long)job->start_sec, 1000000000LL, &ns) ||
+        __builtin_add_overflow(ns, (long long)job->start_nsec, &ns) ||
+        __builtin_add_overflow(ns, (long long)(last * 1e9) + 1, &ns) ||
+        __builtin_mul_overflow((long long)job->end_sec, 1000000000LL, &end) ||
+        __builtin_add_overflow(end, (long long)job->end_nsec, &end))
+        return;
     if (ns > end) {
         job->end_sec = ns / 1000000000LL;
         job->end_nsec = ns % 1000000000LL;
@@ -238,7 +244,10 @@ int iol_recover_one(const char *in, const char *logdir, int keep, int force, int
     }
     char err[512] = "";
     iolens_log *log = NULL;
-    int rc = iolens_log_open(in, &log, err, sizeof err);
+    /* Copies are named where anyone can plant a name (/dev/shm), and the epilog
+     * of docs/recovery.md runs this as root: the copy itself is never a link, and
+     * the library reads only a regular file (not a FIFO, not /dev/zero). */
+    int rc = iolens_log_open_ex(in, IOLENS_OPEN_NOFOLLOW, &log, err, sizeof err);
     if (rc) {
         fprintf(stderr, "iolens recover: %s: %s\n", in, err[0] ? err : iolens_strerror(rc));
         return 1;
@@ -273,7 +282,7 @@ int iol_recover_one(const char *in, const char *logdir, int keep, int force, int
     dxt.version[IOL_MOD_LUSTRE] = IOL_MOD_LUSTRE_VERSION;
     iolens_job job = *iolens_log_job(log);
     struct stat st;
-    if (stat(in, &st) == 0) {
+    if (lstat(in, &st) == 0 && S_ISREG(st.st_mode)) {
         job.end_sec = st.st_mtim.tv_sec;
         job.end_nsec = st.st_mtim.tv_nsec;
     }

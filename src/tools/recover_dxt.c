@@ -36,26 +36,35 @@ int iol_sidecar_ours(const char *copy, const char *path)
     return stat(copy, &c) == 0 && S_ISREG(s.st_mode) && s.st_uid == c.st_uid;
 }
 
-static uint8_t *slurp(const char *path, size_t *len, int *err)
+/* The store file whole, bounded by its size.  Opened without following a link and
+ * without blocking (a FIFO planted after iol_sidecar_ours looked would block the
+ * open), then checked on the descriptor: a regular file of the copy's owner. */
+static uint8_t *slurp(const char *path, uid_t owner, size_t *len, int *err)
 {
-    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
-    if (!f) {
+    struct stat st;
+    uint8_t *buf = NULL;
+    *len = 0;
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0 || fstat(fd, &st) != 0) {
         *err = errno;
         if (fd >= 0)
             close(fd);
         return NULL;
     }
-    struct stat st;
-    uint8_t *buf = NULL;
-    if (fstat(fileno(f), &st) == 0 && st.st_size > 0 && (buf = malloc((size_t)st.st_size))) {
-        *len = fread(buf, 1, (size_t)st.st_size, f);
-        *err = ferror(f) ? EIO : 0;
-    } else {
-        *err = st.st_size > 0 ? ENOMEM : 0;
-        *len = 0;
+    *err = !S_ISREG(st.st_mode) ? EINVAL : st.st_uid != owner ? EPERM : 0;
+    if (!*err && st.st_size > 0 && !(buf = malloc((size_t)st.st_size)))
+        *err = ENOMEM;
+    while (buf && *len < (size_t)st.st_size) {
+        ssize_t r = read(fd, buf + *len, (size_t)st.st_size - *len);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            *err = r < 0 ? errno : 0;   /* a store that shrank: what was there */
+            break;
+        }
+        *len += (size_t)r;
     }
-    fclose(f);
+    close(fd);
     return buf;
 }
 
@@ -72,7 +81,8 @@ int iol_sidecar_load(const char *copy, const char *path, const char *loss, uint8
         return 0;
     }
     int err = 0;
-    *store = slurp(path, size, &err);
+    struct stat c;
+    *store = stat(copy, &c) == 0 ? slurp(path, c.st_uid, size, &err) : NULL;
     if (err) {
         snprintf(note, notelen, "%.400s: %s; %s not recovered", path, strerror(err), loss);
         free(*store);

@@ -20,6 +20,7 @@
 #include "iolens/log.h"
 #include "merge.h"
 #include "options.h"
+#include "partial_hint.h"
 #include "recover.h"
 #include "run_job.h"
 
@@ -88,7 +89,9 @@ int iol_run_job_prepare(iol_run_job *job)
     close(fd);
     if (setenv("IOLENS_LOG_REPORT", job->report, 1) != 0)
         return -1;
-    make_safety_dir(job);                    /* without it, killed processes go unmerged */
+    job->safety_dir[0] = '\0';
+    if (!job->mpi)
+        make_safety_dir(job);                /* without it, killed processes go unmerged */
     return 0;
 }
 
@@ -222,11 +225,31 @@ static size_t with_records_first(path_list *logs)
     return keep ? keep : logs->n;
 }
 
-static void say_none(const char *logpath)
+static void say_none(const char *logpath, int mpi)
 {
-    fprintf(stderr, "iolens: no log was written%s%s (is DARSHAN_DISABLE set, or the "
-                    "program statically linked?)\n", logpath ? " to " : "",
-            logpath ? logpath : "");
+    fprintf(stderr, "iolens: no log was written%s%s (%s)\n", logpath ? " to " : "",
+            logpath ? logpath : "",
+            mpi ? "did every rank call MPI_Init and reach MPI_Finalize?  The safety copies "
+                  "of ranks that were killed are in DARSHAN_MMAP_LOGPATH (default /dev/shm) "
+                  "on each node: docs/recovery.md"
+                : "is DARSHAN_DISABLE set, or the program statically linked?");
+}
+
+/* One line per partial module of the log at path (what `iolens parse` adds after
+ * its notice): the user learns it now, not when reading the log later. */
+static void say_partial(const char *path)
+{
+    iolens_log *log = NULL;
+    char err[256];
+    if (iolens_log_open(path, &log, err, sizeof err) != 0)
+        return;
+    uint64_t partial = iolens_log_header(log)->partial_flag;
+    for (int m = 0; m < IOL_MOD_COUNT_KNOWN && m < 64; m++) {
+        const iolens_module_info *mi = iolens_module_info_get(m);
+        if ((partial >> m & 1) && mi)
+            iol_partial_hint(stderr, "run", path, log, mi);
+    }
+    iolens_log_close(log);
 }
 
 void iol_run_job_finish(iol_run_job *job, pid_t root, const char *logpath)
@@ -248,7 +271,7 @@ void iol_run_job_finish(iol_run_job *job, pid_t root, const char *logpath)
     int job_log_made = 1;            /* the logs without data may go */
     logs.n -= empty;                 /* the job: the processes that recorded anything */
     if (logs.n == 0) {
-        say_none(logpath);
+        say_none(logpath, job->mpi);
     } else if (logs.n == 1) {
         fprintf(stderr, "iolens: log written to %s\n", logs.path[0]);
     } else if (write_job_log(&logs, root_log(&logs, all, root), path, sizeof path, err,
@@ -275,6 +298,11 @@ void iol_run_job_finish(iol_run_job *job, pid_t root, const char *logpath)
             fprintf(stderr, "iolens: process log %s (nothing recorded)\n", logs.path[i]);
         else
             unlink(logs.path[i]);
+    /* Last, what the log misses and the setting that avoids it. */
+    for (size_t i = 0; i < logs.n && (logs.n == 1 || !job_log_made); i++)
+        say_partial(logs.path[i]);
+    if (logs.n > 1 && job_log_made)
+        say_partial(path);
     logs.n = all;
     list_free(&logs);
 }

@@ -99,4 +99,24 @@ static inline size_t lb_name(uint8_t *out, size_t len, uint64_t id, const char *
     strcpy((char *)out + len + 8, name);
     return len + 8 + strlen(name) + 1;
 }
+
+/* A valid zlib 3.41 log of the given job and name payloads (as lb_job and lb_name
+ * make them) and one POSIX region of two fake records. */
+static inline lb_log lb_posix_log(const void *job, size_t joblen, const void *names,
+                                  size_t nameslen)
+{
+    void *zj, *zn, *zp;
+    size_t lj, ln, lp;
+    uint8_t posix[2 * 704];
+    memset(posix, 0x11, sizeof posix);
+    iolens_compress(IOLENS_COMP_ZLIB, job, joblen, &zj, &lj);
+    iolens_compress(IOLENS_COMP_ZLIB, names, nameslen, &zn, &ln);
+    iolens_compress(IOLENS_COMP_ZLIB, posix, sizeof posix, &zp, &lp);
+    lb_region r = { IOL_MOD_POSIX, 4, zp, lp };
+    lb_log l = lb_build("3.41", IOLENS_COMP_ZLIB, 0, zj, lj, zn, ln, &r, 1);
+    free(zj);
+    free(zn);
+    free(zp);
+    return l;
+}
 #endif

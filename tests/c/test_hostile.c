@@ -12,19 +12,7 @@ static size_t job_rawlen, names_rawlen;
 /* A valid zlib log with names and one POSIX region of two fake records. */
 static lb_log good_log(void)
 {
-    void *zj, *zn, *zp;
-    size_t lj, ln, lp;
-    uint8_t posix[2 * 704];
-    memset(posix, 0x11, sizeof posix);
-    iolens_compress(IOLENS_COMP_ZLIB, job_raw, job_rawlen, &zj, &lj);
-    iolens_compress(IOLENS_COMP_ZLIB, names_raw, names_rawlen, &zn, &ln);
-    iolens_compress(IOLENS_COMP_ZLIB, posix, sizeof posix, &zp, &lp);
-    lb_region r = { IOL_MOD_POSIX, 4, zp, lp };
-    lb_log l = lb_build("3.41", IOLENS_COMP_ZLIB, 0, zj, lj, zn, ln, &r, 1);
-    free(zj);
-    free(zn);
-    free(zp);
-    return l;
+    return lb_posix_log(job_raw, job_rawlen, names_raw, names_rawlen);
 }
 
 /* Opens buf; expects status `want` and `needle` in the message. */

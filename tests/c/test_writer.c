@@ -327,6 +327,41 @@ static void long_exe(void)
     free(out);
 }
 
+/* DXT records with thread ids: 40-byte segments at the versions that have them
+ * (DXT_POSIX 2, DXT_MPIIO 3, log-format 7.10), read back with the same ids. */
+static void dxt_thread_ids(int module, uint32_t version)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/writer_threads_%d.darshan", dir, module);
+    iolens_writer *w;
+    iolens_job job;
+    iolens_mount m[3];
+    fill_job(&job, m);
+    CHECK(iolens_writer_open(path, IOLENS_COMP_ZLIB, &w) == IOLENS_OK, "open");
+    CHECK(iolens_writer_set_job(w, &job) == IOLENS_OK, "job");
+    uint64_t id = 7, tid[3] = {140000000000001ULL, 140000000000002ULL, UINT64_MAX};
+    int64_t rank = 0, wc = 2, rc = 1, off[3] = {0, 10, 20}, len[3] = {10, 10, 5};
+    double st[3] = {0.1, 0.2, 0.3}, en[3] = {0.15, 0.25, 0.35};
+    size_t ss[2] = {0, 3};
+    iolens_dxt d = {.module = module, .count = 1, .id = &id, .rank = &rank,
+                    .write_count = &wc, .read_count = &rc, .seg_start = ss, .nseg = 3,
+                    .offset = off, .length = len, .start = st, .end = en, .thread_id = tid};
+    CHECK(iolens_writer_put_dxt(w, &d) == IOLENS_OK, "put DXT with thread ids");
+    CHECK(iolens_writer_close(w) == IOLENS_OK, "close");
+    iolens_log *log;
+    iolens_dxt *got = NULL;
+    CHECK(iolens_log_open(path, &log, NULL, 0) == IOLENS_OK, "reopen");
+    CHECK(iolens_log_header(log)->mod_ver[module] == version, "version %u, want %u",
+          iolens_log_header(log)->mod_ver[module], version);
+    CHECK(iolens_log_dxt(log, module, &got) == IOLENS_OK && got->thread_id && got->nseg == 3,
+          "DXT with thread ids decoded");
+    for (size_t k = 0; got && got->thread_id && k < 3; k++)
+        CHECK(got->thread_id[k] == tid[k] && got->offset[k] == off[k], "segment %zu", k);
+    iolens_dxt_free(got);
+    iolens_log_close(log);
+    unlink(path);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1)
@@ -336,5 +371,7 @@ int main(int argc, char **argv)
     roundtrip(IOLENS_COMP_NONE);
     misuse();
     long_exe();
+    dxt_thread_ids(IOL_MOD_DXT_POSIX, 2);
+    dxt_thread_ids(IOL_MOD_DXT_MPIIO, 3);
     return check_result("test_writer");
 }

@@ -16,6 +16,36 @@ from conv_helpers import record_lines, run
 from rt_helpers import logs_in, run_under
 
 SECRET_WORDS = ["--projectcodename=bluefalcon", "zebraquartz77"]
+DOC = Path(__file__).resolve().parents[2] / "docs" / "anonymization.md"
+
+
+def doc_section(marker):
+    """The lines of docs/anonymization.md after the comment naming `marker`, up to
+    the first blank line."""
+    lines = DOC.read_text().splitlines()
+    start = next(i for i, l in enumerate(lines) if l.startswith("<!--") and marker in l)
+    out = []
+    for line in lines[start + 1:]:
+        if not line.strip():
+            break
+        out.append(line)
+    return out
+
+
+def doc_kept_names():
+    """The runtime-made names the doc says are kept as they are."""
+    return {l.strip()[2:].strip("`") for l in doc_section("kept names") if l.startswith("- ")}
+
+
+def doc_metadata_rules():
+    """{key: "kept" | "hosts" | "hints" | "replaced"} from the doc's metadata table;
+    the key "*" is the row for every other key."""
+    rules = {}
+    for row in doc_section("metadata rules")[2:]:
+        key, value = [c.strip() for c in row.strip("|").split("|")]
+        rule = value.split(":")[0].split()[0]
+        rules[key.strip("`") if key.startswith("`") and key.count("`") == 2 else "*"] = rule
+    return rules
 
 
 @pytest.fixture(scope="session")
@@ -97,9 +127,10 @@ def test_nothing_identifying_survives(tool, two_logs, tmp_path):
         assert hosts and host not in hosts
         assert all(h.startswith("h") and len(h) == 17 for h in hosts)
         assert a.job["metadata"].keys() == job["metadata"].keys()
-        # platform counts and models are kept (docs/anonymization.md); the rest changes,
-        # and the hosts become the DXT host pseudonyms
-        kept = {k for k, _cap, rule, _d in PLATFORM_KEYS if rule == "KEEP"}
+        # lib_ver, platform counts and models are kept (docs/anonymization.md); the
+        # rest changes, and the hosts become the DXT host pseudonyms
+        kept = {k for k, rule in doc_metadata_rules().items() if rule == "kept"}
+        assert "lib_ver" in kept and "lib_ver" in job["metadata"]
         for k, v in job["metadata"].items():
             assert (a.job["metadata"][k] == v) if k in kept else (a.job["metadata"][k] != v), k
         assert set(a.job["metadata"]["hosts"].split(",")) == hosts
@@ -187,3 +218,117 @@ def test_readers_accept_output(tool, two_logs, tmp_path):
             assert len(rep.records["DXT_POSIX"]) > 0
             assert {r["hostname"] for r in rep.records["DXT_POSIX"]} <= \
                 set(iolens.open(out).dxt_records("POSIX")["hostname"])
+
+
+# ---------------------------------------------------------------- metadata and kept names
+def test_metadata_kept_and_replaced_as_documented(tool, two_logs, tmp_path):
+    """Every row of the doc's metadata table is what --anonymize does: a runtime
+    log's metadata replaced by one pair per documented key (and one undocumented
+    key), then anonymised.  Every key a runtime log holds is documented."""
+    import re
+    (log, _), _ = two_logs[0][0], None
+    rules = doc_metadata_rules()
+    assert {"kept", "hosts", "hints", "replaced"} >= set(rules.values()), rules
+    assert rules["*"] == "replaced" and rules["lib_ver"] == "kept"
+    platform = {k: {"KEEP": "kept", "HOSTS": "hosts", "HASH": "replaced"}[rule]
+                for k, _cap, rule, _d in PLATFORM_KEYS}
+    assert {k: rules.get(k) for k in platform} == platform     # the doc says what the table does
+    with iolens.open(log) as lg:
+        assert set(lg.job["metadata"]) <= set(rules) - {"*"}
+    samples = {"hosts": "nodeA7,nodeB7", "h": "romio_cb_read=enable;cb_nodes=4;"
+               "cb_config_list=secretnode:1"}
+    annotate = [f"{k}={samples.get(k, 'v-' + k + '-9')}" for k in rules if k != "*"]
+    annotate.append("projectname=bluefalcon")
+    plain = tmp_path / "md.darshan"
+    run(tool, "convert", "--reset-md", *sum((["--annotate", a] for a in annotate), []),
+        log, plain)
+    key = tmp_path / "k"
+    run(tool, "keygen", key)
+    out = tmp_path / "anon.darshan"
+    run(tool, "convert", "--anonymize", key, plain, out)
+    with iolens.open(plain) as a, iolens.open(out) as b:
+        before, after = a.job["metadata"], b.job["metadata"]
+    assert set(after) == set(before) == set(rules) - {"*"} | {"projectname"}
+    pseudonym = re.compile(r"v[0-9a-f]{12}$")
+    for k, v in before.items():
+        rule = rules.get(k, rules["*"])
+        if rule == "kept":
+            assert after[k] == v, k
+        elif rule == "replaced":
+            assert pseudonym.match(after[k]), (k, after[k])
+        elif rule == "hosts":
+            assert [h[0] for h in after[k].split(",")] == ["h", "h"], after[k]
+            assert all(re.fullmatch(r"h[0-9a-f]{16}", h) for h in after[k].split(","))
+        else:
+            got = dict(p.split("=", 1) for p in after[k].split(";"))
+            assert got["romio_cb_read"] == "enable" and got["cb_nodes"] == "4", after[k]
+            assert pseudonym.match(got["cb_config_list"]), after[k]
+    assert "secretnode" not in out.read_bytes().decode("latin-1")
+
+
+def crafted_log(path):
+    """A log whose names look like the runtime's own but are a user's ("<...>",
+    "heatmap:..."), beside the real ones: POSIX records for the file-like names,
+    STDIO for <STDOUT>, HEATMAP records for heatmap:POSIX and heatmap:secretapi."""
+    import numpy as np
+    names = ["<secretfile>", "heatmap:secretapi", "<STDOUT", "<stdin>", "/home/u/plain.dat",
+             "<STDOUT>", "heatmap:POSIX"]
+    ids = [iolens.record_id(n) for n in names]
+    posix = iolens.module_info("POSIX")
+    stdio = iolens.module_info("STDIO")
+    with iolens.Writer(path, compression="none") as w:
+        w.set_job(uid=1000, start_time_sec=1700000000, end_time_sec=1700000010, nprocs=1,
+                  jobid=77, metadata="lib_ver=3.4.4\n", exe="/bin/app",
+                  mounts=[("/", "ext4")])
+        w.add_names(ids, names)
+        n = 5
+        ints = np.ones((n, len(posix.counters)), dtype=np.int64)
+        w.put_records("POSIX", ids[:n], [0] * n, ints,
+                      np.zeros((n, len(posix.fcounters))))
+        w.put_records("STDIO", [ids[5]], [0], np.ones((1, len(stdio.counters)), dtype=np.int64),
+                      np.zeros((1, len(stdio.fcounters))))
+        w.put_heatmap([ids[6], ids[1]], [0, 0], [0.1, 0.1], [2, 2], [1, 2, 3, 4], [5, 6, 7, 8])
+    return dict(zip(names, ids))
+
+
+def test_only_documented_names_kept(tool, two_logs, tmp_path):
+    """Names are kept verbatim only when they are on the doc's list of runtime-made
+    names; look-alikes are pseudonymised.  No original record id of a record whose
+    name is not kept -- nor of a standard stream -- is in the anonymised bytes; a
+    heat map keeps the fixed id of its name (PyDarshan finds the API by it)."""
+    kept = doc_kept_names()
+    assert kept == {"<STDIN>", "<STDOUT>", "<STDERR>", "heatmap:POSIX", "heatmap:MPIIO",
+                    "heatmap:STDIO"}
+    key = tmp_path / "k"
+    run(tool, "keygen", key)
+    src = tmp_path / "crafted.darshan"
+    orig = crafted_log(src)
+    (real, _), _ = two_logs[0][0], None
+    with iolens.open(real) as lg:
+        real_ids = dict((n, i) for i, n in lg.names.items())
+        real_ids.update({str(i): int(i) for i in lg.records("POSIX")["id"]})
+    for log, ids in ((src, orig), (real, real_ids)):
+        out = tmp_path / f"anon-{log.stem}.darshan"
+        run(tool, "convert", "--anonymize", key, "--none", log, out)
+        data = out.read_bytes()            # --none: every region uncompressed
+        with iolens.open(out) as a:
+            names = a.names
+        for name, rid in ids.items():
+            if name in kept and name.startswith("heatmap:"):
+                assert names.get(rid) == name          # its fixed, public id
+                continue
+            assert rid.to_bytes(8, "little") not in data, name
+            if name in kept:
+                assert name in names.values() and iolens.record_id(name) not in names
+            elif not name.isdigit():
+                assert name not in names.values(), name
+        for secret in (b"secretfile", b"secretapi", b"<stdin>", b"plain.dat"):
+            assert secret not in data
+    with iolens.open(tmp_path / "anon-crafted.darshan") as a:
+        hm = a.heatmap()
+        apis = set(hm["api"].dropna().astype(str))
+        assert "POSIX" in apis and not any("secret" in x for x in apis), apis
+        assert sum(n.startswith("/f") for n in a.names.values()) == 5
+    darshan = pytest.importorskip("darshan", reason="PyDarshan (darshan==3.5.0) not installed")
+    with darshan.DarshanReport(str(tmp_path / "anon-crafted.darshan"), read_all=True) as rep:
+        assert "POSIX" in rep.heatmaps            # found by the heat map's fixed id

@@ -56,6 +56,7 @@ void iol_unmap(void *p, size_t len)
     if (p)
         munmap(p, len);
 }
+void iol_partial_set(int modid) { (void)modid; }
 
 void iol_lock_slow(iol_lock_t *l, uintptr_t me)
 {

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._ranks import RankSums
 from .model import Hit
 
 
@@ -21,10 +22,9 @@ def stragglers(ctx):
         return None
     th = ctx.th["dxt"]
     dur = np.clip(seg["end"].to_numpy() - seg["start"].to_numpy(), 0, None)
-    ranks = seg["rank"].to_numpy()
-    busy = np.zeros(ctx.nprocs)
-    ok = (ranks >= 0) & (ranks < ctx.nprocs)
-    np.add.at(busy, ranks[ok], dur[ok])
+    # summed per traced rank (not per claimed process: iolens._ranks)
+    per = RankSums(seg["rank"].to_numpy(), dur, ctx.nprocs, spread=False)
+    busy = per.sums
     active = busy[busy > 0]
     if len(active) < 2:
         return None
@@ -36,11 +36,11 @@ def stragglers(ctx):
     order = slow[np.argsort(-busy[slow])]
     lines = [f"{len(slow)} processes spend over {th['straggler_ratio']}x the median "
              f"{module} I/O time ({med:.2f} s) in traced I/O"]
-    lines += [f"  rank {int(r)}: {busy[r]:.2f} s" for r in order[:5]]
+    lines += [f"  rank {int(per.ranks[i])}: {busy[i]:.2f} s" for i in order[:5]]
     return Hit("Straggling processes (DXT)", lines, float(busy.max() - med),
                "DXT: slowest process's summed segment time minus the median process's",
                {"median_seconds": med, "max_seconds": float(busy.max()),
-                "stragglers": len(slow)}, ranks=[int(r) for r in order[:16]])
+                "stragglers": len(slow)}, ranks=[int(per.ranks[i]) for i in order[:16]])
 
 
 def _intervals(start, end):

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._ranks import RankSums
 from .context import col
 from .measure import (PREFIX, file_lines, io_time, pct, per_process, per_rank, size, top,
                       total)
@@ -11,29 +12,28 @@ from .model import Hit
 def _meta_per_rank(ctx):
     """Metadata seconds of each process, summed over POSIX and STDIO (the calls that
     reach the file system; MPI-IO metadata time contains them again)."""
-    out = np.zeros(ctx.nprocs)
+    ranks, seconds = [np.zeros(0, dtype=np.int64)], [np.zeros(0)]
     for module in ("POSIX", "STDIO"):
         frame = ctx.frame(module)
         if frame is not None and len(frame):
-            out += per_rank(frame, col(frame, f"{PREFIX[module]}_F_META_TIME"), ctx.nprocs)
-    return out
+            ranks.append(frame["rank"].to_numpy())
+            seconds.append(col(frame, f"{PREFIX[module]}_F_META_TIME"))
+    return RankSums(np.concatenate(ranks), np.concatenate(seconds), ctx.nprocs)
 
 
 def metadata_time(ctx):
     th = ctx.th["metadata"]
     meta = _meta_per_rank(ctx)
-    if not meta.size:
-        return None
-    worst = float(meta.max())
+    worst = meta.max()
     limit = min(th["per_process_seconds"],
                 max(th["run_fraction"] * ctx.run_time, th["min_seconds"])) \
         if ctx.run_time else th["per_process_seconds"]
     if worst < max(limit, th["min_seconds"]):
         return None
-    slow = np.flatnonzero(meta >= limit)
-    lines = [f"{len(slow)} of {ctx.nprocs} processes spend more than {limit:.1f} s in "
+    slow, lowest = meta.at_least(limit)
+    lines = [f"{slow} of {ctx.nprocs} processes spend more than {limit:.1f} s in "
              f"metadata calls (open, close, stat, seek, sync); the most, rank "
-             f"{int(np.argmax(meta))}, {worst:.2f} s"
+             f"{meta.argmax()}, {worst:.2f} s"
              + (f" of a {ctx.run_time:.0f} s run ({pct(worst, ctx.run_time)})"
                 if ctx.run_time else "")]
     frame = ctx.frame("POSIX")
@@ -43,8 +43,8 @@ def metadata_time(ctx):
     return Hit("High metadata time per process", lines, worst,
                "metadata seconds of the slowest process (per-process records summed per "
                "rank; shared records spread evenly)",
-               {"max_meta_seconds": worst, "processes_over": len(slow)},
-               ranks=[int(r) for r in slow[:16]],
+               {"max_meta_seconds": worst, "processes_over": slow},
+               ranks=lowest,
                severity="critical" if worst > th["per_process_seconds"] else None)
 
 
@@ -134,21 +134,21 @@ def imbalance_ranks(ctx):
     if b_rank.max() >= th["min_bytes"] and t_rank.max() >= th["min_seconds"] and \
             (b_rank.max() - b_rank.min()) > th["fraction"] * b_rank.max():
         lines.append(f"bytes per process range from {size(b_rank.min())} (rank "
-                     f"{int(np.argmin(b_rank))}) to {size(b_rank.max())} (rank "
-                     f"{int(np.argmax(b_rank))}); median {size(np.median(b_rank))}")
+                     f"{b_rank.argmin()}) to {size(b_rank.max())} (rank "
+                     f"{b_rank.argmax()}); median {size(b_rank.median())}")
     if t_rank.max() >= th["min_seconds"] and \
-            (t_rank.max() - np.median(t_rank)) > th["fraction"] * t_rank.max():
-        lost = float(t_rank.max() - np.median(t_rank))
+            (t_rank.max() - t_rank.median()) > th["fraction"] * t_rank.max():
+        lost = float(t_rank.max() - t_rank.median())
         lines.append(f"POSIX I/O time per process ranges from {t_rank.min():.2f} s to "
-                     f"{t_rank.max():.2f} s (rank {int(np.argmax(t_rank))}); median "
-                     f"{np.median(t_rank):.2f} s")
+                     f"{t_rank.max():.2f} s (rank {t_rank.argmax()}); median "
+                     f"{t_rank.median():.2f} s")
     if not lines:
         return None
     return Hit("Imbalanced I/O across processes", lines, lost,
                "slowest process's POSIX I/O time minus the median process's",
                {"max_bytes": b_rank.max(), "min_bytes": b_rank.min(),
-                "max_seconds": t_rank.max(), "median_seconds": float(np.median(t_rank))},
-               ranks=[int(np.argmax(t_rank)), int(np.argmax(b_rank))])
+                "max_seconds": t_rank.max(), "median_seconds": t_rank.median()},
+               ranks=[t_rank.argmax(), b_rank.argmax()])
 
 
 def rank0_io(ctx):
@@ -192,8 +192,8 @@ def mpiio_skew(ctx):
     m_rank = per_rank(mpi, io_time(mpi, "MPI-IO"), ctx.nprocs)
     p_rank = per_rank(posix, io_time(posix, "POSIX"), ctx.nprocs)
     # A shared record's slowest process is known exactly; the even spread is a floor.
-    m = max(float(m_rank.max()), _slowest_shared(mpi, "MPIIO"))
-    p = max(float(p_rank.max()), _slowest_shared(posix, "POSIX"))
+    m = max(m_rank.max(), _slowest_shared(mpi, "MPIIO"))
+    p = max(p_rank.max(), _slowest_shared(posix, "POSIX"))
     gap = m - p
     if m < th["ratio"] * p or gap < max(th["min_seconds"], th["run_fraction"] * ctx.run_time):
         return None
@@ -204,4 +204,4 @@ def mpiio_skew(ctx):
                gap, "slowest process's MPI-IO seconds minus the largest POSIX seconds of any "
                "process (per-process records summed per rank; a shared record counts its "
                "slowest process's time)",
-               {"mpiio_seconds": m, "posix_seconds": p}, ranks=[int(np.argmax(m_rank))])
+               {"mpiio_seconds": m, "posix_seconds": p}, ranks=[m_rank.argmax()])

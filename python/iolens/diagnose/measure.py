@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._ranks import RankSums
 from .context import col
 
 # Upper bound (bytes) of each access-size histogram bin, by the bin's name suffix.
@@ -53,15 +54,11 @@ def per_process(seconds: float, nprocs: int) -> float:
     return seconds / max(nprocs, 1)
 
 
-def per_rank(frame, values: np.ndarray, nprocs: int) -> np.ndarray:
-    """values summed per rank (index = rank); a shared record (rank -1) is spread
-    evenly over all ranks, because the log keeps only its total."""
-    ranks = frame["rank"].to_numpy()
-    out = np.zeros(nprocs)
-    own = (ranks >= 0) & (ranks < nprocs)
-    np.add.at(out, ranks[own], values[own])
-    out += values[ranks < 0].sum() / nprocs
-    return out
+def per_rank(frame, values: np.ndarray, nprocs: int) -> RankSums:
+    """values summed per rank; a shared record (rank -1) is spread evenly over all
+    ranks, because the log keeps only its total.  Held per rank that has a record,
+    not per claimed process (iolens._ranks)."""
+    return RankSums(frame["rank"].to_numpy(), values, nprocs)
 
 
 def top(frame, values: np.ndarray, ctx, k: int = 3, mask=None) -> list:

@@ -2,6 +2,7 @@
 estimated cost, then its evidence; --verbose adds recommendations' snippets."""
 from __future__ import annotations
 
+from .._text import printable
 from .model import SEVERITIES
 
 COLOURS = {"critical": "\033[1;31m", "warning": "\033[33m", "info": "\033[36m",
@@ -37,7 +38,7 @@ def render(diag, colour: bool = False, verbose: bool = False) -> str:
         out.append("no findings")
     for note in diag.notes:
         out.append(paint(f"note: {note}", DIM))
-    return "\n".join(out) + "\n"
+    return printable("\n".join(out) + "\n")   # names that are not UTF-8 as \xNN
 
 
 def render_summary(summary: dict, colour: bool = False) -> str:
@@ -54,4 +55,4 @@ def render_summary(summary: dict, colour: bool = False) -> str:
                 out.append(f"      in: {', '.join(row['logs'])}")
     for err in summary["errors"]:
         out.append(f"error: {err}")
-    return "\n".join(out) + "\n"
+    return printable("\n".join(out) + "\n")   # names that are not UTF-8 as \xNN

@@ -51,7 +51,8 @@ def cache_key(path: str) -> str:
     real = os.path.realpath(path)
     st = os.stat(real)
     text = f"{INDEX_VERSION}\0{real}\0{st.st_size}\0{st.st_mtime_ns}"
-    return hashlib.sha256(text.encode()).hexdigest()[:24]
+    # a path that is not UTF-8 comes as surrogateescape: hashed as its bytes
+    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:24]
 
 
 @dataclass

@@ -8,6 +8,8 @@ import json
 from importlib import resources
 from typing import Optional
 
+from .._text import printable
+
 EMBED_LIMIT = 200_000    # segments a self-contained page may carry
 
 
@@ -22,7 +24,10 @@ def _script_json(obj) -> str:
 
 def render_page(summary: dict, segments: Optional[dict]) -> str:
     data = {"summary": summary, "segments": segments}
-    title = html.escape(f"iolens explore: {summary['job'].get('exe') or summary['job']['log']}")
+    # the exe may hold bytes that are not UTF-8: shown as \xNN (the data is JSON,
+    # whose \u escapes carry them)
+    title = html.escape(printable(
+        f"iolens explore: {summary['job'].get('exe') or summary['job']['log']}"))
     return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>{title}</title><link rel=\"icon\" href=\"data:,\"><style>{_static('explorer.css')}</style></head>"
             f"<body>{_static('explorer.html')}"

@@ -10,6 +10,7 @@ from typing import List
 
 import numpy as np
 
+from .._text import bytes_by_name
 from .findings import diagnosis_findings, per_rank, trace_stragglers
 from .index import TraceIndex
 
@@ -179,10 +180,10 @@ def _counter_views(log) -> dict:
             continue
         df = log.records(mod, columns=[rd, wr])
         by_rank = df.groupby("rank")[[rd, wr]].sum()
-        by_file = df.groupby(df["name"].fillna("?"))[[rd, wr]].sum()
-        by_file = by_file.assign(total=by_file[rd] + by_file[wr]).nlargest(20, "total")
+        by_file = bytes_by_name(df["name"], df[rd] + df[wr], missing="?")
+        top = sorted(by_file.items(), key=lambda nt: -nt[1])[:20]   # stable: ties by name
         out[mod] = {"ranks": [int(r) for r in by_rank.index],
                     "read": by_rank[rd].astype(float).tolist(),
                     "write": by_rank[wr].astype(float).tolist(),
-                    "top_files": [[str(n), float(t)] for n, t in by_file["total"].items()]}
+                    "top_files": [[n, float(t)] for n, t in top]}
     return out

@@ -8,6 +8,7 @@ import re
 
 import matplotlib.pyplot as plt
 
+from .._text import printable
 from .progress import Progress
 from .registry import FIGURE, ITEMS, applies, sections
 from .tables import Cell
@@ -56,9 +57,10 @@ def render(data, progress=None) -> str:
     if notes:
         body.append(f'<section id="sec-notes"><h2>Notes</h2><ul>{notes}</ul></section>')
     title = html.escape(_title(data))
-    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f"<title>{title}</title><link rel=\"icon\" href=\"data:,\">"
-            f"<style>{STYLE}</style></head><body>{''.join(body)}</body></html>\n")
+    # names that are not UTF-8 shown as \xNN: the page is written as UTF-8
+    return printable("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+                     f"<title>{title}</title><link rel=\"icon\" href=\"data:,\">"
+                     f"<style>{STYLE}</style></head><body>{''.join(body)}</body></html>\n")
 
 
 def _title(data) -> str:

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .._ranks import RankSums
+
 MIB = 1048576.0
 
 
@@ -71,12 +73,13 @@ def perf(frame: pd.DataFrame, prefix: str, nprocs: int) -> Perf:
     times = record_times(frame, prefix)
     shared_time = seq_sum(times.io[times.shared])
     ranks = frame["rank"].to_numpy()
-    mine = ~times.shared & (ranks < nprocs)
-    # bincount accumulates in input order, matching the parser's loop.
-    sums = [np.bincount(ranks[mine], weights=t[mine], minlength=nprocs)
+    mine = ~times.shared
+    # sums in input order, matching the parser's loop; held per rank that has a
+    # record, not per claimed process (iolens._ranks)
+    sums = [RankSums(ranks[mine], t[mine], nprocs, spread=False)
             for t in (times.io, times.meta, times.rw)]
-    slow = int(np.argmax(sums[0])) if len(sums[0]) and sums[0].max() > 0 else 0
-    io, meta, rw = (float(s[slow]) if len(s) else 0.0 for s in sums)
+    slow = sums[0].argmax() if sums[0].max() > 0 else 0
+    io, meta, rw = (s.at(slow) for s in sums)
     agg_time = io + shared_time
     agg_perf = (total / MIB) / agg_time if agg_time != 0 else 0.0
     return Perf(bytes_read, bytes_written, total, slow, io, meta, rw,

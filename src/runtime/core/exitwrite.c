@@ -4,8 +4,10 @@
  * The normal writer allocates, compresses and formats time, none of which is
  * async-signal-safe: a signal that interrupted malloc (or the time-zone lock, or
  * a stdio lock) would deadlock it or corrupt the heap.  So this process does
- * nothing unsafe itself.  It makes a copy of itself with _Fork (async-signal-safe,
- * runs no atfork handlers) and the copy writes the log with the normal writer.
+ * nothing unsafe itself.  It makes a copy of itself (iol_fork_unseen: as _Fork,
+ * async-signal-safe and without atfork handlers, but invisible to the program's
+ * SIGCHLD handler and wait calls) and the copy writes the log with the normal
+ * writer.
  * The copy is single-threaded, so a lock that was held in the process at the
  * moment of the fork can never be released in it: if the copy ever sleeps on a
  * futex it is stuck for good, and is killed at once.  It also dies if the heap
@@ -30,6 +32,7 @@
 #include "core_int.h"
 #include "exitwrite.h"
 #include "locks_all.h"
+#include "quietfork.h"
 
 /* Longest wait for a writer that is still making progress. */
 #define IOL_EXIT_WRITE_MAX_MS 20000
@@ -161,7 +164,7 @@ void iol_core_shutdown_async(void)
      * signal handler) means no write: the safety copy stays. */
     if (iol_locks_take_all(IOL_EXIT_LOCKS_NS) == 0) {
         pid_t self = getpid();
-        pid_t child = _Fork();
+        pid_t child = iol_fork_unseen();     /* no SIGCHLD, not reapable by the program */
         if (child == 0)
             child_write(self);
         iol_locks_give_all();

@@ -15,6 +15,7 @@
 #include "../wrappers/real.h"
 #include "core_int.h"
 #include "exitwrite.h"      /* iol_mpi_mode */
+#include "fsize.h"
 #include "iolens/log.h"
 #include "safety.h"
 
@@ -38,6 +39,10 @@ static void fill_metadata(char *md, size_t len)
         n += (size_t)snprintf(md + n, len - n, "fork_parent=%d\n", (int)iol_fork_parent);
     if (iol_cfg.launcher_var && !iol_mpi_mode && n < len)   /* whose rank the records carry */
         n += (size_t)snprintf(md + n, len - n, "rank_from=%s\n", iol_cfg.launcher_var);
+    unsigned long failed = iol_failures(IOL_FAIL_MEMORY);
+    char v[24];
+    if (failed && snprintf(v, sizeof v, "%lu", failed) > 0)
+        iol_note("memory_failures", v);    /* why a partial bit may be set (issue #34) */
     if (n < len)
         n += iol_notes_append(md + n, len - n);
     if (n >= len) {                 /* a hints string too long: keep whole lines only */
@@ -233,20 +238,50 @@ static int write_in_dir(const built *b, const char *dir, double t_start, char *f
     return rc;
 }
 
+/* A report file must be this user's: the file itself when it exists (a regular
+ * file, lstat: a link is not followed), and the directory it is in (this user's
+ * or root's, as /tmp is).  Another user's file or directory never gets our log
+ * paths (issue #34): they could read them, or plant a FIFO or device there. */
+static int owned_by_me_or_root(const struct stat *st)
+{
+    return st->st_uid == geteuid() || st->st_uid == 0;
+}
+
+static int report_file_ok(const char *file)
+{
+    char dir[IOL_PATH_LEN];
+    const char *slash = strrchr(file, '/');
+    size_t n = !slash ? 0 : slash == file ? 1 : (size_t)(slash - file);
+    snprintf(dir, sizeof dir, "%.*s", (int)n, n ? file : ".");
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || !owned_by_me_or_root(&st))
+        return 0;
+    if (lstat(file, &st) != 0)
+        return errno == ENOENT;              /* made below, private */
+    return S_ISREG(st.st_mode) && st.st_uid == geteuid();
+}
+
 static void report_path(const char *path)
 {
-    if (!iol_cfg.report_path[0])
+    if (!iol_cfg.report_path[0] || !report_file_ok(iol_cfg.report_path))
         return;
     /* Shared by the processes of a job (appended to), so it may exist; private
-     * when we create it, and never written through a symbolic link. */
-    int fd = open(iol_cfg.report_path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
+     * when we create it, never written through a symbolic link, and checked
+     * again once open (the name may have been replaced in between). */
+    int fd = open(iol_cfg.report_path,
+                  O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
                   S_IRUSR | S_IWUSR);
     if (fd < 0)
         return;
-    char line[IOL_PATH_LEN + 2];
-    int n = snprintf(line, sizeof line, "%s\n", path);
-    ssize_t w = write(fd, line, (size_t)n);
-    (void)w;
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid()) {
+        char line[IOL_PATH_LEN + 2];
+        int n = snprintf(line, sizeof line, "%s\n", path);
+        if (n > 0 && (size_t)n < sizeof line) {     /* a whole line or none */
+            ssize_t w = write(fd, line, (size_t)n);
+            (void)w;
+        }
+    }
     close(fd);
 }
 
@@ -274,7 +309,7 @@ void iol_log_report_path(const char *path)
     report_path(path);
 }
 
-int iol_log_write(void)
+static int log_write(void)
 {
     if (iol_log_write_mpi) {
         if (!iol_mpi_finalizing)
@@ -316,5 +351,17 @@ int iol_log_write(void)
     }
     if (iol_cfg.internal_timing)
         report_timing(iol_wtime() - t0);
+    return rc;
+}
+
+/* Under RLIMIT_FSIZE a log too large for the limit fails with EFBIG (next
+ * directory, or the safety copy stays) instead of killing the program with
+ * SIGXFSZ (fsize.h); the report line likewise. */
+int iol_log_write(void)
+{
+    iol_fsize_guard_t g;
+    iol_fsize_guard(&g);
+    int rc = log_write();
+    iol_fsize_unguard(&g);
     return rc;
 }

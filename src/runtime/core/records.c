@@ -11,6 +11,8 @@
 iol_module iol_mods[IOL_MAX_MODULES];
 static uint8_t *pool;
 static size_t pool_size, pool_used;
+static size_t pool_mapped;          /* bytes mapped at pool: pool_size, or after
+                                       iol_records_detach the records in use */
 static uint64_t partial;
 __thread uint64_t iol_path_cache[IOL_PATH_CACHE] __attribute__((tls_model("initial-exec")));
 static uint32_t records_gen;        /* one more at every start of the records */
@@ -31,6 +33,7 @@ int iol_records_init(void)
     if (records_gen == 0)
         records_gen = 1;                  /* path tags are never 0 */
     partial = 0;
+    pool_mapped = pool_size;
     pool = iol_safety_open(pool_size, iol_cfg.namemem);   /* file-backed, or NULL */
     if (!pool)
         pool = iol_map(pool_size);
@@ -44,7 +47,16 @@ int iol_records_init(void)
         if ((iol_cfg.mod_disabled >> d->id) & 1)
             m->state = -1;
     }
-    return iol_names_init(iol_cfg.namemem);
+    if (iol_names_init(iol_cfg.namemem) == 0)
+        return 0;
+    /* Nothing will be recorded: leave no safety copy behind (issue #34). */
+    if (iol_safety_owns(pool))
+        iol_safety_discard();
+    else
+        iol_unmap(pool, pool_size);
+    pool = NULL;
+    iol_names_release();
+    return -1;
 }
 
 static size_t hash_cap(size_t n)
@@ -67,7 +79,7 @@ void iol_records_release(void)
     if (iol_safety_owns(pool))
         iol_safety_forget();          /* a fork child: the file is the parent's */
     else
-        iol_unmap(pool, pool_size);
+        iol_unmap(pool, pool_mapped);
     pool = NULL;
     iol_names_release();
 }
@@ -99,6 +111,7 @@ void iol_mod_activate(iol_module *m)
     m->aux = d->aux_size ? iol_map(m->cap * d->aux_size) : NULL;
     if (!m->slots || (d->aux_size && m->cap && !m->aux)) {
         m->state = -1;
+        iol_partial_set(d->id);       /* its I/O goes unrecorded: the log says so */
         return;
     }
     __atomic_store_n(&m->state, 1, __ATOMIC_RELEASE);   /* after recs/aux: holds_top_lock */
@@ -299,22 +312,36 @@ void iol_modules_freeze(void)
 }
 
 /* Shutdown: the output callbacks rewrite records in place, so they get a private
- * copy and the safety file stays a valid log until the real one is written. */
+ * copy and the safety file stays a valid log until the real one is written.  The
+ * copy holds the records in use, packed (not the reservations, nor the pool):
+ * address space is scarce under RLIMIT_AS and the log write still needs some. */
+static size_t packed_len(const iol_module *m)
+{
+    return (m->count * m->d->rec_size + 63) & ~(size_t)63;   /* aligned for the next */
+}
+
 void iol_records_detach(void)
 {
-    if (!iol_safety_owns(pool) || __atomic_load_n(&pool_used, __ATOMIC_RELAXED) == 0)
+    size_t need = 0;
+    for (size_t i = 0; i < iol_module_ndescs; i++) {
+        const iol_module *m = &iol_mods[iol_module_descs[i]->id];
+        if (m->recs)
+            need += packed_len(m);
+    }
+    if (!iol_safety_owns(pool) || need == 0)
         return;
-    uint8_t *copy = iol_map(pool_size);
+    uint8_t *copy = iol_map(need);
     if (!copy)
         return;                       /* outputs then edit the file; still readable */
-    for (size_t i = 0; i < iol_module_ndescs; i++) {   /* the records in use, not the
-                                                         reservations (untouched pages) */
+    size_t off = 0;
+    for (size_t i = 0; i < iol_module_ndescs; i++) {
         iol_module *m = &iol_mods[iol_module_descs[i]->id];
         if (!m->recs)
             continue;
-        uint8_t *to = copy + (m->recs - pool);
-        memcpy(to, m->recs, m->count * m->d->rec_size);
-        m->recs = to;
+        memcpy(copy + off, m->recs, m->count * m->d->rec_size);
+        m->recs = copy + off;
+        off += packed_len(m);
     }
     pool = copy;
+    pool_mapped = need;
 }

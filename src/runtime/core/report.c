@@ -1,12 +1,13 @@
 /* The interposer-grade error path: messages are formatted on the stack and written
- * with one write(2) on stderr (no allocation, no stdio); at most IOL_MAX_MSGS per
- * process.  Failures inside wrappers are only counted (failures.c), and reported
- * once at shutdown. */
+ * with one write(2) on stderr (no allocation, no stdio; no SIGXFSZ when stderr is
+ * a file at its size limit, fsize.h); at most IOL_MAX_MSGS per process.  Failures
+ * inside wrappers are only counted (failures.c), and reported once at shutdown. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "../wrappers/real.h"
+#include "fsize.h"
 #include "rt.h"
 
 #define IOL_MAX_MSGS 16
@@ -22,6 +23,19 @@ static const char *const FAILURE_TEXT[IOL_FAIL_COUNT] = {
     [IOL_FAIL_PATH] = "file names were too long to record",
 };
 
+/* Our own write, not recorded. */
+static void own_stderr_write(const char *buf, size_t n)
+{
+    int busy = iol_busy;
+    iol_busy = 1;
+    iol_fsize_guard_t g;
+    iol_fsize_guard(&g);
+    ssize_t w = IOL_REAL(write)(2, buf, n);
+    (void)w;
+    iol_fsize_unguard(&g);
+    iol_busy = busy;
+}
+
 void iol_warn(const char *fmt, ...)
 {
     if (__atomic_add_fetch(&nmsgs, 1, __ATOMIC_RELAXED) > IOL_MAX_MSGS)
@@ -34,11 +48,7 @@ void iol_warn(const char *fmt, ...)
     va_end(ap);
     n += (m < 0) ? 0 : (m >= (int)(sizeof buf - n - 1) ? (int)(sizeof buf - n - 2) : m);
     buf[n++] = '\n';
-    int busy = iol_busy;
-    iol_busy = 1;                  /* our own write must not be recorded */
-    ssize_t w = IOL_REAL(write)(2, buf, (size_t)n);
-    (void)w;
-    iol_busy = busy;
+    own_stderr_write(buf, (size_t)n);
 }
 
 void iol_write_line(const char *line)
@@ -50,11 +60,7 @@ void iol_write_line(const char *line)
     if (n > (int)sizeof buf - 2)
         n = (int)sizeof buf - 2;
     buf[n++] = '\n';
-    int busy = iol_busy;
-    iol_busy = 1;
-    ssize_t w = IOL_REAL(write)(2, buf, (size_t)n);
-    (void)w;
-    iol_busy = busy;
+    own_stderr_write(buf, (size_t)n);
 }
 
 void iol_report_failures(void)

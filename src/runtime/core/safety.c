@@ -10,6 +10,7 @@
 
 #include "../wrappers/real.h"
 #include "core_int.h"
+#include "fsize.h"
 #include "iolens/log.h"
 #include "safety.h"
 
@@ -109,6 +110,10 @@ uint8_t *iol_safety_open(uint64_t modmem, uint64_t namemem)
     names_used = 0;
     pool_off = ((JOB_END + names_cap) + (size_t)pg - 1) / (size_t)pg * (size_t)pg;
     map_len = pool_off + ((modmem + (size_t)pg - 1) / (size_t)pg * (size_t)pg);
+    if (!iol_fsize_fits(map_len)) {
+        iol_note("no_safety_copy", "RLIMIT_FSIZE");   /* said in the log, not on stderr */
+        return NULL;
+    }
     int err = 0, fd = create_in(iol_cfg.mmap_logpath, &err);
     if (fd < 0 && strcmp(iol_cfg.mmap_logpath, "/dev/shm") == 0)
         fd = create_in("/tmp", &err);       /* the default, where /dev/shm is missing */
@@ -247,6 +252,10 @@ void *iol_safety_sidecar(const char *suffix, size_t len)
 {
     if (!base || nsidecars == MAX_SIDECARS)
         return NULL;
+    if (!iol_fsize_fits(len)) {          /* then the module keeps it in memory */
+        iol_note("no_safety_sidecar", "RLIMIT_FSIZE");
+        return NULL;
+    }
     char *sp = sidecars[nsidecars];
     snprintf(sp, sizeof sidecars[0], "%s.%s", path, suffix);
     /* Our own I/O, from inside a wrapper (a module's first use): not recorded. */
@@ -265,6 +274,18 @@ void *iol_safety_sidecar(const char *suffix, size_t len)
         return NULL;
     nsidecars++;
     return p;
+}
+
+void iol_safety_discard(void)
+{
+    if (!base)
+        return;
+    unlink(path);
+    for (int i = 0; i < nsidecars; i++)
+        unlink(sidecars[i]);
+    munmap(base, map_len);
+    base = NULL;
+    nsidecars = 0;
 }
 
 void iol_safety_forget(void)

@@ -40,6 +40,9 @@ void iol_safety_partial(uint64_t bits);
  * removed with it: memory a module wants to survive the process (the DXT store).
  * NULL when there is no copy or the file cannot be made. */
 void *iol_safety_sidecar(const char *suffix, size_t len);
+/* Init failed after the copy was made (nothing will be recorded): unmap and
+ * delete the file and its sidecars. */
+void iol_safety_discard(void);
 /* Fork child or release: unmap without touching the file (it is the parent's). */
 void iol_safety_forget(void);
 /* The real log is written: unmap and delete the file. */

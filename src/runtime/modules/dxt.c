@@ -76,6 +76,7 @@ void iol_dxt_activate(iol_module *m)
     if (!x->base) {
         iol_fail(IOL_FAIL_MEMORY);
         m->state = -1;
+        iol_partial_set(x->modid);    /* no trace: the log says it is missing */
         return;
     }
     iolens_dxt_store_hdr *h = hdr(x);
@@ -304,8 +305,12 @@ size_t iol_dxt_output(iol_module *m, void **payload)
     iol_dxt *x = store_of(m->d->id);
     size_t cap = iolens_dxt_store_bound(x->base, x->len);
     *payload = NULL;
-    if (cap == 0 || !(x->out = iol_map(cap)))
+    if (cap == 0)
         return 0;
+    if (!(x->out = iol_map(cap))) {
+        iol_partial_set(x->modid);
+        return 0;
+    }
     x->out_len = cap;
     *payload = x->out;
     return iolens_dxt_store_region(x->base, x->len, iol_rank, x->out, cap);

@@ -381,6 +381,8 @@ static void add_shared(iol_heatmap *h, double t1, double t2, int64_t bytes, int 
     if (h->shared) {
         update(h->shared, t1, t2, bytes, is_write);
         h->shared_ops++;
+    } else {
+        iol_partial_set(IOL_MOD_HEATMAP);   /* no memory for the op's bytes */
     }
     iol_unlock(&h->shared_lock);
 }

@@ -28,8 +28,10 @@ static inline void *iol_hidrec_enter(iol_module *m, const iol_hidmap *map, int64
 #define IOL_HIDREC_HOOKS(map)                                                        \
     static void activate(iol_module *m)                                              \
     {                                                                                \
-        if (iol_hidmap_init(&(map)) != 0)                                            \
+        if (iol_hidmap_init(&(map)) != 0) {                                          \
             m->state = -1;                                                           \
+            iol_partial_set(m->d->id);      /* unrecorded: the log says so */         \
+        }                                                                            \
     }                                                                                \
     static void reset(iol_module *m)                                                 \
     {                                                                                \

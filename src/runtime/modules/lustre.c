@@ -112,6 +112,7 @@ static void activate(iol_module *m)
         unmap_all();
         iol_fail(IOL_FAIL_MEMORY);
         m->state = -1;
+        iol_partial_set(IOL_MOD_LUSTRE);
         return;
     }
     st.layout = (iol_lustre_layout *)(st.scratch + IOL_LUSTRE_XATTR_MAX);
@@ -129,6 +130,7 @@ static int make_store(void)
         st.store = iol_map(st.store_len);
     if (!st.store) {
         iol_fail(IOL_FAIL_MEMORY);
+        iol_partial_set(IOL_MOD_LUSTRE);
         return -1;
     }
     st.used = IOLENS_LUSTRE_STORE_HDR;

@@ -75,7 +75,10 @@ static void activate(iol_module *m)
 {
     heatmap = iol_heatmap_register("MPIIO", IOL_HM_SLOT_MPIIO);
     dxt = iol_dxt_attach(IOL_MOD_DXT_MPIIO);
-    __atomic_store_n(&handles, iol_map(NHANDLES * sizeof *handles), __ATOMIC_RELEASE);
+    handle_ent *tab = iol_map(NHANDLES * sizeof *handles);
+    if (!tab)                          /* I/O by file handle goes unrecorded */
+        iol_partial_set(IOL_MOD_MPIIO);
+    __atomic_store_n(&handles, tab, __ATOMIC_RELEASE);
     /* Upstream's Open MPI builds store -1 for every MPI-IO segment offset (runtime
      * spec 5), and its logs are the reference: the same here unless asked. */
 #ifdef OPEN_MPI

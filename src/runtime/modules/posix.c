@@ -50,6 +50,8 @@ static void activate(iol_module *m)
     iol_posix_st.mem_mask = iol_posix_align_mask(iol_cfg.memalign);
     iol_posix_st.heatmap = iol_heatmap_register("POSIX", IOL_HM_SLOT_POSIX);
     iol_posix_st.dxt = iol_dxt_attach(IOL_MOD_DXT_POSIX);
+    if (!tab)                          /* I/O by descriptor goes unrecorded */
+        iol_partial_set(IOL_MOD_POSIX);
     iol_posix_st.fdcap = tab ? cap : 0;
     __atomic_store_n(&iol_posix_st.fdtab, tab, __ATOMIC_RELEASE);   /* after fdcap */
 }
@@ -412,6 +414,8 @@ void iol_posix_aio_submit(int fd, const void *cb, double t1)
             aios[i] = (aio_tracker){1, fd, cb, t1};
         else
             iol_fail(IOL_FAIL_AIO);
+    } else {
+        iol_partial_set(IOL_MOD_POSIX);   /* no tracker table (no memory): unrecorded */
     }
     iol_mod_leave(m);
 }

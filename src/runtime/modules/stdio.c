@@ -83,6 +83,8 @@ static void activate(iol_module *m)
     static const char *const names[3] = {"<STDIN>", "<STDOUT>", "<STDERR>"};
     FILE *const fps[3] = {stdin, stdout, stderr};
     iol_stdio_stream *tab = iol_map(NSTREAMS * sizeof *tab);
+    if (!tab)                          /* I/O by stream goes unrecorded */
+        iol_partial_set(IOL_MOD_STDIO);
     iol_stdio_st.heatmap = iol_heatmap_register("STDIO", IOL_HM_SLOT_STDIO);
     __atomic_store_n(&iol_stdio_st.streams, tab, __ATOMIC_RELEASE);
     for (int i = 0; i < 3; i++) {

@@ -5,6 +5,7 @@
  *           into shared.dat and (POSIX) into their own file, concurrently
  *   split   halves of MPI_COMM_WORLD open half-<color>.dat collectively
  *   idle0   process 0 does no I/O; the others write rank-<r>.dat
+ *   mixed   basic, then idle0: MPI-IO and the program's own POSIX I/O in one run
  *   calls   one call of each MPI-IO category on calls.dat: shared and ordered
  *           pointers, split collectives, nonblocking, set_view with hints, sync
  * Exits non-zero (after MPI_Abort) on any failed call. */
@@ -187,6 +188,10 @@ int main(int argc, char **argv)
         split();
     else if (strcmp(mode, "idle0") == 0)
         idle0();
+    else if (strcmp(mode, "mixed") == 0) {
+        basic();
+        idle0();
+    }
     else if (strcmp(mode, "calls") == 0)
         calls();
     else
