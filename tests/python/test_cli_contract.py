@@ -28,7 +28,6 @@ import pytest
 
 TIMEOUT = 120          # seconds: a verb that blocks (a FIFO) or reads forever fails
 MEMORY = 3 << 30       # address space of a verb on a hostile input (a report needs ~2 GiB)
-HOSTILE = pytest.mark.xfail(strict=True, reason="reader fix on branch hostile")
 FLEET = pytest.mark.xfail(strict=True, reason="job-stats naming unusable logs: branch fleet")
 
 
@@ -177,19 +176,16 @@ BAD = {    # kind -> (how to make it, expected: "fail" or "ok", mark per verb)
     "huge_nprocs": (_huge_nprocs, "ok"),
 }
 # (verb, kind) rows waiting for another branch's fix; strict, so they flip when merged.
-PENDING = {("*", "fifo"): HOSTILE,                  # the readers block opening a FIFO
-           ("explore", "non_utf8_name"): HOSTILE,   # UnicodeEncodeError in the index cache key
-           ("export", "non_utf8_name"): HOSTILE,
-           **{("fleet", kind): FLEET for kind in
-              ("missing", "directory", "empty", "not_a_log", "truncated", "future", "fifo",
-               "char_device", "symlink_loop", "non_utf8_name", "permission_denied")}}
+PENDING = {("fleet", kind): FLEET for kind in
+           ("missing", "directory", "empty", "not_a_log", "truncated", "future", "fifo",
+            "char_device", "symlink_loop", "non_utf8_name", "permission_denied")}
 # A verb that blocks on these is stopped after this many seconds (it should refuse
 # them at once).
 SPECIAL_FILE_TIMEOUT = 30
 
 
 def _pending(verb, kind):
-    return PENDING.get((verb, kind)) or (PENDING.get(("*", kind)) if verb != "fleet" else None)
+    return PENDING.get((verb, kind))
 
 
 def _limit_memory():
