@@ -268,6 +268,20 @@ def test_output_naming_an_input_is_refused(tool, real_log, tmp_path, verb, how):
         ["in.darshan"] + ([] if how == "same" else [out.name]))
 
 
+@pytest.mark.parametrize("verb", [v for v in WRITERS if v != "merge"])
+def test_output_through_a_symlink_replaces_its_target(tool, real_log, tmp_path, verb):
+    """A link to another file is written through: the target gets the output, the
+    link stays a link."""
+    target = tmp_path / "target"
+    target.write_text("older\n")
+    link = tmp_path / "link"
+    link.symlink_to(target)
+    r = sh(argv_for(tool, verb, real_log, link, real_log, tmp_path), cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert link.is_symlink() and target.read_bytes() != b"older\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link", "target"]
+
+
 @pytest.mark.parametrize("verb", WRITERS)
 def test_output_in_a_missing_directory(tool, real_log, tmp_path, verb):
     out = tmp_path / "no" / "such" / "o.out"
