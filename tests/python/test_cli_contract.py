@@ -73,6 +73,7 @@ CONTRADICTIONS = {
     "convert":  ["--zlib", "--bzip2", "{log}", "{out}"],
     "export":   ["--perfetto", "--format", "json", "{log}", "-o", "{out}"],
     "diagnose": ["--json", "--sarif", "{log}"],
+    "explore":  ["--port", "8000", "{log}", "-o", "{out}"],
 }
 
 
@@ -373,6 +374,31 @@ def test_interrupted_convert_keeps_the_existing_output(tool, big_log, tmp_path, 
     assert p.wait(timeout=TIMEOUT) == -sig
     assert out.read_text() == "precious\n"
     assert [q.name for q in tmp_path.iterdir()] == ["o.darshan"]
+
+
+def test_interrupted_report_keeps_the_existing_pdf(tool, real_log, tmp_path):
+    """The Python verbs end on SIGTERM as on Ctrl-C (iolens._verb): stopped while
+    the PDF is printed into its partial file, then terminated, `report` leaves the
+    existing PDF as it was and no partial file."""
+    pdf = tmp_path / "r.pdf"
+    pdf.write_text("precious\n")
+    p = subprocess.Popen([str(tool), "report", str(real_log), "--pdf", str(pdf)],
+                         stderr=subprocess.PIPE, cwd=tmp_path)
+    deadline = time.monotonic() + TIMEOUT
+    while p.poll() is None and time.monotonic() < deadline:
+        if any(q.name.startswith(".iolens-partial-") for q in tmp_path.iterdir()):
+            p.send_signal(signal.SIGSTOP)
+            if any(q.name.startswith(".iolens-partial-") for q in tmp_path.iterdir()):
+                break
+            p.send_signal(signal.SIGCONT)
+        time.sleep(0.005)
+    assert p.poll() is None, "report ended before it could be interrupted"
+    p.send_signal(signal.SIGTERM)
+    p.send_signal(signal.SIGCONT)
+    assert p.wait(timeout=TIMEOUT) == 128 + signal.SIGTERM, p.stderr.read()
+    assert b"Traceback" not in p.stderr.read()
+    assert pdf.read_text() == "precious\n"
+    assert sorted(q.name for q in tmp_path.iterdir()) == ["r.pdf"]
 
 
 # ---------------------------------------------------------------- usage

@@ -27,7 +27,10 @@ def parse_args(argv):
     p.add_argument("--cache", type=Path, help="index directory (default: $IOLENS_CACHE_DIR "
                    "or ~/.cache/iolens/explore)")
     p.add_argument("--serve-seconds", type=float, default=None, help=argparse.SUPPRESS)
-    return p.parse_args(argv)
+    args = p.parse_args(argv)
+    if args.output and args.port:
+        p.error("-o writes a page instead of serving: it takes no --port")
+    return args
 
 
 def run(args) -> int:
