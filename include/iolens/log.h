@@ -367,6 +367,10 @@ void iolens_writer_set_partial(iolens_writer *w, uint64_t partial_flag);
  * compressed stream per run of one rank's records (the layout an MPI job's ranks
  * write), off (the default) = one stream per module ("condensed"). */
 void iolens_writer_set_per_process(iolens_writer *w, int on);
+/* The zlib level of the regions written after this call (iolens_compress_at;
+ * 0, the default, = 6).  The runtime's exit-time write uses 1: a process waits
+ * for it to die. */
+void iolens_writer_set_level(iolens_writer *w, int level);
 /* Finish: write header, fsync, close.  Returns the first error of the writer's life. */
 int iolens_writer_close(iolens_writer *w);
 /* The same, first copying the writer's error detail ("" if none) to errbuf. */
@@ -378,6 +382,10 @@ const char *iolens_writer_error(const iolens_writer *w);
 /* Building blocks for writers that place regions themselves (MPI collective write). */
 /* Compress `len` bytes as one complete stream; *out is malloc'ed. */
 int iolens_compress(int comp_type, const void *in, size_t len, void **out, size_t *outlen);
+/* The same at a zlib level (1 fastest .. 9 smallest; 0 = the default, 6); bzip2
+ * and none ignore it.  The stream is the same kind at every level. */
+int iolens_compress_at(int comp_type, int level, const void *in, size_t len, void **out,
+                       size_t *outlen);
 /* Encode a 1328-byte 3.41 header. */
 int iolens_header_encode(const iolens_header *h, uint8_t out[1328]);
 /* Encode the uncompressed job region (job record + exe/mounts string); *out malloc'ed. */

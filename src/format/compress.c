@@ -15,9 +15,9 @@
 /* libdeflate writes the same kind of stream (zlib, level 6 as zlib's default)
  * about twice as fast: the runtime compresses at exit, where a full DXT trace is
  * megabytes.  0 when it cannot (the caller then uses zlib). */
-static int deflate_libdeflate(const void *in, size_t len, void **out, size_t *outlen)
+static int deflate_libdeflate(const void *in, size_t len, int level, void **out, size_t *outlen)
 {
-    struct libdeflate_compressor *c = libdeflate_alloc_compressor(6);
+    struct libdeflate_compressor *c = libdeflate_alloc_compressor(level);
     if (!c)
         return 0;
     size_t cap = libdeflate_zlib_compress_bound(c, len);
@@ -34,15 +34,15 @@ static int deflate_libdeflate(const void *in, size_t len, void **out, size_t *ou
 }
 #endif
 
-static int deflate_all(const void *in, size_t len, void **out, size_t *outlen)
+static int deflate_all(const void *in, size_t len, int level, void **out, size_t *outlen)
 {
 #ifdef IOLENS_HAVE_LIBDEFLATE
-    if (deflate_libdeflate(in, len, out, outlen))
+    if (deflate_libdeflate(in, len, level, out, outlen))
         return IOLENS_OK;
 #endif
     z_stream zs;
     memset(&zs, 0, sizeof zs);
-    if (deflateInit(&zs, Z_DEFAULT_COMPRESSION) != Z_OK)
+    if (deflateInit(&zs, level) != Z_OK)
         return IOLENS_E_NOMEM;
     size_t cap = deflateBound(&zs, len > ULONG_MAX ? ULONG_MAX : (uLong)len) + 64;
     uint8_t *p = malloc(cap);
@@ -120,13 +120,19 @@ static int bzip2_all(const void *in, size_t len, void **out, size_t *outlen)
 
 int iolens_compress(int comp_type, const void *in, size_t len, void **out, size_t *outlen)
 {
-    if (!out || !outlen || (!in && len))
+    return iolens_compress_at(comp_type, 0, in, len, out, outlen);
+}
+
+int iolens_compress_at(int comp_type, int level, const void *in, size_t len, void **out,
+                       size_t *outlen)
+{
+    if (!out || !outlen || (!in && len) || level < 0 || level > 9)
         return IOLENS_E_INVALID_ARG;
     *out = NULL;
     *outlen = 0;
     switch (comp_type) {
     case IOLENS_COMP_ZLIB:
-        return deflate_all(in, len, out, outlen);
+        return deflate_all(in, len, level ? level : 6, out, outlen);
     case IOLENS_COMP_BZIP2:
 #ifdef IOLENS_HAVE_BZIP2
         return bzip2_all(in, len, out, outlen);

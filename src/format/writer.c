@@ -19,6 +19,7 @@ struct iolens_writer {
     int status;               /* first error, sticky */
     int job_set, names_done, last_module;
     int per_process;          /* module regions: one stream per run of one rank's records */
+    int level;                /* zlib level (iolens_compress_at); 0 = the default */
     uint8_t *names;
     size_t names_len, names_cap;
     iolens_header hdr;
@@ -64,7 +65,8 @@ static int append_region(iolens_writer *w, const void *payload, size_t len, iole
     void *z = NULL;
     size_t zlen = len;
     int rc = IOLENS_OK;
-    if (w->comp != IOLENS_COMP_NONE && (rc = iolens_compress(w->comp, payload, len, &z, &zlen)))
+    if (w->comp != IOLENS_COMP_NONE &&
+        (rc = iolens_compress_at(w->comp, w->level, payload, len, &z, &zlen)))
         return wfail(w, rc, "cannot compress the %s region (%zu bytes): %s", what, len,
                      iolens_strerror(rc));
     rc = write_at(w, z ? z : payload, zlen, w->pos);   /* NONE: the payload as is */
@@ -96,6 +98,12 @@ static int append_streams(iolens_writer *w, const uint8_t *payload, size_t len,
     r->off = start;
     r->len = w->pos - start;
     return IOLENS_OK;
+}
+
+void iolens_writer_set_level(iolens_writer *w, int level)
+{
+    if (w && level >= 0 && level <= 9)
+        w->level = level;
 }
 
 void iolens_writer_set_per_process(iolens_writer *w, int on)

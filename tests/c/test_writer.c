@@ -211,15 +211,18 @@ static void check_raw(iolens_log *log, const uint64_t *ids)
           h->mod_ver[IOL_MOD_LUSTRE] == 2 && h->mod_ver[IOL_MOD_MPIIO] == 0, "versions");
 }
 
-static void roundtrip(int comp)
+/* level: the zlib level (iolens_writer_set_level; 0 = the default): every level
+ * reads back the same. */
+static void roundtrip(int comp, int level)
 {
     char path[4096];
-    snprintf(path, sizeof path, "%s/writer-%d.darshan", dir, comp);
+    snprintf(path, sizeof path, "%s/writer-%d-%d.darshan", dir, comp, level);
     iolens_writer *w;
     int rc = iolens_writer_open(path, comp, &w);
     CHECK(rc == IOLENS_OK, "writer open %d", rc);
     if (rc)
         return;
+    iolens_writer_set_level(w, level);
     iolens_job job;
     iolens_mount m[3];
     fill_job(&job, m);
@@ -366,9 +369,10 @@ int main(int argc, char **argv)
 {
     if (argc > 1)
         dir = argv[1];
-    roundtrip(IOLENS_COMP_ZLIB);
-    roundtrip(IOLENS_COMP_BZIP2);
-    roundtrip(IOLENS_COMP_NONE);
+    roundtrip(IOLENS_COMP_ZLIB, 0);
+    roundtrip(IOLENS_COMP_ZLIB, 1);      /* the runtime's exit-time write */
+    roundtrip(IOLENS_COMP_BZIP2, 0);
+    roundtrip(IOLENS_COMP_NONE, 0);
     misuse();
     long_exe();
     dxt_thread_ids(IOL_MOD_DXT_POSIX, 2);

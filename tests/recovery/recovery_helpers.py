@@ -71,3 +71,20 @@ def by_file(recs, module, name):
 def file_records(tool, logdir, module, name):
     """The records of one file in every log under logdir."""
     return [rec for log in logs(logdir) for rec in by_file(counters(tool, log)[0], module, name)]
+
+
+def one_log_with_all_files(tool, run, logdir, mmapdir, nfiles=64):
+    """Recover what is left; then exactly one log, holding each of the files
+    run/data.<i> (i < nfiles) once (the probes of progs/probe_io.h).  Returns the
+    log's records."""
+    left = safety_copies(mmapdir)
+    if left:
+        recover(tool, left, logdir)
+    assert safety_copies(mmapdir) == []
+    found = logs(logdir)
+    assert len(found) == 1, found
+    recs, _ = counters(tool, found[0])
+    for i in range(nfiles):
+        r = by_file(recs, "POSIX", str(Path(run) / f"data.{i}"))
+        assert len(r) == 1 and r[0]["POSIX_OPENS"] == 1, (i, r)
+    return recs

@@ -13,10 +13,9 @@ import time
 
 import pytest
 
-from recovery_helpers import (build, by_file, counters, dirs, env_for, file_records, logs, recover,
-                              safety_copies)
+from recovery_helpers import (build, by_file, counters, dirs, env_for, file_records, logs,
+                              one_log_with_all_files, recover, safety_copies)
 
-NFILES = 64
 WAIT = 15          # seconds; a process still alive after this is a hang
 
 
@@ -43,20 +42,6 @@ def wait_bounded(p):
         p.wait()
         pytest.fail(f"the process was still alive {WAIT} s after the signal (hang)")
     return rc, time.monotonic() - t0
-
-
-def one_log_with_all_files(tool, tmp_path, logdir, mmapdir):
-    """Recover what is left; then exactly one log, holding every file once."""
-    left = safety_copies(mmapdir)
-    if left:
-        recover(tool, left, logdir)
-    assert safety_copies(mmapdir) == []
-    found = logs(logdir)
-    assert len(found) == 1, found
-    recs, _ = counters(tool, found[0])
-    for i in range(NFILES):
-        r = by_file(recs, "POSIX", str(tmp_path / f"data.{i}"))
-        assert len(r) == 1 and r[0]["POSIX_OPENS"] == 1, (i, r)
 
 
 def test_exit_from_sigterm_handler_while_threads_malloc(runtime, tool, probe, tmp_path):

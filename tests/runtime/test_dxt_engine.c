@@ -127,6 +127,7 @@ void iol_lock_slow(iol_lock_t *l, uintptr_t me)
 }
 
 /* (the module lock is never busy here) */
+void iol_exit_hold_if_dying(void) {}   /* never dying here */
 int iol_lock_slow_nested(iol_lock_t *l, uintptr_t me)
 {
     iol_lock_slow(l, me);

@@ -66,6 +66,7 @@ void iol_lock_slow(iol_lock_t *l, uintptr_t me)
 }
 
 /* (single-threaded here: the module lock is never busy) */
+void iol_exit_hold_if_dying(void) {}   /* never dying here */
 int iol_lock_slow_nested(iol_lock_t *l, uintptr_t me)
 {
     iol_lock_slow(l, me);

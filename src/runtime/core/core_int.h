@@ -91,6 +91,10 @@ extern struct timespec iol_start_abs;
 
 /* logwrite.c */
 int iol_log_write(void);
+/* zlib level of the log's regions (iolens_writer_set_level; 0 = the default).  The
+ * exit-time copy sets 1: the process it writes for waits for it to die, and 1
+ * takes about 40 % less CPU than 6 on a DXT trace for a log about 10 % larger. */
+extern int iol_log_level;
 /* Names tried in one log directory before the next one (logwrite.c, the MPI writer). */
 #define IOL_LOG_NAME_TRIES 16
 #endif

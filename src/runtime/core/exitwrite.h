@@ -4,6 +4,9 @@
 
 #include <signal.h>
 
+/* Longest wait for a log writer that is still making progress (ms). */
+#define IOL_EXIT_WRITE_MAX_MS 20000
+
 /* 1 while some thread of this process is writing the log (any path). */
 extern int iol_log_writing;
 /* A termination signal that arrived on another thread during the write and

@@ -12,7 +12,10 @@
 
 #include "../wrappers/real.h"
 #include "core_int.h"
+#include "exitowner.h"
 #include "exitwrite.h"
+#include "locks_all.h"
+#include "nofork.h"
 #include "safety.h"
 
 enum { IOL_INITING = 4 };
@@ -72,6 +75,7 @@ static int setup(void)
         return -1;
     }
     iol_safety_job();
+    iol_nofork_note_init();
     iol_signals_install();
     if (iol_config_rank_excluded(&iol_cfg, iol_rank, iol_nprocs, warn_cb))
         for (size_t i = 0; i < iol_module_ndescs; i++)
@@ -123,6 +127,10 @@ __attribute__((noinline)) int iol_on_slow(void)
     int s = __atomic_load_n(&iol_state, __ATOMIC_ACQUIRE);
     if (iol_is_on(s))
         return !iol_busy;
+    if (s == IOL_STOPPING) {
+        iol_exit_hold_if_dying();      /* the process dies after its snapshot */
+        return 0;
+    }
     if (s == IOL_UNINIT && !iol_busy) {
         /* Init does I/O of its own; a successful wrapped call must leave errno
          * exactly as it was, so init must not change it. */
@@ -139,8 +147,14 @@ void iol_core_shutdown(int write_log)
     int expect = __atomic_load_n(&iol_state, __ATOMIC_ACQUIRE);
     if (!iol_is_on(expect) ||
         !__atomic_compare_exchange_n(&iol_state, &expect, IOL_STOPPING, 0, __ATOMIC_ACQ_REL,
-                                     __ATOMIC_ACQUIRE))
+                                     __ATOMIC_ACQUIRE)) {
+        /* Another thread writes the log (an _exit, a signal): this exit (the
+         * destructor runs just before the process ends) waits until it is over. */
+        if (expect == IOL_STOPPING && !iol_locks_mine())
+            iol_exit_wait_owner();
         return;
+    }
+    iol_exit_owner_claim(0);
     iol_busy++;
     iol_modules_freeze();
     iol_records_detach();
@@ -154,6 +168,7 @@ void iol_core_shutdown(int write_log)
         iol_log_write();
     iol_report_failures();
     __atomic_store_n(&iol_log_writing, 0, __ATOMIC_RELEASE);
+    iol_exit_owner_done();
     /* A signal another thread left to us: its original disposition now. */
     int held = __atomic_exchange_n(&iol_held_sig, 0, __ATOMIC_ACQ_REL);
     if (held)
@@ -187,6 +202,7 @@ static void restart(void)
             m->d->reset(m);
     }
     iol_records_release();
+    iol_exit_owner_reset();
     __atomic_store_n(&iol_state, IOL_INITING, __ATOMIC_RELEASE);
     iol_busy--;
     core_init();
@@ -198,6 +214,7 @@ static void restart(void)
 static void atfork_child(void)
 {
     iol_vfork_forget();
+    iol_exit_owner_forked();          /* no thread of this process is dying */
     if (!iol_is_on(__atomic_load_n(&iol_state, __ATOMIC_ACQUIRE)))
         return;
     if (iol_mpi_mode) {   /* a child cannot join the parent's collective log write */

@@ -113,6 +113,8 @@ static void build(built *b)
     }
 }
 
+int iol_log_level;
+
 /* Seconds spent in each step of the last write (DARSHAN_INTERNAL_TIMING). */
 static struct {
     double open, job, names, header, mod[IOL_MAX_MODULES];
@@ -126,6 +128,7 @@ static int write_file(const built *b, const char *path)
     timing.open = iol_wtime() - t;
     if (rc)
         return rc;
+    iolens_writer_set_level(w, iol_log_level);
     t = iol_wtime();
     rc = iolens_writer_set_job(w, &b->job);
     timing.job = iol_wtime() - t;

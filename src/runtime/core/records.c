@@ -274,6 +274,13 @@ int iol_lock_slow_nested(iol_lock_t *l, uintptr_t me)
     }
 }
 
+int iol_rec_lock_frozen(iol_lock_t *l)
+{
+    iol_unlock(l);
+    iol_exit_hold_if_dying();
+    return 0;
+}
+
 /* rt.h iol_rec_lock_in_mod: the record is busy.  Waits with the module lock
  * given back. */
 int iol_rec_lock_in_mod_slow(iol_module *m, iol_lock_t *l)

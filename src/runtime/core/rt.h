@@ -364,24 +364,34 @@ static inline uint32_t iol_mod_version(iol_module *m)
 {
     return m->d->out_version ? m->d->out_version(m) : m->d->version;
 }
+/* A module found frozen (or off): when the process is dying after the snapshot
+ * of its exit-time write, hold this thread until the death, so that the call
+ * it is recording never returns to the program unrecorded (exitowner.c). */
+void iol_exit_hold_if_dying(void) __attribute__((cold));
 /* First use of a module: reserve its memory (lock held). */
 void iol_mod_activate(iol_module *m);
 /* Lock the module and make sure it is active.  Returns 1 with the lock held, or 0
- * (lock released) when the module is disabled, failed or frozen. */
-static inline int iol_mod_enter_locked(iol_module *m)
+ * (lock released) when the module is disabled, failed or frozen.  may_hold: a
+ * first entry (no lock of ours held, unless a signal handler interrupted an
+ * update), which may then hold the thread until the process dies
+ * (iol_exit_hold_if_dying); a leaf entry, made inside another module's update,
+ * never does: the lock it is inside would stop the exit-time write. */
+static inline int iol_mod_enter_locked(iol_module *m, int may_hold)
 {
     if (__builtin_expect(m->state == 0, 0))
         iol_mod_activate(m);
     if (__builtin_expect(m->state == 1 && !m->frozen, 1))   /* (written under the lock) */
         return 1;
     iol_unlock(&m->lock);
+    if (may_hold)
+        iol_exit_hold_if_dying();
     return 0;
 }
 static inline int iol_mod_enter(iol_module *m)
 {
     if (__builtin_expect(m->d == NULL, 0) || !iol_trylock_top(&m->lock))
         return 0;
-    return iol_mod_enter_locked(m);
+    return iol_mod_enter_locked(m, 1);
 }
 /* iol_mod_enter for a module whose lock is a leaf: taken only inside another
  * module's activation (HEATMAP's registration, DXT's attachment) and holding
@@ -393,10 +403,14 @@ static inline int iol_mod_enter_leaf(iol_module *m)
 {
     if (__builtin_expect(m->d == NULL, 0) || !iol_trylock_own(&m->lock))
         return 0;
-    return iol_mod_enter_locked(m);
+    return iol_mod_enter_locked(m, 0);
 }
 static inline void iol_mod_leave(iol_module *m) { iol_unlock(&m->lock); }
 
+/* iol_rec_lock found the module frozen: give l back, hold the thread if the
+ * process is dying (iol_exit_hold_if_dying); returns 0.  Out of line (records.c),
+ * so that the record paths pay nothing for it. */
+int iol_rec_lock_frozen(iol_lock_t *l);
 /* Record locks (modules with desc.rec_locks: POSIX, STDIO, MPI-IO).  Lock the
  * record whose aux starts with lock l, for an update of that known record.
  * Returns 1 with the lock held, or 0 (not held) when the module is frozen, when
@@ -415,8 +429,7 @@ static inline __attribute__((always_inline)) int iol_rec_lock(iol_module *m, iol
         return 0;
     if (__builtin_expect(__atomic_load_n(&m->frozen, __ATOMIC_RELAXED) == 0, 1))
         return 1;
-    iol_unlock(l);
-    return 0;
+    return iol_rec_lock_frozen(l);
 }
 static inline void iol_rec_unlock(iol_lock_t *l) { iol_unlock(l); }
 /* With m's lock held (a record found or registered by name): lock the record

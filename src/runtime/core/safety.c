@@ -317,3 +317,8 @@ void iol_safety_remove(void)
     nsidecars = 0;
     base = NULL;
 }
+
+const char *iol_safety_path(void)
+{
+    return base ? path : NULL;
+}

@@ -47,6 +47,8 @@ void iol_safety_discard(void);
 void iol_safety_forget(void);
 /* The real log is written: unmap and delete the file. */
 void iol_safety_remove(void);
+/* The copy's file name, or NULL when there is no copy (async-signal-safe). */
+const char *iol_safety_path(void);
 
 /* signals.c: take SIGTERM/SIGINT/SIGHUP when at their default action. */
 void iol_signals_install(void);

@@ -37,34 +37,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static const char *outdir;
-
-static void do_io(int n)
-{
-    char p[4096];
-    for (int i = 0; i < n; i++) {
-        snprintf(p, sizeof p, "%s/data.%d", outdir, i);
-        int fd = open(p, O_CREAT | O_WRONLY | O_TRUNC, 0644);
-        if (fd >= 0) {
-            if (write(fd, "0123456789", 10) != 10)
-                abort();
-            close(fd);
-        }
-    }
-}
-
-static void *hammer_malloc(void *arg)
-{
-    (void)arg;
-    for (;;) {
-        void *v[64];
-        for (int i = 0; i < 64; i++)
-            v[i] = malloc((size_t)(16 + 97 * i));
-        for (int i = 0; i < 64; i++)
-            free(v[i]);
-    }
-    return NULL;
-}
+#include "probe_io.h"
 
 static volatile long other_tid;
 
