@@ -106,6 +106,8 @@ typedef struct iolens_module_info {
     const unsigned char *int_combine, *flt_combine;  /* enum iolens_combine */
     int role;                   /* enum iolens_module_role */
     const char *symbol;         /* as in C names: "MPIIO", "BGQ" (counter prefix + "_") */
+    int summaries;              /* modules.def `summary` PARSER: darshan-parser's
+                                 * --total/--file/--perf figures (iolens/metrics.h) */
 } iolens_module_info;
 
 /* What the current record layout of a fixed-size module (counters kind, MDHIM)
@@ -114,6 +116,31 @@ typedef struct iolens_module_info {
  * DAOS ids).  The one statement of these layout cases, from the decoder's layout
  * table.  Returns 0, or -1 for a module without a fixed-size layout. */
 int iolens_module_layout_extras(int module, int *file_rec_id, size_t *trailing_bytes);
+
+/* Size in bytes of one record of the current layout of a fixed-size module
+ * (counters kind, MDHIM: its fixed part), from the decoder's layout table, which
+ * derives it from the counter table for modules without a written-out row; 0 for
+ * other modules. */
+size_t iolens_module_record_size(int module);
+
+/* What a counter measures, by a naming rule on the counter tables (counter_units.c
+ * states it): the one place tools and Python learn which counters are times,
+ * timestamps, byte counts, byte offsets, ranks, operation counts or ids. */
+enum iolens_counter_unit {
+    IOLENS_UNIT_OTHER,      /* flags, modes, dimensions, kinds: no unit */
+    IOLENS_UNIT_COUNT,      /* operations or occurrences */
+    IOLENS_UNIT_BYTES,      /* an amount of data or a size */
+    IOLENS_UNIT_OFFSET,     /* a byte position in a file */
+    IOLENS_UNIT_SECONDS,    /* a duration */
+    IOLENS_UNIT_TIMESTAMP,  /* seconds since the job started */
+    IOLENS_UNIT_RANK,       /* an MPI rank */
+    IOLENS_UNIT_ID,         /* a record id or another identifier */
+    IOLENS_UNIT_VARIANCE    /* a variance across ranks (seconds^2 or bytes^2) */
+};
+/* Unit of counter k of the int (flt = 0) or float table; OTHER when out of range. */
+int iolens_counter_unit(const iolens_module_info *mi, int flt, size_t k);
+/* "count", "bytes", ... (the enum's names in lower case); never NULL. */
+const char *iolens_unit_name(int unit);
 
 /* Static description of module `id` (0..63); NULL for an unassigned id. */
 const iolens_module_info *iolens_module_info_get(int id);

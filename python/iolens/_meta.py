@@ -26,7 +26,13 @@ class ModuleInfo:
     interface), "trace", "heatmap", "layout", "platform" or "none" (NULL);
     ``symbol`` is its name in C identifiers ("MPIIO" for "MPI-IO");
     ``has_file_rec_id`` says whether its records carry the id of their file's
-    record (H5D, PNETCDF_VAR), from the decoder's layout table.
+    record (H5D, PNETCDF_VAR), from the decoder's layout table; ``summaries``
+    says whether darshan-parser derives --total/--file/--perf figures for it
+    (modules.def `summary` column; iolens.derived.parser_figures);
+    ``units`` maps each counter to what it measures ("count", "bytes", "offset",
+    "seconds", "timestamp", "rank", "id", "variance", "other": the C library's
+    naming rule, src/format/counter_units.c); ``record_size`` is the bytes of one
+    record of a fixed-size layout (0 for the others).
     """
 
     id: int
@@ -36,10 +42,13 @@ class ModuleInfo:
     role: str
     symbol: str
     has_file_rec_id: bool
+    summaries: bool
+    record_size: int
     counters: Tuple[str, ...]
     fcounters: Tuple[str, ...]
     descriptions: Dict[str, str]
     combine: Dict[str, str]
+    units: Dict[str, str]
 
     @property
     def prefix(self) -> str:
@@ -50,6 +59,10 @@ class ModuleInfo:
         """Whether the table has the counter prefix + suffix ("F_READ_TIME")."""
         return self.prefix + suffix in self.descriptions
 
+    def counters_in(self, *units: str) -> Tuple[str, ...]:
+        """Counter names, in record order, that measure one of `units` ("seconds", ...)."""
+        return tuple(c for c, u in self.units.items() if u in units)
+
 
 def _load() -> Dict[int, ModuleInfo]:
     table = {}
@@ -58,9 +71,11 @@ def _load() -> Dict[int, ModuleInfo]:
         table[m["id"]] = ModuleInfo(
             id=m["id"], name=m["name"], version=m["version"], kind=m["kind"],
             role=m["role"], symbol=m["symbol"], has_file_rec_id=m["file_rec_id"],
+            summaries=m["summaries"], record_size=m["record_size"],
             counters=tuple(m["int_names"]), fcounters=tuple(m["flt_names"]),
             descriptions=dict(zip(names, m["int_desc"] + m["flt_desc"])),
-            combine=dict(zip(names, m["int_combine"] + m["flt_combine"])))
+            combine=dict(zip(names, m["int_combine"] + m["flt_combine"])),
+            units=dict(zip(names, m["int_units"] + m["flt_units"])))
     return table
 
 
@@ -80,6 +95,12 @@ def modules_with(role: str, *counters: str) -> Tuple[str, ...]:
     through its modules.def line and counter table alone."""
     return tuple(m.name for m in _BY_ID.values()
                  if m.role == role and all(m.has_counter(c) for c in counters))
+
+
+def summary_modules() -> Tuple[str, ...]:
+    """Printed names, in id order, of the modules darshan-parser gives --total,
+    --file and --perf figures (modules.def `summary` column)."""
+    return tuple(m.name for m in _BY_ID.values() if m.summaries)
 
 
 def module_info(module: Union[str, int]) -> ModuleInfo:

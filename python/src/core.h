@@ -92,6 +92,10 @@ PyObject *iol_py_record_id(PyObject *self, PyObject *arg);
 PyObject *iol_py_strerror(PyObject *self, PyObject *arg);
 PyObject *iol_py_module_id(PyObject *self, PyObject *arg);
 
+/* ---- darshan-parser's derived figures (core_metrics.c) */
+PyObject *iol_py_derive(PyObject *self, PyObject *args);       /* derive(path, module) */
+PyObject *iol_py_log_derive(IolLogObject *self, PyObject *arg); /* Log.derive(module) */
+
 /* ---- writing (core_write.c) */
 extern PyTypeObject IolWriter_Type;
 PyObject *iol_py_write_copy(PyObject *self, PyObject *args, PyObject *kwds);

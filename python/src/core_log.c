@@ -378,6 +378,8 @@ static PyMethodDef log_methods[] = {
      "A DxtReader over a DXT module: its segments in chunks of bounded size."},
     {"heatmap", (PyCFunction)iol_py_heatmap_m, METH_NOARGS, "Decode HEATMAP: dict of column buffers."},
     {"lustre", (PyCFunction)iol_py_lustre_m, METH_NOARGS, "Decode LUSTRE: dict of column buffers."},
+    {"derive", (PyCFunction)iol_py_log_derive, METH_O,
+     "derive(module): darshan-parser's --total/--file/--perf figures as a dict."},
     {NULL, NULL, 0, NULL},
 };
 

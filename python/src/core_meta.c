@@ -63,6 +63,17 @@ static PyObject *combine_list(const unsigned char *v, size_t n)
     return str_list(tmp, n);
 }
 
+/* What each counter measures (iolens_counter_unit): "seconds", "bytes", ... */
+static PyObject *unit_list(const iolens_module_info *m, int flt, size_t n)
+{
+    const char *tmp[256];
+    if (n > 256)
+        n = 256;
+    for (size_t k = 0; k < n; k++)
+        tmp[k] = iolens_unit_name(iolens_counter_unit(m, flt, k));
+    return str_list(tmp, n);
+}
+
 static PyObject *module_dict(const iolens_module_info *m)
 {
     int lustre = m->kind == IOLENS_KIND_LUSTRE;
@@ -80,6 +91,10 @@ static PyObject *module_dict(const iolens_module_info *m)
         || iol_py_set_item(d, "role", PyUnicode_FromString(role))
         || iol_py_set_item(d, "symbol", PyUnicode_FromString(m->symbol))
         || iol_py_set_item(d, "file_rec_id", PyBool_FromLong(file_rec_id))
+        || iol_py_set_item(d, "summaries", PyBool_FromLong(m->summaries))
+        || iol_py_set_item(d, "record_size", PyLong_FromSize_t(iolens_module_record_size(m->id)))
+        || iol_py_set_item(d, "int_units", unit_list(m, 0, lustre ? nc : m->n_int))
+        || iol_py_set_item(d, "flt_units", unit_list(m, 1, m->n_flt))
         || iol_py_set_item(d, "int_names", lustre ? str_list(lustre_comp_names, nc) : str_list(m->int_names, m->n_int))
         || iol_py_set_item(d, "flt_names", str_list(m->flt_names, m->n_flt))
         || iol_py_set_item(d, "int_desc", lustre ? str_list(lustre_comp_desc, nc) : str_list(m->int_desc, m->n_int))

@@ -8,6 +8,8 @@ static PyMethodDef core_functions[] = {
      "The platform keys of the job metadata: [(key, cap, anonymise, description)]."},
     {"module_id", iol_py_module_id, METH_O, "Module id by printed name or symbol; -1 if none."},
     {"record_id", iol_py_record_id, METH_O, "Darshan record id (64-bit Jenkins hash) of a name."},
+    {"derive", iol_py_derive, METH_VARARGS,
+     "derive(path, module): darshan-parser's --total/--file/--perf figures as a dict."},
     {"strerror", iol_py_strerror, METH_O, "Short text of an iolens_status code."},
     {"write_copy", (PyCFunction)(void (*)(void))iol_py_write_copy, METH_VARARGS | METH_KEYWORDS,
      "write_copy(src, dst, comp_type=0): re-encode a log as a 3.41 log."},

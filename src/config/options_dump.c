@@ -4,7 +4,7 @@
 #include <string.h>
 
 static const char *const MODNAMES[IOL_MAX_MODULES] = {
-#define MODULE(id, sym, name, ver, kind, role, tbl) [id] = name,
+#define MODULE(id, sym, name, ver, kind, role, summary, tbl) [id] = name,
 #include "modules.def"
 #undef MODULE
 };

@@ -171,12 +171,43 @@ static const struct rec_layout layouts[] = {
     CURRENT(DAOS, 696, 0, 0, 48),
 };
 
+/* The current layout of every counters-kind module, derived from its counter
+ * table alone (16-byte base record, then the table's counters): a new module
+ * needs no row above unless its records hold more (a file_rec_id, trailing
+ * bytes) or it has older versions.  The rows above come first and state
+ * upstream's sizes as facts (checked at compile time). */
+#define DERIVED_COUNTERS(id, ver, n_int, n_flt)                                        \
+    {id, ver, 16 + 8 * (n_int + n_flt), 0, 0, n_int, n_flt, 0, NULL},
+#define DERIVED_LUSTRE(id, ver, n_int, n_flt)
+#define DERIVED_DXT(id, ver, n_int, n_flt)
+#define DERIVED_HEATMAP(id, ver, n_int, n_flt)
+#define DERIVED_MDHIM(id, ver, n_int, n_flt)
+#define DERIVED_OPAQUE(id, ver, n_int, n_flt)
+/* (pasted here, so that the NULL module's symbol is never expanded as a macro) */
+#define MODULE(id, sym, name, ver, kind, role, summary, tbl)                           \
+    DERIVED_##kind(IOL_MOD_##sym, IOL_MOD_##sym##_VERSION, sym##_NUM_INDICES,           \
+                   sym##_F_NUM_INDICES)
+static const struct rec_layout derived_layouts[] = {
+#include "modules.def"
+};
+#undef MODULE
+
 static const struct rec_layout *find_layout(int module, uint32_t version)
 {
     for (size_t i = 0; i < sizeof layouts / sizeof layouts[0]; i++)
         if (layouts[i].module == module && layouts[i].version == version)
             return &layouts[i];
+    for (size_t i = 0; i < sizeof derived_layouts / sizeof derived_layouts[0]; i++)
+        if (derived_layouts[i].module == module && derived_layouts[i].version == version)
+            return &derived_layouts[i];
     return NULL;
+}
+
+size_t iolens_module_record_size(int module)
+{
+    const iolens_module_info *mi = iolens_module_info_get(module);
+    const struct rec_layout *lay = mi ? find_layout(module, mi->version) : NULL;
+    return lay ? lay->size : 0;
 }
 
 int iolens_module_layout_extras(int module, int *file_rec_id, size_t *trailing_bytes)

@@ -11,12 +11,15 @@ static const char *const none_int_names[] = { NULL }, *const none_flt_names[] = 
 static const char *const none_int_desc[] = { NULL }, *const none_flt_desc[] = { NULL };
 static const unsigned char none_int_combine[] = { 0 }, none_flt_combine[] = { 0 };
 
+/* modules.def `summary` column */
+enum { IOL_SUMMARY_NONE = 0, IOL_SUMMARY_PARSER = 1 };
+
 #define IOL_N(arr) (sizeof(arr) / sizeof((arr)[0]) - 1)
 
-#define MODULE(id_, sym, name_, ver, kind_, role_, tbl)                           \
+#define MODULE(id_, sym, name_, ver, kind_, role_, summary_, tbl)                 \
     [id_] = { .id = id_, .name = name_, .version = ver,                           \
               .kind = IOLENS_KIND_##kind_, .role = IOLENS_ROLE_##role_,           \
-              .symbol = #sym,                                                     \
+              .symbol = #sym, .summaries = IOL_SUMMARY_##summary_,               \
               .n_int = IOL_N(tbl##_int_names), .n_flt = IOL_N(tbl##_flt_names),   \
               .int_names = tbl##_int_names, .flt_names = tbl##_flt_names,         \
               .int_desc = tbl##_int_desc, .flt_desc = tbl##_flt_desc,             \

@@ -101,12 +101,6 @@ static void print_columns(iol_text *t)
 }
 
 /* ---------------------------------------------------------------- modules */
-static int is_summary_module(int id)
-{
-    return id == IOL_MOD_POSIX || id == IOL_MOD_MPIIO || id == IOL_MOD_STDIO ||
-           id == IOL_MOD_DFS || id == IOL_MOD_DAOS;
-}
-
 /* A warning on stderr, after what stdout already holds (keeps a terminal's order). */
 static void warn(parse_run *p, const char *msg)
 {
@@ -152,54 +146,37 @@ static int module_failure(parse_run *p, const iolens_module_info *mi, int rc)
     return EXIT_LOG_FAILURE;
 }
 
-/* The summaries of one module, fed record by record. */
-typedef struct summaries {
-    iol_total *total;
-    iol_files *files;
-    iol_perf *perf;
-} summaries;
-
-static void summaries_free(summaries *s)
-{
-    iol_total_free(s->total);
-    iol_files_free(s->files);
-    iol_perf_free(s->perf);
-}
-
-static int summaries_init(parse_run *p, const iolens_module_info *mi, summaries *s)
+/* The summaries of one module, fed record by record (iolens/metrics.h). */
+static int summaries_init(parse_run *p, const iolens_module_info *mi, iolens_figures *s)
 {
     memset(s, 0, sizeof *s);
-    if (!is_summary_module(mi->id))
+    if (!mi->summaries)
         return 0;
-    if ((p->o.total && !(s->total = iol_total_new(mi))) ||
-        (p->o.file && !(s->files = iol_files_new(mi))) ||
-        (p->o.perf && !(s->perf = iol_perf_new(mi, p->job->nprocs)))) {
-        summaries_free(s);
-        memset(s, 0, sizeof *s);     /* the caller frees it again */
-        return IOLENS_E_NOMEM;
-    }
-    return 0;
+    return iolens_figures_init(s, mi, p->job->nprocs,
+                               (p->o.total ? IOLENS_FIG_TOTAL : 0) |
+                               (p->o.file ? IOLENS_FIG_FILES : 0) |
+                               (p->o.perf ? IOLENS_FIG_PERF : 0));
 }
 
-static int summaries_add(summaries *s, const iolens_record *r)
-{
-    if (s->total)
-        iol_total_add(s->total, r);
-    int rc = s->files ? iol_files_add(s->files, r) : 0;
-    return rc ? rc : s->perf ? iol_perf_add(s->perf, r) : 0;
-}
-
-static void summaries_print(parse_run *p, const iolens_module_info *mi, summaries *s)
+static void summaries_print(parse_run *p, const iolens_module_info *mi, iolens_figures *s)
 {
     if (s->total) {
+        iolens_total_result r;
+        iolens_total_result_get(s->total, &r);
         iol_text_module_desc(&p->out, mi->id, p->h->mod_ver[mi->id]);
         iol_text_putc(&p->out, '\n');
-        iol_total_print(&p->out, s->total);
+        iol_total_print(&p->out, &r);
     }
-    if (s->files)
-        iol_files_print(&p->out, s->files);
-    if (s->perf)
-        iol_perf_print(&p->out, s->perf);
+    if (s->files) {
+        iolens_files_result r;
+        iolens_files_result_get(s->files, &r);
+        iol_files_print(&p->out, &r);
+    }
+    if (s->perf) {
+        iolens_perf_result r;
+        iolens_perf_result_get(s->perf, &r);
+        iol_perf_print(&p->out, &r);
+    }
 }
 
 /* Counter-kind and MDHIM modules, streamed: each record is printed and folded
@@ -208,7 +185,7 @@ static int print_counter_module(parse_run *p, const iolens_module_info *mi)
 {
     iolens_record_iter *it;
     iol_rec_printer *pr = NULL;
-    summaries sum;
+    iolens_figures sum;
     int rc = iolens_record_iter_open(p->log, mi->id, &it);
     if (rc != 0)
         return module_failure(p, mi, rc);
@@ -219,12 +196,12 @@ static int print_counter_module(parse_run *p, const iolens_module_info *mi)
     while (rc == 0 && (rc = iolens_record_iter_next(it, &r)) == 1) {
         if (pr)
             iol_print_record(&p->out, pr, &r);
-        rc = summaries_add(&sum, &r);
+        rc = iolens_figures_add(&sum, &r);
     }
     if (rc == 0)
         summaries_print(p, mi, &sum);
     iol_rec_printer_free(pr);
-    summaries_free(&sum);
+    iolens_figures_free(&sum);
     iolens_record_iter_close(it);
     return rc ? module_failure(p, mi, rc) : 0;
 }
@@ -276,7 +253,7 @@ static const iolens_module_info *section_module(parse_run *p, int i)
     }
     if (mi->kind == IOLENS_KIND_DXT)
         return NULL;
-    if (!p->o.base && !is_summary_module(i))
+    if (!p->o.base && !mi->summaries)
         return NULL;
     return mi;
 }

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "iolens/log.h"
+#include "iolens/metrics.h"
 
 /* ---------------------------------------------------------------- text output */
 /* A large output buffer in front of a FILE: darshan-parser output is mostly short
@@ -77,37 +78,10 @@ void iol_print_lustre(iol_text *t, iol_line_ctx *c, const iolens_lustre *l);
 void iol_print_heatmap(iol_text *t, iol_line_ctx *c, const iolens_heatmap *h);
 
 /* ---------------------------------------------------------------- summaries */
-/* --total (9.5), --file (9.6), --perf (9.7) for POSIX, MPI-IO, STDIO, DFS, DAOS,
- * fed one record at a time in file order.  State: one aggregate record (--total),
- * a few numbers per distinct file (--file) and per rank (--perf).  new returns
- * NULL when out of memory or when the module's tables lack a needed counter; add
- * returns 0 or IOLENS_E_NOMEM; print writes the summary text. */
-typedef struct iol_total iol_total;
-iol_total *iol_total_new(const iolens_module_info *mi);
-void iol_total_add(iol_total *a, const iolens_record *r);
-void iol_total_print(iol_text *t, const iol_total *a);
-void iol_total_free(iol_total *a);
-
-typedef struct iol_files iol_files;
-iol_files *iol_files_new(const iolens_module_info *mi);
-int iol_files_add(iol_files *f, const iolens_record *r);
-void iol_files_print(iol_text *t, const iol_files *f);
-void iol_files_free(iol_files *f);
-
-typedef struct iol_perf iol_perf;
-iol_perf *iol_perf_new(const iolens_module_info *mi, int64_t nprocs);
-int iol_perf_add(iol_perf *p, const iolens_record *r);
-void iol_perf_print(iol_text *t, const iol_perf *p);
-void iol_perf_free(iol_perf *p);
-
-/* Wrapping 64-bit addition: sums of hostile counters must not be undefined. */
-static inline int64_t iol_add64(int64_t a, int64_t b)
-{
-    return (int64_t)((uint64_t)a + (uint64_t)b);
-}
-
-/* Index of the counter named <module prefix>_<suffix> ("BYTES_READ"), or -1.
- * flt selects the float table. */
-int iol_counter_index(const iolens_module_info *mi, int flt, const char *suffix);
+/* --total (9.5), --file (9.6), --perf (9.7): the figures of iolens/metrics.h in
+ * darshan-parser's text (parse_summaries.c). */
+void iol_total_print(iol_text *t, const iolens_total_result *r);
+void iol_files_print(iol_text *t, const iolens_files_result *r);
+void iol_perf_print(iol_text *t, const iolens_perf_result *r);
 
 #endif

@@ -1,11 +1,10 @@
-# cmake -DLIB=libiolens.so -DLIST=intercept.def [-DLIST2=hdf5.def] -P check_exports.cmake
+# cmake -DLIB=libiolens.so -DLIST=intercept.def [-DLIST2=hdf5.def] [-DLIST3=intercept_modules.def]
+#       -P check_exports.cmake
 # Fails unless the dynamic symbols defined by LIB are exactly the names in LIST.
-file(STRINGS ${LIST} lines REGEX "^IOL_FN\\(")
-set(want "")
-foreach(line ${lines})
-  string(REGEX REPLACE "^IOL_FN\\([A-Z]+, *[^,]+, *([A-Za-z0-9_]+),.*" "\\1" fn "${line}")
-  list(APPEND want ${fn})
-endforeach()
+# LIST3 (optional): the module files' lines (<build>/src/runtime/generated/
+# intercept_modules.def); both are read as the build reads them (modules.cmake).
+include(${CMAKE_CURRENT_LIST_DIR}/../../src/runtime/modules.cmake)
+iol_intercept_names(want ${LIST} ${LIST3})
 # LIST2 (optional): wrappers/hdf5.def, whose IOL_H5_FN lines are exported too.
 if(LIST2)
   file(STRINGS ${LIST2} lines2 REGEX "^IOL_H5_FN\\(")

@@ -10,12 +10,16 @@ import functools
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
-from .._meta import module_info
+from .._meta import module_info, modules_with
 
 # Modules summarised per job, in display order.  POSIX, STDIO, DFS and DAOS are
 # the "base" layers that reach storage; MPI-IO, H5D and PnetCDF sit above them,
 # so their bytes are not added again in job totals.
-SELECTED = ("POSIX", "MPI-IO", "STDIO", "H5D", "PNETCDF_VAR", "DFS", "DAOS")
+# Every I/O module with data counters is summarised (the module table decides,
+# so a new module gets its columns); the known ones keep their display order.
+_ORDER = ("POSIX", "MPI-IO", "STDIO", "H5D", "PNETCDF_VAR", "DFS", "DAOS")
+SELECTED = tuple(sorted(modules_with("io", "BYTES_READ", "FASTEST_RANK"),
+                        key=lambda m: _ORDER.index(m) if m in _ORDER else len(_ORDER)))
 BASE = ("POSIX", "STDIO", "DFS", "DAOS")
 
 

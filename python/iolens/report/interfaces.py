@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .._meta import modules, modules_with
+from .._meta import modules, modules_with, summary_modules
 
 # The report's module lists, derived from the module table (the role column of
 # modules.def, and which counters each table has), so that a new module joins
@@ -26,6 +26,11 @@ ACCESS_SIZE_MODULES = modules_with("io", "ACCESS1_ACCESS")
 # Those with open-to-close timestamps (the access timeline).
 TIMELINE_MODULES = modules_with("io", "BYTES_READ", "FASTEST_RANK", "F_OPEN_START_TIMESTAMP",
                                 "F_CLOSE_END_TIMESTAMP")
+# Those that count sequential and consecutive accesses.
+SEQUENTIAL_MODULES = modules_with("io", "SEQ_READS", "CONSEC_READS")
+# Those whose records name a dataset or variable inside a file (a file_rec_id).
+DATASET_MODULES = tuple(m.name for m in modules().values()
+                        if m.role == "io" and m.has_file_rec_id)
 TRACE_MODULES = modules_with("trace")
 HEATMAP_MODULES = modules_with("heatmap")
 LAYOUT_MODULES = modules_with("layout")
@@ -46,8 +51,9 @@ def api_name(api: str) -> str:
     return _API_NAMES.get(bare, bare)
 
 
-# Modules whose per-file metrics and totals `iolens parse` prints (9.5-9.7).
-PARSER_PERF_MODULES = ("POSIX", "MPI-IO", "STDIO", "DFS", "DAOS")
+# Modules whose per-file metrics and totals `iolens parse` prints (9.5-9.7): the
+# modules.def `summary` column.
+PARSER_PERF_MODULES = summary_modules()
 
 
 @dataclass(frozen=True)

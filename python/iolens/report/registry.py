@@ -10,8 +10,9 @@ from dataclasses import dataclass
 from typing import Callable
 
 from . import figures, findings, place_tables, platform, tables
-from .interfaces import (ACCESS_SIZE_MODULES, FILE_SYSTEM_MODULES, HEATMAP_MODULES, IO_MODULES,
-                         LAYOUT_MODULES, TRACE_MODULES)
+from .interfaces import (ACCESS_SIZE_MODULES, DATASET_MODULES, FILE_SYSTEM_MODULES,
+                         HEATMAP_MODULES, IO_MODULES, LAYOUT_MODULES, SEQUENTIAL_MODULES,
+                         TRACE_MODULES)
 
 FIGURE, TABLE = "figure", "table"
 
@@ -52,10 +53,10 @@ ITEMS = (
          figures.op_counts, FIGURE, ALL_IO),
     Item("Access sizes", "fig-access-sizes", "Access size histograms",
          "How many reads and writes fell into each access-size range, per module.",
-         figures.access_sizes, FIGURE, ("POSIX", "MPI-IO", "H5D", "PNETCDF_VAR", "DFS", "DAOS")),
+         figures.access_sizes, FIGURE, ACCESS_SIZE_MODULES),
     Item("Access sizes", "common-access-table", "Most common access sizes",
          "The access sizes used most often, summed over every file's four most common sizes.",
-         tables.common_accesses, TABLE, ("POSIX", "MPI-IO", "H5D", "PNETCDF_VAR", "DFS", "DAOS")),
+         tables.common_accesses, TABLE, ACCESS_SIZE_MODULES),
     Item("Files", "file-kinds-table", "Files by kind",
          "How many files were read-only, write-only, read/write, unique to one process or shared, "
          "and how much data they moved (the parser's --file categories).",
@@ -63,11 +64,11 @@ ITEMS = (
     Item("Files", "fig-mounts", "Data per mount point",
          "Bytes read and written by the program's files on each file system, from the mount "
          "table recorded in the log.",
-         figures.by_mount, FIGURE, ("POSIX", "STDIO", "DFS")),
+         figures.by_mount, FIGURE, FILE_SYSTEM_MODULES),
     Item("Files", "mount-table", "Data per mount point (numbers)",
          "Files, bytes read and bytes written per mount point and module; the standard streams "
          "and MPI-internal files in rows of their own, last.",
-         tables.by_mount, TABLE, ("POSIX", "STDIO", "DFS")),
+         tables.by_mount, TABLE, FILE_SYSTEM_MODULES),
     Item("Files", "top-time-table", "Top files by I/O time",
          "The program's files whose reads, writes and metadata operations took the longest, "
          "summed over processes.",
@@ -81,11 +82,11 @@ ITEMS = (
     Item("Files", "datasets-table", "Datasets and variables",
          "Each HDF5 dataset and PnetCDF variable: its shape, element size and chunking, "
          "the bytes read and written through it, and whether collective I/O was used.",
-         tables.datasets, TABLE, ("H5D", "PNETCDF_VAR")),
+         tables.datasets, TABLE, DATASET_MODULES),
     Item("Files", "fig-sequential", "Sequential and consecutive access",
          "The share of POSIX reads and writes that started after the previous one (sequential) "
          "or exactly where it ended (consecutive).",
-         figures.sequential, FIGURE, ("POSIX",)),
+         figures.sequential, FIGURE, SEQUENTIAL_MODULES),
     Item("Shared files", "shared-table", "Shared files",
          "For each file used by more than one process (slowest first): the fastest and slowest "
          "process and the standard deviation of I/O time and bytes across processes.",

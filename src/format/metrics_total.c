@@ -1,5 +1,6 @@
-/* `--total` of darshan-parser (log-format spec 9.5): every record of a module is
- * folded, in file order, into one aggregate record printed as total_<COUNTER>.
+/* `--total` of darshan-parser (log-format spec 9.5; iolens/metrics.h): every
+ * record of a module is folded, in file order, into one aggregate record
+ * (printed by `iolens parse` as total_<COUNTER>).
  *
  * The fold is driven by the combine rule of each counter in the module tables
  * (iolens_module_info int_combine/flt_combine, generated from the .def files).
@@ -12,10 +13,9 @@
  *   - DAOS_NB_OPS is never folded (stays 0), although its table rule is SUM;
  *   - MPI-IO skips a common-value block whose first value is 0;
  *   - fastest/slowest rank, slowest-call and variance counters are recomputed. */
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include "parse.h"
+#include "metrics_internal.h"
 
 /* The module prefix is the text up to the first '_' (POSIX_, MPIIO_, STDIO_, DFS_,
  * DAOS_: the modules with summaries; not meant for PNETCDF_FILE and the like). */
@@ -246,29 +246,38 @@ static void fold_flts(const plan *p, const iolens_module_info *mi, agg *A,
     }
 }
 
-struct iol_total {
+struct iolens_total {
     const iolens_module_info *mi;
     plan p;
     agg A;
-    int any;                       /* a record was folded in */
+    uint64_t records;              /* records folded in */
 };
 
-iol_total *iol_total_new(const iolens_module_info *mi)
+int iolens_total_new(const iolens_module_info *mi, iolens_total **out)
 {
-    iol_total *t = calloc(1, sizeof *t);
+    *out = NULL;
+    if (!mi || !mi->summaries)
+        return IOLENS_E_UNSUPPORTED;
+    iolens_total *t = calloc(1, sizeof *t);
     if (!t)
-        return NULL;
+        return IOLENS_E_NOMEM;
     t->mi = mi;
+    if (make_plan(&t->p, mi) != 0) {
+        free(t);
+        return IOLENS_E_UNSUPPORTED;
+    }
+    /* 8 spare int slots: merge_common may read past a block (see above) */
     t->A.a = calloc(mi->n_int + 8, sizeof(int64_t));
     t->A.f = calloc(mi->n_flt + 1, sizeof(double));
-    if (make_plan(&t->p, mi) != 0 || !t->A.a || !t->A.f) {
-        iol_total_free(t);
-        return NULL;
+    if (!t->A.a || !t->A.f) {
+        iolens_total_free(t);
+        return IOLENS_E_NOMEM;
     }
-    return t;
+    *out = t;
+    return IOLENS_OK;
 }
 
-void iol_total_free(iol_total *t)
+void iolens_total_free(iolens_total *t)
 {
     if (!t)
         return;
@@ -277,13 +286,13 @@ void iol_total_free(iol_total *t)
     free(t);
 }
 
-void iol_total_add(iol_total *t, const iolens_record *r)
+int iolens_total_add(iolens_total *t, const iolens_record *r)
 {
     agg *A = &t->A;
-    int init = !t->any;
+    int init = t->records == 0;
     if (r->n_int != t->mi->n_int || r->n_flt != t->mi->n_flt)
-        return;
-    t->any = 1;
+        return IOLENS_E_INVALID_ARG;
+    t->records++;
     if (init) {
         A->rank = r->rank;
         A->id = r->id;
@@ -295,23 +304,15 @@ void iol_total_add(iol_total *t, const iolens_record *r)
         A->rank = -1;
     fold_ints(&t->p, t->mi, A, r->ints);
     fold_flts(&t->p, t->mi, A, r->ints, r->flts, r->rank, init, same);
+    return IOLENS_OK;
 }
 
-void iol_total_print(iol_text *t, const iol_total *a)
+void iolens_total_result_get(const iolens_total *t, iolens_total_result *out)
 {
-    const iolens_module_info *mi = a->mi;
-    for (size_t k = 0; k < mi->n_int; k++) {
-        iol_text_puts(t, "total_");
-        iol_text_puts(t, mi->int_names[k]);
-        iol_text_put(t, ": ", 2);
-        iol_text_i64(t, a->A.a[k]);
-        iol_text_putc(t, '\n');
-    }
-    for (size_t k = 0; k < mi->n_flt; k++) {
-        iol_text_puts(t, "total_");
-        iol_text_puts(t, mi->flt_names[k]);
-        iol_text_put(t, ": ", 2);
-        iol_text_f6(t, a->A.f[k]);
-        iol_text_putc(t, '\n');
-    }
+    out->module = t->mi;
+    out->ints = t->A.a;
+    out->flts = t->A.f;
+    out->n_int = t->mi->n_int;
+    out->n_flt = t->mi->n_flt;
+    out->records = t->records;
 }
