@@ -1,7 +1,6 @@
 """`iolens fleet {ingest,query,job-stats,file-stats,report}` (entry point iolens-fleet)."""
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import tempfile
@@ -40,8 +39,8 @@ def _stats_args(p, orders, what):
 
 
 def parse_args(argv):
-    parser = argparse.ArgumentParser(prog="iolens fleet",
-                                     description="Facility-wide analytics over many logs.")
+    from .._verb import make_parser
+    parser = make_parser("fleet", description="Facility-wide analytics over many logs.")
     sub = parser.add_subparsers(dest="cmd", required=True)
     _ingest_args(sub.add_parser("ingest", help="read logs into a Parquet store"))
     q = sub.add_parser("query", help="run SQL (or a named query) over a store with DuckDB")
