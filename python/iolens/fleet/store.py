@@ -26,7 +26,7 @@ import os
 import shutil
 import time
 import uuid
-from typing import Dict, Iterable, List, Set
+from typing import Dict, Iterable, List, Optional, Set, Tuple
 
 import numpy as np
 import pyarrow as pa
@@ -38,6 +38,9 @@ from .schema import TABLES, schema_tag, schemas
 MANIFEST = "manifest.json"
 STAGING = "_staging"
 FORMAT = 1
+# Columns that identify a log: its key, then its file's (dev, ino, size, mtime).
+_IDENTITY = {"jobs": ("log_key", "log_dev", "log_ino", "log_size", "log_mtime"),
+             "quarantine": ("log_key", "dev", "ino", "size", "mtime")}
 
 
 class StoreError(RuntimeError):
@@ -135,12 +138,22 @@ class Store:
     # ------------------------------------------------------------ reading
     def keys(self) -> Set[str]:
         """log_key of every log already in the store (ingested or quarantined)."""
-        out: Set[str] = set()
-        for table in ("jobs", "quarantine"):
+        return self.known()[0]
+
+    def known(self) -> Tuple[Set[str], Set[tuple]]:
+        """The logs already in the store (ingested or quarantined): their log_key
+        and their file identities (dev, ino, size, mtime).  Batches written before
+        identities were stored give keys only."""
+        keys: Set[str] = set()
+        ids: Set[tuple] = set()
+        for table, cols in _IDENTITY.items():
             for path in table_files(self.root, table, self.manifest):
-                col = pq.read_table(path, columns=["log_key"]).column(0)
-                out.update(col.to_pylist())
-        return out
+                have = set(pq.read_schema(path).names)
+                data = pq.read_table(path, columns=[c for c in cols if c in have])
+                keys.update(data.column("log_key").to_pylist())
+                if have.issuperset(cols):
+                    ids.update(zip(*(data.column(c).to_pylist() for c in cols[1:])))
+        return keys, ids
 
     # ------------------------------------------------------------ writing
     def commit(self, rows: Dict[str, Iterable[dict]], stats: dict) -> str:
@@ -193,10 +206,13 @@ class Store:
         return bid
 
 
-def to_arrow(table: str, rows: List[dict]) -> pa.Table:
+def to_arrow(table: str, rows: List[dict], columns: Optional[List[str]] = None) -> pa.Table:
     """Rows (dicts, or for "files" dicts of equal-length lists) as an Arrow table
-    of the table's schema (the date partition column dropped)."""
+    of the table's schema (the date partition column dropped), or of only the
+    named `columns`."""
     schema = schemas()[table]
+    if columns is not None:
+        schema = pa.schema([schema.field(c) for c in columns])
     if table == "files":   # extract gives one dict of columns per log
         return pa.table([_column([part[f.name] for part in rows], f.type) for f in schema],
                         schema=schema)
