@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 from datetime import datetime, timezone
 from typing import Dict, List, Optional
@@ -31,6 +32,7 @@ from .names import NameFilter
 NUMERIC = ("file_id", "bytes_read", "bytes_written", "reads", "writes", "total_bytes",
            "time_by_slowest", "perf_by_slowest")
 FILE_COLUMNS = ("interface", "file", "storage_class", "partial") + NUMERIC
+_OPENED_AS = re.compile(r"^/proc/self/fd/\d+: ")
 
 
 def app_name(exe: str) -> str:
@@ -120,9 +122,17 @@ def _as_dict(f) -> dict:
     return dict(vars(f)) if hasattr(f, "__dict__") else {"text": str(f)}
 
 
-def reason(error: BaseException) -> str:
-    """Why a log is quarantined: the error's class and message."""
-    return stored_text(f"{type(error).__name__}: {error}")
+def reason(error: BaseException, path: str = "") -> str:
+    """Why a log is quarantined: the error's class and message, without the
+    path the reader was given (the row names the log; that path was
+    /proc/self/fd/N)."""
+    if isinstance(error, OSError) and error.strerror:   # no "[Errno N] ...: 'path'"
+        text = error.strerror
+    else:
+        text = _OPENED_AS.sub("", str(error), count=1)
+    if path and text.startswith(path + ": "):
+        text = text[len(path) + 2:]
+    return stored_text(f"{type(error).__name__}: {text}")
 
 
 def quarantine_row(path: str, error: BaseException) -> dict:
@@ -132,7 +142,7 @@ def quarantine_row(path: str, error: BaseException) -> dict:
     except OSError:
         size, mtime, dev, ino = -1, 0.0, None, None
     return {"log_key": log_key(path), "log_file": stored_text(os.path.basename(path)),
-            "reason": reason(error), "size": size, "mtime": mtime, "dev": dev, "ino": ino,
+            "reason": reason(error, path), "size": size, "mtime": mtime, "dev": dev, "ino": ino,
             "ingested_at": time.time(), "date": day(mtime)}
 
 
