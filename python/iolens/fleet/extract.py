@@ -16,6 +16,7 @@ import json
 import os
 import re
 import time
+import warnings
 from datetime import datetime, timezone
 from typing import Dict, List, Optional
 
@@ -151,7 +152,11 @@ def extract(path: str, classes: StorageClasses, with_findings: bool = True,
     """{"job": row, "files": rows, "findings": rows} or {"quarantine": row}.
     `name_filter` keeps only the records whose names pass it (job-stats/file-stats)."""
     try:
-        return _extract(path, classes, with_findings, name_filter)
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            # numpy's overflow warnings on a hostile log's values (in the
+            # diagnosis rules) would print once per log of an ingest
+            warnings.simplefilter("ignore", RuntimeWarning)
+            return _extract(path, classes, with_findings, name_filter)
     except Exception as e:  # noqa: BLE001 - any failure on one log quarantines it
         return {"quarantine": quarantine_row(path, e)}
 
