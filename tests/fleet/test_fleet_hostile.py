@@ -5,14 +5,11 @@ Every run is the real command in a subprocess, with a bounded wait."""
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
-
-import pytest
 
 from iolens.fleet.query import connect
 from iolens.fleet.store import read_manifest

@@ -1,10 +1,11 @@
 """`iolens fleet ingest`: find logs, extract them in parallel, commit in batches.
 
-Work runs on local processes (multiprocessing) or on an existing Dask
-distributed cluster; either way the same `extract_many` runs on chunks of
-paths and the results come back here, where a single writer commits them in
-batches (store.Store.commit).  Memory is bounded by the number of chunks in
-flight and the batch size, not by the number of logs.
+Work runs on local processes (pool.py, which survives a dead worker) or on an
+existing Dask distributed cluster; either way the same `extract_many` runs on
+chunks of paths and the results come back here, where a single writer commits
+them in batches (batch.checked_tables, then store.Store.commit_arrow).  Memory
+is bounded by the number of chunks in flight and the batch size, not by the
+number of logs.  Which paths are logs, and each real file once: logfiles.py.
 """
 from __future__ import annotations
 
