@@ -9,7 +9,6 @@ number of logs.  Which paths are logs, and each real file once: logfiles.py.
 """
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import os
 import sys
@@ -164,9 +163,10 @@ def _new_logs(st: Store, sources: Iterable[str]):
     """([paths of logs the store does not hold], how many paths were left out
     because their log is in the store or listed under another path)."""
     found, duplicates = find_logs(sources)
-    keys, ids = st.known()
-    todo = [p for p, fid in found
-            if log_key(p) not in keys and (fid is None or dataclasses.astuple(fid) not in ids)]
+    keys = st.keys()
+    fresh = [(p, fid) for p, fid in found if log_key(p) not in keys]
+    held = st.held([(i, fid) for i, (_, fid) in enumerate(fresh) if fid is not None])
+    todo = [p for i, (p, _) in enumerate(fresh) if i not in held]
     return todo, len(found) - len(todo) + duplicates
 
 

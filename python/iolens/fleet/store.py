@@ -33,6 +33,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from .logfiles import FileId
 from .schema import TABLES, schema_tag, schemas
 
 MANIFEST = "manifest.json"
@@ -41,6 +42,9 @@ FORMAT = 1
 # Columns that identify a log: its key, then its file's (dev, ino, size, mtime).
 _IDENTITY = {"jobs": ("log_key", "log_dev", "log_ino", "log_size", "log_mtime"),
              "quarantine": ("log_key", "dev", "ino", "size", "mtime")}
+IDENTITY_COLUMNS = ("dev", "ino", "size", "mtime")
+_ID_SCHEMA = pa.schema([("dev", pa.uint64()), ("ino", pa.uint64()), ("size", pa.int64()),
+                        ("mtime", pa.float64())])
 
 
 class StoreError(RuntimeError):
@@ -138,22 +142,32 @@ class Store:
     # ------------------------------------------------------------ reading
     def keys(self) -> Set[str]:
         """log_key of every log already in the store (ingested or quarantined)."""
-        return self.known()[0]
-
-    def known(self) -> Tuple[Set[str], Set[tuple]]:
-        """The logs already in the store (ingested or quarantined): their log_key
-        and their file identities (dev, ino, size, mtime).  Batches written before
-        identities were stored give keys only."""
-        keys: Set[str] = set()
-        ids: Set[tuple] = set()
+        out: Set[str] = set()
         for table, cols in _IDENTITY.items():
             for path in table_files(self.root, table, self.manifest):
-                have = set(pq.read_schema(path).names)
-                data = pq.read_table(path, columns=[c for c in cols if c in have])
-                keys.update(data.column("log_key").to_pylist())
-                if have.issuperset(cols):
-                    ids.update(zip(*(data.column(c).to_pylist() for c in cols[1:])))
-        return keys, ids
+                out.update(pq.read_table(path, columns=[cols[0]]).column(0).to_pylist())
+        return out
+
+    def held(self, files: List[Tuple[int, FileId]]) -> Set[int]:
+        """The numbers i of the (i, logfiles.FileId) pairs whose file is that of a
+        log already in the store.  A join in Arrow, since the identities of a
+        million logs as Python tuples would cost 200 MB.  Batches written before
+        identities were stored have none to match."""
+        files = pa.table({"i": [i for i, _ in files],
+                          **{c: [getattr(f, c) for _, f in files] for c in IDENTITY_COLUMNS}},
+                         schema=pa.schema([("i", pa.int64())] + list(_ID_SCHEMA)))
+        parts = []
+        for table, cols in _IDENTITY.items():
+            for path in table_files(self.root, table, self.manifest):
+                if set(cols).issubset(pq.read_schema(path).names):
+                    data = pq.read_table(path, columns=list(cols[1:]))
+                    parts.append(data.rename_columns(list(IDENTITY_COLUMNS)).cast(_ID_SCHEMA))
+        if not parts or not files.num_rows:
+            return set()
+        stored = pa.concat_tables(parts).filter(pc.is_valid(pc.field("dev")))
+        both = files.join(stored.group_by(list(IDENTITY_COLUMNS)).aggregate([]),
+                          keys=list(IDENTITY_COLUMNS), join_type="inner")
+        return set(both.column("i").to_pylist())
 
     # ------------------------------------------------------------ writing
     def commit(self, rows: Dict[str, Iterable[dict]], stats: dict) -> str:
