@@ -121,7 +121,8 @@ def _stats(a, which) -> int:
     from . import stats
     paths = list(a.log_paths)
     if a.log_paths_file:
-        with open(a.log_paths_file, encoding="utf-8", errors="surrogateescape") as fh:  # paths are bytes
+        # paths are bytes: a line that is not UTF-8 still names its file
+        with open(a.log_paths_file, encoding="utf-8", errors="surrogateescape") as fh:
             paths += [line.strip() for line in fh if line.strip()]
     if not paths:
         raise ValueError("no store or log paths given")

@@ -18,10 +18,10 @@ from typing import Iterable, Iterator, List, Optional
 
 from .batch import checked_tables
 from .classes import StorageClasses
-from .extract import extract
+from .extract import extract, quarantine_row
 from .logfiles import find_logs, log_key
 from .names import NameFilter
-from .pool import local_results
+from .pool import WorkerDiedError, local_results
 from .store import Store
 
 
@@ -49,22 +49,47 @@ def _local(chunks, classes, workers: int, with_findings: bool, names) -> Iterato
 
 
 def _dask(address: str, chunks, classes, with_findings: bool, names) -> Iterator[list]:
-    """Chunks on an existing Dask cluster, at most 2 per worker thread in flight."""
+    """Chunks on an existing Dask cluster, at most 2 per worker thread in flight.
+    A chunk that fails (its workers died more often than the scheduler's
+    allowed-failures: KilledWorker) is run again one log per task, and a log
+    that fails alone too is quarantined with the error."""
     from distributed import Client, as_completed
 
+    args = (classes, with_findings, names)
     with Client(address) as client:
         threads = sum(client.nthreads().values()) or 1
-        pending = as_completed()
+        pending, chunk_of = as_completed(), {}
+
+        def submit(chunk) -> None:
+            fut = client.submit(extract_many, chunk, *args, pure=False)
+            chunk_of[fut] = chunk
+            pending.add(fut)
+
         chunks = iter(chunks)
         for chunk in itertools.islice(chunks, 2 * threads):
-            pending.add(client.submit(extract_many, chunk, classes, with_findings, names, pure=False))
+            submit(chunk)
         for fut in pending:
-            result = fut.result()
+            chunk = chunk_of.pop(fut)
+            try:
+                result = fut.result()
+            except Exception:  # noqa: BLE001 - lost workers; find the log below
+                result = [_dask_alone(client, path, args) for path in chunk]
             fut.release()
             nxt = next(chunks, None)
             if nxt is not None:
-                pending.add(client.submit(extract_many, nxt, classes, with_findings, names, pure=False))
+                submit(nxt)
             yield result
+
+
+def _dask_alone(client, path: str, args: tuple) -> dict:
+    fut = client.submit(extract_many, [path], *args, pure=False)
+    try:
+        return fut.result()[0]
+    except Exception as e:  # noqa: BLE001 - this log's task failed on its own
+        return {"quarantine": quarantine_row(path, WorkerDiedError(
+            f"the Dask task reading this log failed: {type(e).__name__}: {e}"))}
+    finally:
+        fut.release()
 
 
 @dataclass
