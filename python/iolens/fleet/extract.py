@@ -23,11 +23,12 @@ from typing import Dict, List, Optional
 import numpy as np
 
 from .._meta import module_info
+from .._text import printable
 from ..log import open as open_log
 from .classes import StorageClasses
 from .columns import check_summable, file_numbers, job_numbers, module_arrays
 from .interfaces import interfaces
-from .logfiles import log_key, regular_file, stored_text
+from .logfiles import log_key, regular_file
 from .names import NameFilter
 
 NUMERIC = ("file_id", "bytes_read", "bytes_written", "reads", "writes", "total_bytes",
@@ -77,12 +78,12 @@ class _Classifier:
 
 
 def _stored_names(names: List[str]) -> List[str]:
-    """stored_text of each name; one encode of them all when every one is UTF-8."""
+    """printable() of each name; one encode of them all when every one is UTF-8."""
     try:
         "\0".join(names).encode("utf-8")
         return names
     except UnicodeEncodeError:
-        return [stored_text(n) for n in names]
+        return [printable(n) for n in names]
 
 
 def _findings(path: str) -> Optional[List[dict]]:
@@ -133,7 +134,7 @@ def reason(error: BaseException, path: str = "") -> str:
         text = _OPENED_AS.sub("", str(error), count=1)
     if path and text.startswith(path + ": "):
         text = text[len(path) + 2:]
-    return stored_text(f"{type(error).__name__}: {text}")
+    return printable(f"{type(error).__name__}: {text}")
 
 
 def quarantine_row(path: str, error: BaseException) -> dict:
@@ -142,7 +143,7 @@ def quarantine_row(path: str, error: BaseException) -> dict:
         size, mtime, dev, ino = st.st_size, st.st_mtime, st.st_dev, st.st_ino
     except OSError:
         size, mtime, dev, ino = -1, 0.0, None, None
-    return {"log_key": log_key(path), "log_file": stored_text(os.path.basename(path)),
+    return {"log_key": log_key(path), "log_file": printable(os.path.basename(path)),
             "reason": reason(error, path), "size": size, "mtime": mtime, "dev": dev, "ino": ino,
             "ingested_at": time.time(), "date": day(mtime)}
 
@@ -176,8 +177,8 @@ def _extract_open(path: str, opened: str, st: os.stat_result, classes: StorageCl
         nprocs = int(job["nprocs"])
         mounts = log.mounts
         date = day(job["start_time_sec"])
-        exe = stored_text(log.exe)
-        row = {"log_key": key, "log_file": stored_text(os.path.basename(path)),
+        exe = printable(log.exe)
+        row = {"log_key": key, "log_file": printable(os.path.basename(path)),
                "log_size": st.st_size, "log_mtime": st.st_mtime, "log_dev": st.st_dev,
                "log_ino": st.st_ino, "date": date, "job_id": int(job["jobid"]),
                "uid": int(job["uid"]), "exe": exe, "app": app_name(exe),
@@ -187,7 +188,7 @@ def _extract_open(path: str, opened: str, st: os.stat_result, classes: StorageCl
                "partial": bool(log.partial_flag),
                "metadata": json.dumps(job["metadata"], sort_keys=True),
                "mounts": json.dumps([list(m) for m in mounts]),
-               "platform": sorted((stored_text(k), stored_text(v))
+               "platform": sorted((printable(k), printable(v))
                                   for k, v in log.platform.items())}
         files: Dict[str, list] = {c: [] for c in FILE_COLUMNS}
         classify = _Classifier(classes, mounts)

@@ -11,8 +11,10 @@ device, a symlink to /dev/zero or a second name of a log already seen.  Here:
   checks the opened descriptor again (fstat).  The reader then opens that same descriptor's file through
   /proc/self/fd, so a file swapped in after the check is never read; a regular
   file's size bounds what the reader reads;
-- `stored_text` turns a name that is not UTF-8 (Python's surrogateescape
-  strings) into text a Parquet string column can hold.
+- names that are not UTF-8 (Python's surrogateescape strings) are stored as
+  iolens._text.printable gives them (\xNN escapes), text that a Parquet
+  string column can hold.  A name that holds a literal backslash-x sequence
+  reads the same: the store keeps names to read, the log keeps the bytes.
 """
 from __future__ import annotations
 
@@ -21,6 +23,8 @@ import os
 import stat
 from dataclasses import dataclass
 from typing import Iterable, Iterator, List, Optional, Tuple
+
+from .._text import printable
 
 LOG_SUFFIXES = (".darshan",)
 _PROC_FD = "/proc/self/fd"
@@ -44,21 +48,9 @@ class FileId:
         return cls(st.st_dev, st.st_ino, st.st_size, st.st_mtime)
 
 
-def stored_text(text: str) -> str:
-    """`text` unchanged when it is valid UTF-8; otherwise its bytes that are not
-    UTF-8 as \\xNN escapes (what os.fsencode gives, shown as Python shows bytes).
-    A name that holds a literal backslash-x sequence looks the same: the store
-    keeps names to read, the log keeps the bytes."""
-    try:
-        text.encode("utf-8")
-        return text
-    except UnicodeEncodeError:
-        return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-
-
 def log_key(path: str) -> str:
     """The identity of a log in the store: its resolved absolute path, as text."""
-    return stored_text(os.path.realpath(path))
+    return printable(os.path.realpath(path))
 
 
 def _file_id(path: str) -> Optional[FileId]:
