@@ -87,11 +87,5 @@ def write_log(path, *, names=("/lus/scratch/u1/out.0",), exe="/opt/apps/app/bin/
 
 def write_non_utf8_log(path) -> str:
     """A valid log whose file name and command line hold the byte 0xFF (not
-    UTF-8): written uncompressed by iolens.Writer with a placeholder byte, then
-    that byte replaced, as a file system would have given the name."""
-    write_log(path, names=("/lus/scratch/u1/bad#name",), exe="/opt/bad#exe -x",
-              compression="none")
-    data = Path(path).read_bytes()
-    assert data.count(b"bad#") == 2
-    Path(path).write_bytes(data.replace(b"bad#", b"bad\xff"))
-    return str(path)
+    UTF-8), given to iolens.Writer as surrogateescape text, as the reader gives it."""
+    return write_log(path, names=("/lus/scratch/u1/bad\udcffname",), exe="/opt/bad\udcffexe -x")

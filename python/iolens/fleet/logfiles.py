@@ -12,7 +12,7 @@ device, a symlink to /dev/zero or a second name of a log already seen.  Here:
   /proc/self/fd, so a file swapped in after the check is never read; a regular
   file's size bounds what the reader reads;
 - names that are not UTF-8 (Python's surrogateescape strings) are stored as
-  iolens._text.printable gives them (\xNN escapes), text that a Parquet
+  iolens._text.printable gives them (\\xNN escapes), text that a Parquet
   string column can hold.  A name that holds a literal backslash-x sequence
   reads the same: the store keeps names to read, the log keeps the bytes.
 """
