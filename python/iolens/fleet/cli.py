@@ -6,6 +6,7 @@ import os
 import sys
 import tempfile
 
+from .._text import printable
 from .classes import ConfigError, StorageClasses
 from .stats import FILE_ORDER, JOB_ORDER
 
@@ -95,7 +96,7 @@ def cmd_query(a) -> int:
 def _unusable(a, con, paths) -> int:
     """Name on stderr every given log the throw-away store quarantined; their count."""
     from .logfiles import log_key
-    given = {log_key(p): p for p in paths}
+    given = {log_key(p): printable(p) for p in paths}
     rows = con.execute("SELECT log_key, reason FROM quarantine ORDER BY log_key").fetchall()
     for key, why in rows:
         print(f"iolens fleet {a.cmd}: {given.get(key, key)}: {why}", file=sys.stderr)
@@ -109,7 +110,8 @@ def _missing(a, paths) -> list:
         if os.path.lexists(p):
             out.append(p)
         else:
-            print(f"iolens fleet {a.cmd}: {p}: no such file or directory", file=sys.stderr)
+            print(f"iolens fleet {a.cmd}: {printable(p)}: no such file or directory",
+                  file=sys.stderr)
     return out
 
 
