@@ -186,3 +186,10 @@ def test_stats_name_every_unusable_log_and_exit_1(tmp_path):
         assert f"iolens fleet {verb}: {missing}: no such file or directory" in run.stderr
         ok = fleet(verb, good, "--csv")
         assert ok.returncode == 0 and ok.stderr == "" and ok.stdout == run.stdout
+
+
+def test_missing_source_is_one_line_and_makes_no_store(tmp_path):
+    run = fleet("ingest", tmp_path / "nowhere", "--store", tmp_path / "s", check=False)
+    assert run.returncode == 1
+    assert run.stderr == f"iolens fleet ingest: {tmp_path / 'nowhere'}: no such log or directory\n"
+    assert not (tmp_path / "s").exists()

@@ -1,11 +1,11 @@
 """`iolens fleet {ingest,query,job-stats,file-stats,report}` (entry point iolens-fleet)."""
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import tempfile
 
+from .._text import printable
 from .classes import ConfigError, StorageClasses
 from .stats import FILE_ORDER, JOB_ORDER
 
@@ -43,8 +43,8 @@ def _stats_args(p, orders, what):
 
 
 def parse_args(argv):
-    parser = argparse.ArgumentParser(prog="iolens fleet",
-                                     description="Facility-wide analytics over many logs.")
+    from .._verb import make_parser
+    parser = make_parser("fleet", description="Facility-wide analytics over many logs.")
     sub = parser.add_subparsers(dest="cmd", required=True)
     _ingest_args(sub.add_parser("ingest", help="read logs into a Parquet store"))
     q = sub.add_parser("query", help="run SQL (or a named query) over a store with DuckDB")
@@ -95,7 +95,7 @@ def cmd_query(a) -> int:
 def _unusable(a, con, paths) -> int:
     """Name on stderr every given log the throw-away store quarantined; their count."""
     from .logfiles import log_key
-    given = {log_key(p): p for p in paths}
+    given = {log_key(p): printable(p) for p in paths}
     rows = con.execute("SELECT log_key, reason FROM quarantine ORDER BY log_key").fetchall()
     for key, why in rows:
         print(f"iolens fleet {a.cmd}: {given.get(key, key)}: {why}", file=sys.stderr)
@@ -109,7 +109,8 @@ def _missing(a, paths) -> list:
         if os.path.lexists(p):
             out.append(p)
         else:
-            print(f"iolens fleet {a.cmd}: {p}: no such file or directory", file=sys.stderr)
+            print(f"iolens fleet {a.cmd}: {printable(p)}: no such file or directory",
+                  file=sys.stderr)
     return out
 
 

@@ -158,8 +158,9 @@ def ingest(sources: Iterable[str], store: str, *, classes: Optional[StorageClass
     stores of job-stats/file-stats; a facility store keeps every record).
     """
     classes = classes or StorageClasses()
+    found = find_logs(sources)   # a missing source stops here, before a store is made
     with Store(store) as st:
-        todo, present = _new_logs(st, sources)
+        todo, present = _new_logs(st, *found)
         if limit is not None:
             todo = todo[:limit]
         progress = Progress(total=len(todo), quiet=quiet)
@@ -184,10 +185,10 @@ def ingest(sources: Iterable[str], store: str, *, classes: Optional[StorageClass
                       time.monotonic() - progress.start)
 
 
-def _new_logs(st: Store, sources: Iterable[str]):
-    """([paths of logs the store does not hold], how many paths were left out
-    because their log is in the store or listed under another path)."""
-    found, duplicates = find_logs(sources)
+def _new_logs(st: Store, found: list, duplicates: int):
+    """Of find_logs' result, ([paths of logs the store does not hold], how many
+    paths were left out because their log is in the store or listed under
+    another path)."""
     keys = st.keys()
     fresh = [(p, fid) for p, fid in found if log_key(p) not in keys]
     held = st.held([(i, fid) for i, (_, fid) in enumerate(fresh) if fid is not None])

@@ -68,7 +68,7 @@ def _candidates(sources: Iterable[str]) -> Iterator[str]:
         elif os.path.lexists(src):
             yield src
         else:
-            raise FileNotFoundError(f"no such log or directory: {src}")
+            raise FileNotFoundError(f"{printable(src)}: no such log or directory")
 
 
 def find_logs(sources: Iterable[str]) -> Tuple[List[Tuple[str, Optional[FileId]]], int]:

@@ -26,7 +26,7 @@ import os
 import shutil
 import time
 import uuid
-from typing import Dict, Iterable, List, Optional, Set, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
 import numpy as np
 import pyarrow as pa
@@ -34,7 +34,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from .logfiles import FileId
-from .schema import TABLES, schema_tag, schemas
+from .schema import schema_tag, schemas
 
 MANIFEST = "manifest.json"
 STAGING = "_staging"
@@ -153,6 +153,8 @@ class Store:
         log already in the store.  A join in Arrow, since the identities of a
         million logs as Python tuples would cost 200 MB.  Batches written before
         identities were stored have none to match."""
+        if not files:
+            return set()
         files = pa.table({"i": [i for i, _ in files],
                           **{c: [getattr(f, c) for _, f in files] for c in IDENTITY_COLUMNS}},
                          schema=pa.schema([("i", pa.int64())] + list(_ID_SCHEMA)))
@@ -162,7 +164,7 @@ class Store:
                 if set(cols).issubset(pq.read_schema(path).names):
                     data = pq.read_table(path, columns=list(cols[1:]))
                     parts.append(data.rename_columns(list(IDENTITY_COLUMNS)).cast(_ID_SCHEMA))
-        if not parts or not files.num_rows:
+        if not parts:
             return set()
         stored = pa.concat_tables(parts).filter(pc.is_valid(pc.field("dev")))
         both = files.join(stored.group_by(list(IDENTITY_COLUMNS)).aggregate([]),
@@ -170,20 +172,10 @@ class Store:
         return set(both.column("i").to_pylist())
 
     # ------------------------------------------------------------ writing
-    def commit(self, rows: Dict[str, Iterable[dict]], stats: dict) -> str:
-        """Write one batch: rows per table, each row a dict with a "date" key and
-        the table's columns.  Returns the batch id."""
-        parts = []
-        for table in TABLES:
-            by_date: Dict[str, List[dict]] = {}
-            for r in rows.get(table, ()):
-                by_date.setdefault(r["date"], []).append(r)
-            parts += [(table, date, to_arrow(table, part)) for date, part in sorted(by_date.items())]
-        return self._commit(parts, stats)
-
     def commit_arrow(self, tables: Dict[str, pa.Table], stats: dict) -> str:
-        """Write one batch of whole Arrow tables that carry a string "date" column
-        (for bulk loads such as the benchmark's synthetic jobs table)."""
+        """Write one batch: Arrow tables (batch.checked_tables gives them for an
+        ingest; the benchmark builds its synthetic jobs table directly) that
+        carry a string "date" column, the partition.  Returns the batch id."""
         parts = []
         for table, data in tables.items():
             dates = data.column("date")
