@@ -33,7 +33,7 @@ def check_summable(frame: pd.DataFrame, module: str, names) -> None:
     cols = [n for n in names if n in frame.columns]
     if not cols or not len(frame):
         return
-    total = float(np.abs(frame[cols].to_numpy(np.float64)).sum())
+    total = sum(float(np.abs(counter(frame, n).astype(np.float64)).sum()) for n in cols)
     if total >= SUM_LIMIT:
         raise ValueOutOfRangeError(
             f"{module} counters {', '.join(cols)} add up to "

@@ -28,9 +28,9 @@ import numpy as np
 
 from .._text import printable
 from ..log import open as open_log
-from .classes import StorageClasses
 from ..view import JobView
 from ..view.parser import MIB, perf as parser_perf
+from .classes import StorageClasses
 from .columns import check_summable, file_numbers
 from .interfaces import interfaces
 from .logfiles import log_key, regular_file
