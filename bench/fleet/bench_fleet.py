@@ -164,8 +164,8 @@ def main():
         return
     if not a.logs:
         ap.error("--logs is required unless --queries-only")
-    from iolens.fleet.ingest import find_logs
-    logs = find_logs([a.logs])
+    from iolens.fleet.logfiles import find_logs
+    logs = [path for path, _ in find_logs([a.logs])[0]]
     print(f"{len(logs)} logs")
     if "rate" not in skip:
         sample = logs[:: max(1, len(logs) // a.sample)][: a.sample]

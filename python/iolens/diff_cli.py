@@ -2,20 +2,19 @@
 impact (iolens.diff).  Exit status: 0 compared, 1 a log cannot be read, 2 usage."""
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 
 from ._text import printable
-from ._verb import run_verb
+from ._verb import make_parser, run_verb, VerbError, describe
 from .diff import as_json, diff_logs
 from .errors import LogError
 from .log import Log
 
 
 def parse_args(argv):
-    ap = argparse.ArgumentParser(
-        prog="iolens diff",
+    ap = make_parser(
+        "diff",
         description="Compare two runs: volume, operation counts, access sizes, access "
                     "pattern, collective use, file layout, imbalance and time per interface, "
                     "files that appeared or vanished; ranked by impact.")
@@ -31,8 +30,7 @@ def run(args) -> int:
         try:
             Log(path).close()
         except (LogError, OSError) as e:
-            print(f"iolens diff: {path}: {e}", file=sys.stderr)
-            return 1
+            raise VerbError(None, describe(e, path)) from None
     changes = diff_logs(args.a, args.b)
     if args.top > 0:
         changes = changes[:args.top]

@@ -1,6 +1,8 @@
 /* Shared command-line behaviour of the `iolens` verbs (see cli.h). */
 #include <errno.h>
+#include <getopt.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +21,25 @@ int iol_cli_wants_version(int argc, char **argv, int stop_at_operand)
             return 0;
     }
     return 0;
+}
+
+int iol_cli_usage_error(const char *verb, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "iolens %s: ", verb);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return IOL_EXIT_USAGE;
+}
+
+int iol_cli_getopt_error(const char *verb, int c, char **argv)
+{
+    const char *opt = argv[optind - 1];
+    if (c == ':')
+        return iol_cli_usage_error(verb, "%s needs a value", opt);
+    return iol_cli_usage_error(verb, "unknown option '%s'", opt);
 }
 
 int iol_cli_print_version(const char *verb)

@@ -19,6 +19,15 @@ enum {
  * stop_at_operand, before the first operand (`iolens run CMD --version` is CMD's). */
 int iol_cli_wants_version(int argc, char **argv, int stop_at_operand);
 
+/* A usage error's first line, "iolens VERB: WHAT" on stderr (the caller prints its
+ * usage after it); returns IOL_EXIT_USAGE.  docs/cli.md, "Messages". */
+int iol_cli_usage_error(const char *verb, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* The usage error of getopt_long's '?' or ':' (call it with opterr = 0 and an
+ * optstring starting with ':'): names the option and what is wrong with it. */
+int iol_cli_getopt_error(const char *verb, int c, char **argv);
+
 /* Prints "iolens VERB VERSION" on stdout; returns IOL_EXIT_OK. */
 int iol_cli_print_version(const char *verb);
 

@@ -12,13 +12,16 @@
  * modules (APXC, APMPI) have no decoder: their stored payload is copied unchanged
  * when it is little-endian (their layout does not depend on the log version);
  * from a big-endian log they are skipped with a warning, because copying would
- * mislabel the byte order.  Exit status 0, 1 on failure (OUT is then removed),
- * 2 for a usage error. */
+ * mislabel the byte order.  OUT is written through safe_output.h (never over IN,
+ * never left truncated).  Exit status 0, 1 on failure (OUT is left as it was),
+ * 2 for a usage error (OUT naming IN included). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cli.h"
 #include "convert.h"
 #include "iolens/log.h"
+#include "safe_output.h"
 #include "tools.h"
 
 typedef struct conv {
@@ -31,13 +34,14 @@ typedef struct conv {
     anon an;
     iolens_log *log;
     iolens_writer *w;
+    iol_output out_file;
     char err[512];
 } conv;
 
 static const char usage_text[] =
     "usage: iolens convert [options] IN OUT\n"
     "Rewrite log IN (any Darshan 3.x version) as a version 3.41 log OUT.\n"
-    "  --zlib | --bzip2 | --none  compression of OUT (default zlib)\n"
+    "  --zlib | --bzip2 | --none  compression of OUT (default zlib; one of them)\n"
     "  --condense            one compressed stream per module instead of one per process\n"
     "  --file ID|PATH        keep only this record (every module, DXT included)\n"
     "  --include-glob GLOB   keep records whose name matches GLOB (repeatable)\n"
@@ -49,7 +53,9 @@ static const char usage_text[] =
     "  --keep-mounts         with --anonymize: keep mount points of file names\n"
     "  --keep-ext            with --anonymize: keep file extensions\n"
     "  --keep-depth          with --anonymize: one pseudonym per directory level\n"
-    "Exit status: 0 success, 1 failure (OUT is removed), 2 usage error.\n";
+    "OUT is written beside its place and renamed there when complete (mode 0400);\n"
+    "OUT naming IN is refused.\n"
+    "Exit status: 0 success, 1 failure (OUT is left as it was), 2 usage error.\n";
 
 /* Options that take a value: the value is the next argument. */
 static const char *opt_value(int argc, char **argv, int *i)
@@ -75,6 +81,7 @@ static int parse_args(conv *c, int argc, char **argv)
 {
     memset(c, 0, sizeof *c);
     c->comp = IOLENS_COMP_ZLIB;
+    const char *comp_flag = NULL;     /* the compression option given, if any */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = NULL;
         int takes = !strcmp(a, "--file") || !strcmp(a, "--include-glob") ||
@@ -82,13 +89,19 @@ static int parse_args(conv *c, int argc, char **argv)
                     !strcmp(a, "--anonymize");
         if (takes && !(v = opt_value(argc, argv, &i)))
             return -1;
-        if (!strcmp(a, "--zlib"))
-            c->comp = IOLENS_COMP_ZLIB;
-        else if (!strcmp(a, "--bzip2"))
-            c->comp = IOLENS_COMP_BZIP2;
-        else if (!strcmp(a, "--none"))
-            c->comp = IOLENS_COMP_NONE;
-        else if (!strcmp(a, "--condense"))
+        int comp = !strcmp(a, "--zlib") ? IOLENS_COMP_ZLIB
+                 : !strcmp(a, "--bzip2") ? IOLENS_COMP_BZIP2
+                 : !strcmp(a, "--none") ? IOLENS_COMP_NONE : -1;
+        if (comp >= 0 && comp_flag && strcmp(comp_flag, a)) {
+            /* Contradictory: refused rather than letting the last one win. */
+            fprintf(stderr, "iolens convert: %s and %s exclude each other\n%s", comp_flag, a,
+                    usage_text);
+            return -1;
+        }
+        if (comp >= 0) {
+            c->comp = comp;
+            comp_flag = a;
+        } else if (!strcmp(a, "--condense"))
             c->condense = 1;
         else if (!strcmp(a, "--reset-md"))
             c->reset_md = 1;
@@ -322,6 +335,49 @@ static int convert(conv *c)
     return 0;
 }
 
+/* Read IN and write the converted log at c->out_file.path.  0, or 1 with the reason printed. */
+static int convert_file(conv *c)
+{
+    int rc;
+    if (c->keyfile && anon_load_key(&c->an, c->keyfile, c->err, sizeof c->err)) {
+        fprintf(stderr, "iolens convert: %s\n", c->err);
+        return 1;
+    }
+    rc = iolens_log_open(c->in, &c->log, c->err, sizeof c->err);
+    if (rc) {
+        fprintf(stderr, "iolens convert: %s: %s\n", c->in, *c->err ? c->err : iolens_strerror(rc));
+        return 1;
+    }
+    c->an.job = iolens_log_job(c->log);
+    if ((rc = conv_select_build(&c->sel, c->log)) ||
+        (c->keyfile && (rc = anon_build_names(&c->an, c->log)))) {
+        fprintf(stderr, "iolens convert: %s: %s\n", c->in,
+                rc == IOLENS_E_INVALID_ARG ? "--file names no record of this log"
+                                           : iolens_strerror(rc));
+        return 1;
+    }
+    if ((rc = iolens_writer_open(c->out_file.path, c->comp, &c->w))) {
+        fprintf(stderr, "iolens convert: %s: %s\n", c->out, iolens_strerror(rc));
+        return 1;
+    }
+    iolens_writer_set_per_process(c->w, !c->condense);
+    c->err[0] = '\0';
+    rc = convert(c);
+    if (rc) {
+        iolens_writer_abort(c->w);
+    } else {
+        char werr[512] = "";
+        rc = iolens_writer_close_err(c->w, werr, sizeof werr);
+        if (rc)
+            snprintf(c->err, sizeof c->err, "%s: %s", c->out, *werr ? werr : iolens_strerror(rc));
+    }
+    if (rc) {
+        fprintf(stderr, "iolens convert: %s\n", c->err);
+        return 1;
+    }
+    return 0;
+}
+
 int iol_cmd_convert(int argc, char **argv)
 {
     conv c;
@@ -330,49 +386,21 @@ int iol_cmd_convert(int argc, char **argv)
         conv_free(&c);
         return rc < 0 ? 2 : 0;
     }
-    if (c.keyfile && anon_load_key(&c.an, c.keyfile, c.err, sizeof c.err)) {
+    /* Before anything is read: OUT never replaces IN (nor the key). */
+    const char *inputs[] = {c.in, c.keyfile};
+    rc = iol_output_begin(&c.out_file, c.out, inputs, 2, IOL_OUT_LOG, c.err, sizeof c.err);
+    if (rc) {
         fprintf(stderr, "iolens convert: %s\n", c.err);
         conv_free(&c);
-        return 1;
+        return rc;
     }
-    rc = iolens_log_open(c.in, &c.log, c.err, sizeof c.err);
-    if (rc) {
-        fprintf(stderr, "iolens convert: %s: %s\n", c.in, *c.err ? c.err : iolens_strerror(rc));
-        conv_free(&c);
-        return 1;
-    }
-    c.an.job = iolens_log_job(c.log);
-    if ((rc = conv_select_build(&c.sel, c.log)) ||
-        (c.keyfile && (rc = anon_build_names(&c.an, c.log)))) {
-        fprintf(stderr, "iolens convert: %s: %s\n", c.in,
-                rc == IOLENS_E_INVALID_ARG ? "--file names no record of this log"
-                                           : iolens_strerror(rc));
+    rc = convert_file(&c);
+    if (!rc && (rc = iol_output_commit(&c.out_file, c.err, sizeof c.err)))
+        fprintf(stderr, "iolens convert: %s\n", c.err);
+    if (rc)
+        iol_output_discard(&c.out_file);
+    if (c.log)
         iolens_log_close(c.log);
-        conv_free(&c);
-        return 1;
-    }
-    if ((rc = iolens_writer_open(c.out, c.comp, &c.w))) {
-        fprintf(stderr, "iolens convert: %s: %s\n", c.out, iolens_strerror(rc));
-        iolens_log_close(c.log);
-        conv_free(&c);
-        return 1;
-    }
-    iolens_writer_set_per_process(c.w, !c.condense);
-    c.err[0] = '\0';
-    rc = convert(&c);
-    if (rc) {
-        iolens_writer_abort(c.w);
-    } else {
-        char werr[512] = "";
-        rc = iolens_writer_close_err(c.w, werr, sizeof werr);
-        if (rc)
-            snprintf(c.err, sizeof c.err, "%s: %s", c.out, *werr ? werr : iolens_strerror(rc));
-    }
-    iolens_log_close(c.log);
     conv_free(&c);
-    if (rc) {
-        fprintf(stderr, "iolens convert: %s\n", c.err);
-        return 1;
-    }
-    return 0;
+    return rc;
 }

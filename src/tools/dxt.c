@@ -242,14 +242,14 @@ int iol_cmd_dxt(int argc, char **argv)
         else if (!strcmp(argv[i], "--version"))
             return iol_cli_print_version("dxt");
         else if (argv[i][0] == '-' && argv[i][1])
-            return usage(stderr, IOL_EXIT_USAGE);
+            return usage(stderr, iol_cli_usage_error("dxt", "unknown option '%s'", argv[i]));
         else if (r.path)
-            return usage(stderr, IOL_EXIT_USAGE);
+            return usage(stderr, iol_cli_usage_error("dxt", "one log only"));
         else
             r.path = argv[i];
     }
     if (!r.path)
-        return usage(stderr, IOL_EXIT_USAGE);
+        return usage(stderr, iol_cli_usage_error("dxt", "no log given"));
 
     char err[512];
     if (iolens_log_open(r.path, &r.log, err, sizeof err) != IOLENS_OK) {

@@ -21,13 +21,16 @@
  * (merge_lustre.h); other regions (opaque ones) are concatenated.  A region that
  * cannot be read fails the merge, naming the input: a merged log never leaves
  * out data silently.
- * --workflow merges logs of different jobs (merge_workflow.h, docs/convert.md). */
+ * --workflow merges logs of different jobs (merge_workflow.h, docs/convert.md);
+ * without it, logs of different jobs are a usage error (their ranks collide):
+ * different job ids, unless all are launcher ranks of one size (same_job). */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cli.h"
 #include "iolens/counters.h"
 #include "iolens/log.h"
 #include "merge.h"
@@ -35,6 +38,7 @@
 #include "merge_lustre.h"
 #include "merge_workflow.h"
 #include "recover.h"
+#include "safe_output.h"
 #include "tools.h"
 
 typedef struct input {
@@ -49,11 +53,12 @@ static void usage(FILE *out)
 {
     fprintf(out, "usage: iolens merge -o OUT [--no-reduce] [--allow-duplicates] [--workflow] LOG...\n"
                  "Merge the logs (or safety copies) of one job's processes into one log.\n"
-                 "  -o, --output OUT  the merged log (must not exist)\n"
+                 "  -o, --output OUT  the merged log (must not exist; mode 0400)\n"
                  "  --no-reduce       keep every process's records of shared files\n"
                  "  --allow-duplicates  merge two logs of the same process (warning only)\n"
                  "  --workflow        the logs are of different jobs: number their ranks\n"
-                 "                    one after the other (docs/convert.md)\n");
+                 "                    one after the other (docs/convert.md); without it,\n"
+                 "                    logs of different job ids are refused\n");
 }
 
 /* A record id with its position: sorting these by (id, position) groups equal
@@ -606,6 +611,20 @@ static size_t same_process(const input *in, size_t i)
     return i;
 }
 
+/* A process a launcher gave a rank (RANK/WORLD_SIZE, ...: metadata rank_from=).
+ * Without a scheduler's job id, each such process's job id is its own pid. */
+static int launcher_ranked(const iolens_job *j)
+{
+    return !strncmp(j->metadata, "rank_from=", 10) || strstr(j->metadata, "\nrank_from=");
+}
+
+/* Logs of one job: the same job id, or launcher ranks of one world of processes. */
+static int same_job(const iolens_job *a, const iolens_job *b)
+{
+    return a->jobid == b->jobid ||
+           (launcher_ranked(a) && launcher_ranked(b) && a->nprocs == b->nprocs);
+}
+
 int iol_cmd_merge(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -615,7 +634,8 @@ int iol_cmd_merge(int argc, char **argv)
     const char *out = NULL;
     int do_reduce = 1, allow_dups = 0, workflow = 0, c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "o:nh", opts, NULL)) != -1) {
+    opterr = 0;         /* its errors are said as every verb says them (cli.h) */
+    while ((c = getopt_long(argc, argv, ":o:nh", opts, NULL)) != -1) {
         if (c == 'o')
             out = optarg;
         else if (c == 'n')
@@ -624,19 +644,31 @@ int iol_cmd_merge(int argc, char **argv)
             allow_dups = 1;
         else if (c == 'w')
             workflow = 1;
-        else {
-            usage(c == 'h' ? stdout : stderr);
-            return c == 'h' ? 0 : 2;
+        else if (c == 'h') {
+            usage(stdout);
+            return 0;
+        } else {
+            iol_cli_getopt_error("merge", c, argv);
+            usage(stderr);
+            return 2;
         }
     }
     if (!out || optind >= argc) {
+        iol_cli_usage_error("merge", !out ? "no output given (-o OUT)" : "no log given");
         usage(stderr);
         return 2;
     }
     size_t n = (size_t)(argc - optind);
-    input *in = calloc(n, sizeof *in);
-    int rc = in ? 0 : 1;
     char err[512] = "";
+    iol_output o;       /* OUT never replaces an input, nor any file (safe_output.h) */
+    int rc = iol_output_begin(&o, out, (const char *const *)argv + optind, n,
+                              IOL_OUT_LOG | IOL_OUT_NO_REPLACE, err, sizeof err);
+    if (rc) {
+        fprintf(stderr, "iolens merge: %s\n", err);
+        return rc;
+    }
+    input *in = calloc(n, sizeof *in);
+    rc = in ? 0 : 1;
     const char *where = out;
     for (size_t i = 0; !rc && i < n; i++) {
         in[i].path = argv[optind + (int)i];
@@ -658,27 +690,32 @@ int iol_cmd_merge(int argc, char **argv)
             }
         }
         in[i].wf_offset = workflow ? 0 : -1;   /* the offsets are set by merge() */
-        if (!workflow && i && j->jobid != iolens_log_job(in[0].log)->jobid)
-            fprintf(stderr, "iolens merge: warning: %s has job id %lld, %s has %lld\n", in[i].path,
-                    (long long)j->jobid, in[0].path, (long long)iolens_log_job(in[0].log)->jobid);
+        if (!workflow && i && !same_job(iolens_log_job(in[0].log), j)) {
+            /* Their ranks would collide: a usage error, --workflow is the merge asked for. */
+            fprintf(stderr, "iolens merge: %s: job id %lld, not %lld as %s; logs of different "
+                    "jobs are merged with --workflow\n", in[i].path, (long long)j->jobid,
+                    (long long)iolens_log_job(in[0].log)->jobid, in[0].path);
+            rc = 2;
+            break;
+        }
     }
     int ranks_rc = rc || workflow ? 0 : assign_ranks(in, n);
     if (ranks_rc) {
-        fprintf(stderr, "iolens merge: %s%s\n", iolens_strerror(ranks_rc),
-                ranks_rc == IOLENS_E_BAD_JOB ? " (an input's process count is impossibly large)" : "");
+        size_t bad = 0;         /* name the input: the first with an impossible count */
+        while (bad + 1 < n && iolens_log_job(in[bad].log)->nprocs <= MAX_NPROCS)
+            bad++;
+        fprintf(stderr, "iolens merge: %s: %s%s\n", in[bad].path, iolens_strerror(ranks_rc),
+                ranks_rc == IOLENS_E_BAD_JOB ? " (its process count is impossibly large)" : "");
         rc = 1;
     }
-    if (!rc) {
-        struct stat st;
-        if (stat(out, &st) == 0) {
-            fprintf(stderr, "iolens merge: %s exists; not replaced\n", out);
-            rc = 1;
-        } else if (merge(in, n, out, do_reduce, err, sizeof err, &where) != 0) {
-            fprintf(stderr, "iolens merge: %s: %s\n", where, err);
-            remove(out);
-            rc = 1;
-        }
+    if (!rc && merge(in, n, o.path, do_reduce, err, sizeof err, &where) != 0) {
+        fprintf(stderr, "iolens merge: %s: %s\n", where == o.path ? out : where, err);
+        rc = 1;
+    } else if (!rc && iol_output_commit(&o, err, sizeof err) != 0) {
+        fprintf(stderr, "iolens merge: %s\n", err);
+        rc = 1;
     }
+    iol_output_discard(&o);
     for (size_t i = 0; in && i < n; i++)
         iolens_log_close(in[i].log);
     free(in);

@@ -9,8 +9,6 @@
  * and LUSTRE records come from the store files beside the copy (recover_dxt.c,
  * recover_lustre.c).  The safety copy and its store files are deleted once the
  * log is written, unless --keep. */
-#include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -20,9 +18,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "iolens/counters.h"
 #include "iolens/log.h"
 #include "recover.h"
+#include "safe_output.h"
 #include "tools.h"
 #include "options.h"
 
@@ -302,30 +302,23 @@ int iol_recover_one(const char *in, const char *logdir, int keep, int force, int
     extend_end(&job, last);
     size_t n = strlen(job.metadata);
     snprintf(job.metadata + n, sizeof job.metadata - n, "recovered=1\n");
-    char dir[4096], out[8192], tmp[8300];
+    char dir[4096], out[8192];
     log_dir_for(&job, logdir, dir, sizeof dir);
     out_name(in, &job, dir, out, sizeof out);
-    snprintf(tmp, sizeof tmp, "%s.iolens_partial", out);
-    /* Created here, private, new and not through a link (as the runtime does it):
-     * a log directory may be shared, and a name planted there is never followed. */
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, S_IRUSR | S_IWUSR);
-    if (fd < 0) {
-        fprintf(stderr, "iolens recover: %s: %s\n", tmp, strerror(errno));
-        for (int m = 0; m < IOL_MAX_MODULES; m++)
-            free(dxt.data[m]);
-        iolens_log_close(log);
-        return 1;
-    }
-    close(fd);
-    rc = iol_write_recovered(log, tmp, &job, &dxt, err, sizeof err);
+    /* Written privately and linked to its name when complete, as the runtime
+     * writes logs: a log directory may be shared, so no file there is replaced
+     * and no name planted there is followed (safe_output.h). */
+    iol_output o;
+    const char *inputs[] = {in};
+    rc = iol_output_begin(&o, out, inputs, 1, IOL_OUT_LOG | IOL_OUT_NO_REPLACE, err, sizeof err);
+    if (!rc)
+        rc = iol_write_recovered(log, o.path, &job, &dxt, err, sizeof err);
     for (int m = 0; m < IOL_MAX_MODULES; m++)
         free(dxt.data[m]);
     iolens_log_close(log);
-    if (rc == 0 && (chmod(tmp, S_IRUSR) != 0 || link(tmp, out) != 0)) {
-        snprintf(err, sizeof err, "%.400s: %s", out, strerror(errno));
-        rc = -1;
-    }
-    unlink(tmp);
+    if (!rc)
+        rc = iol_output_commit(&o, err, sizeof err);
+    iol_output_discard(&o);
     if (rc) {
         fprintf(stderr, "iolens recover: %s: %s\n", in, err);
         return 1;
@@ -350,19 +343,25 @@ int iol_cmd_recover(int argc, char **argv)
     const char *logdir = NULL;
     int keep = 0, force = 0, c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "d:kfh", opts, NULL)) != -1) {
+    opterr = 0;         /* its errors are said as every verb says them (cli.h) */
+    while ((c = getopt_long(argc, argv, ":d:kfh", opts, NULL)) != -1) {
         if (c == 'd')
             logdir = optarg;
         else if (c == 'k')
             keep = 1;
         else if (c == 'f')
             force = 1;
-        else {
-            usage(c == 'h' ? stdout : stderr);
-            return c == 'h' ? 0 : 2;
+        else if (c == 'h') {
+            usage(stdout);
+            return 0;
+        } else {
+            iol_cli_getopt_error("recover", c, argv);
+            usage(stderr);
+            return 2;
         }
     }
     if (optind >= argc) {
+        iol_cli_usage_error("recover", "no safety copy given");
         usage(stderr);
         return 2;
     }

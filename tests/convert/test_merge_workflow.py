@@ -69,11 +69,14 @@ def test_workflow_merge(tool, jobs, tmp_path):
     assert "# nprocs: 8" in text
 
 
-def test_without_workflow_ranks_collide(tool, jobs, tmp_path):
-    """Without --workflow the two jobs' ranks are taken as one job's (the default
-    merge of one job's logs): nprocs stays N, which is why --workflow exists."""
+def test_without_workflow_different_jobs_are_refused(tool, jobs, tmp_path):
+    """Without --workflow the two jobs' ranks would be taken as one job's and
+    collide (nprocs would stay N): refused as a usage error naming both job ids."""
     merged = tmp_path / "one.darshan"
-    r = run(tool, "merge", "-o", merged, *jobs)
-    assert "job id" in r.stderr          # warned: these are different jobs
-    with iolens.open(merged) as m:
-        assert m.job["nprocs"] == N
+    r = run(tool, "merge", "-o", merged, *jobs, check=False)
+    with iolens.open(jobs[0]) as a, iolens.open(jobs[1]) as b:
+        ids = a.job["jobid"], b.job["jobid"]
+    assert r.returncode == 2 and not merged.exists()
+    assert r.stderr.splitlines() == [
+        f"iolens merge: {jobs[1]}: job id {ids[1]}, not {ids[0]} as {jobs[0]}; logs of "
+        "different jobs are merged with --workflow"]

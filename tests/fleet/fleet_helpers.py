@@ -60,3 +60,32 @@ def damaged_logs(directory: Path, good: str) -> dict:
     for name, content in cases.items():
         (directory / name).write_bytes(content)
     return {str(directory / n): n for n in cases}
+
+
+def write_log(path, *, names=("/lus/scratch/u1/out.0",), exe="/opt/apps/app/bin/app -i in",
+              jobid=7, partial=0, bytes_read=4096, nprocs=1, compression="zlib") -> str:
+    """A small log written with iolens.Writer: one POSIX record per name and
+    rank 0, `bytes_read` bytes read in each, the job values given."""
+    import numpy as np
+    from iolens._meta import module_info, record_id
+    from iolens.write import Writer
+    info = module_info("POSIX")
+    ids = [record_id(n) for n in names]
+    ints = np.zeros((len(names), len(info.counters)), np.int64)
+    ints[:, info.counters.index("POSIX_BYTES_READ")] = bytes_read
+    ints[:, info.counters.index("POSIX_READS")] = 1
+    with Writer(str(path), compression=compression) as w:
+        w.set_job(uid=1000, start_time_sec=1_750_000_000, end_time_sec=1_750_000_060,
+                  nprocs=nprocs, jobid=jobid, exe=exe, mounts=[("/lus/scratch", "lustre")])
+        w.add_names(ids, list(names))
+        w.put_records("POSIX", ids, [0] * len(names), ints,
+                      np.zeros((len(names), len(info.fcounters))))
+        if partial:
+            w.set_partial(partial)
+    return str(path)
+
+
+def write_non_utf8_log(path) -> str:
+    """A valid log whose file name and command line hold the byte 0xFF (not
+    UTF-8), given to iolens.Writer as surrogateescape text, as the reader gives it."""
+    return write_log(path, names=("/lus/scratch/u1/bad\udcffname",), exe="/opt/bad\udcffexe -x")

@@ -355,9 +355,10 @@ def test_mpi_partial_log_is_private(name, tool, shims, tmp_path):
 
 
 def test_recover_never_writes_through_a_planted_link(runtime, tool, probe, tmp_path):
-    """`iolens recover` writes its log through a private partial file too: a
-    symbolic link planted at that name makes it fail with a message (the link's
-    target untouched) instead of writing through it; without the link it works."""
+    """`iolens recover` writes its log in a private directory of its own and links
+    it to its name (src/tools/safe_output.h): a symbolic link planted at that name
+    makes it refuse with a message (the link's target untouched) instead of
+    writing through it or replacing it; without the link it works."""
     logdir, mmapdir = tmp_path / "logs", tmp_path / "mmap"
     logdir.mkdir()
     mmapdir.mkdir()
@@ -377,13 +378,12 @@ def test_recover_never_writes_through_a_planted_link(runtime, tool, probe, tmp_p
     out[0].unlink()
     victim = tmp_path / "victim"
     victim.write_text("precious\n")
-    link = Path(f"{out[0]}.iolens_partial")
-    link.symlink_to(victim)
+    out[0].symlink_to(victim)
     again = subprocess.run(cmd, capture_output=True, text=True, timeout=WAIT)
-    assert again.returncode != 0 and str(link) in again.stderr, again
-    assert victim.read_text() == "precious\n" and link.is_symlink()
-    assert logs(logdir) == []
-    link.unlink()
+    assert again.returncode != 0 and str(out[0]) in again.stderr, again
+    assert victim.read_text() == "precious\n" and out[0].is_symlink()
+    assert sorted(logdir.iterdir()) == out, "no partial file or directory left"
+    out[0].unlink()
     last = subprocess.run(cmd, capture_output=True, text=True, timeout=WAIT)
     assert last.returncode == 0 and logs(logdir) == out, last.stderr
     assert mode(out[0]) == 0o400

@@ -1,22 +1,25 @@
 """`iolens diagnose LOG [LOG...] [--json | --sarif] [--fail-on SEVERITY] [--verbose]`."""
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
 
+from .._output import open_output, refuse_inputs
+from .._verb import UsageError, describe, make_parser, run_verb, say
 from . import out_json, out_sarif, out_text
 from .engine import diagnose, load_thresholds
 from .model import SEVERITIES, severity_rank
 from .summary import summarise
 
-EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+# A finding at --fail-on and an unreadable log both fail the run (status 1), as
+# the other verbs fail on a log they cannot read; 2 is a usage error.
+EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 1
 
 
 def parse_args(argv):
-    p = argparse.ArgumentParser(
-        prog="iolens diagnose",
+    p = make_parser(
+        "diagnose",
         description="Find I/O problems in Darshan/iolens logs, with evidence and fixes. "
                     "Several logs: a summary of the findings common to all runs and those "
                     "seen in some.")
@@ -44,20 +47,23 @@ def _colour(args, stream) -> bool:
 
 def run(args) -> int:
     from ..errors import LogError
-    thresholds = load_thresholds(args.thresholds)
+    refuse_inputs([args.output], [*args.logs, *([args.thresholds] if args.thresholds else [])])
+    try:
+        thresholds = load_thresholds(args.thresholds)
+    except (OSError, ValueError) as err:     # a bad option value: a usage error
+        raise UsageError(describe(err, args.thresholds)) from None
     diags, errors = [], []
     for path in args.logs:
         try:
             diags.append(diagnose(path, thresholds))
-        except (OSError, LogError) as err:
-            errors.append(f"{path}: {err}")
-            print(f"iolens diagnose: {path}: {err}", file=sys.stderr)
-    stream = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
-    try:
-        stream.write(_render(args, diags, errors, _colour(args, stream)))
-    finally:
-        if args.output:
-            stream.close()
+        except (OSError, LogError, MemoryError) as err:
+            errors.append(describe(err, path))
+            say("iolens diagnose", errors[-1])
+    if args.output and diags:       # none read: OUT stays as it was
+        with open_output(args.output, args.logs) as stream:
+            stream.write(_render(args, diags, errors, _colour(args, stream)))
+    elif not args.output:
+        sys.stdout.write(_render(args, diags, errors, _colour(args, sys.stdout)))
     if errors:
         return EXIT_ERROR
     if args.fail_on and any(severity_rank(f.severity) <= severity_rank(args.fail_on)
@@ -82,12 +88,7 @@ def _render(args, diags, errors, colour) -> str:
 
 
 def main(argv=None) -> int:
-    args = parse_args(sys.argv[1:] if argv is None else argv)
-    try:
-        return run(args)
-    except (OSError, ValueError) as err:
-        print(f"iolens diagnose: {err}", file=sys.stderr)
-        return EXIT_ERROR
+    return run_verb("iolens diagnose", parse_args, run, argv)
 
 
 if __name__ == "__main__":

@@ -7,46 +7,53 @@ import time
 import webbrowser
 from pathlib import Path
 
-from .._verb import run_verb
+from .._output import refuse_inputs, write_text
+from .._verb import VerbError, make_parser, port, run_verb
 
 from .page import EMBED_LIMIT, embedded_segments, render_page
 
 
 def parse_args(argv):
-    p = argparse.ArgumentParser(
-        prog="iolens explore",
+    p = make_parser(
+        "explore",
         description="Explore a log's DXT traces (or, without DXT, its heat map and "
                     "counters) in the browser: served on 127.0.0.1, or written to one "
                     "self-contained HTML file with -o.")
     p.add_argument("log", help="log file (.darshan)")
     p.add_argument("-o", "--output", help="write a self-contained HTML page instead of "
                    f"serving (logs with at most {EMBED_LIMIT} DXT segments)")
-    p.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: any free)")
+    p.add_argument("--port", type=port, default=0, help="port on 127.0.0.1 (default: any free)")
     p.add_argument("--no-browser", action="store_true", help="do not open a browser")
     p.add_argument("--cache", type=Path, help="index directory (default: $IOLENS_CACHE_DIR "
                    "or ~/.cache/iolens/explore)")
     p.add_argument("--serve-seconds", type=float, default=None, help=argparse.SUPPRESS)
-    return p.parse_args(argv)
+    args = p.parse_args(argv)
+    if args.output and args.port:
+        p.error("-o writes a page instead of serving: it takes no --port")
+    return args
 
 
 def run(args) -> int:
     import iolens
     from .index import index_for
     from .views import summary
+    refuse_inputs([args.output], [args.log])
     with iolens.open(args.log) as log:
         idx = index_for(log, args.cache)
         data = summary(log, idx)
     if args.output:
         if idx.nseg > EMBED_LIMIT:
-            print(f"iolens explore: {args.log} has {idx.nseg} DXT segments, more than the "
-                  f"{EMBED_LIMIT} a self-contained page can hold; run `iolens explore "
-                  f"{args.log}` without -o to serve it instead", file=sys.stderr)
-            return 1
-        Path(args.output).write_text(render_page(data, embedded_segments(idx)), encoding="utf-8")
+            raise VerbError(args.log, f"{idx.nseg} DXT segments, more than the {EMBED_LIMIT} "
+                            "a self-contained page can hold; run `iolens explore` without "
+                            "-o to serve it instead")
+        write_text(args.output, render_page(data, embedded_segments(idx)), [args.log])
         print(f"explorer page written to {Path(args.output).resolve()}")
         return 0
     from .server import Explorer, serve
-    server = serve(Explorer(idx, data), args.port)
+    try:
+        server = serve(Explorer(idx, data), args.port)
+    except OSError as err:          # the port is taken: not the log's fault
+        raise VerbError(None, f"port {args.port}: {err.strerror or err}") from None
     url = f"http://127.0.0.1:{server.server_address[1]}/"
     print(f"iolens explore: serving {args.log} at {url} (Ctrl-C stops)", flush=True)
     if not args.no_browser:
@@ -64,7 +71,7 @@ def run(args) -> int:
 
 
 def main(argv=None) -> int:
-    return run_verb("iolens explore", parse_args, run, argv)
+    return run_verb("iolens explore", parse_args, run, argv, subject=lambda a: a.log)
 
 
 if __name__ == "__main__":

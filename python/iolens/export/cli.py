@@ -1,16 +1,16 @@
 """`iolens export (--perfetto | --format perfetto|json) LOG -o OUT`."""
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
-from .._verb import run_verb
+from .._output import open_output, refuse_inputs
+from .._verb import VerbError, make_parser, run_verb
 
 
 def parse_args(argv):
-    p = argparse.ArgumentParser(
-        prog="iolens export",
+    p = make_parser(
+        "export",
         description="Export a log's DXT traces for Perfetto (native protobuf trace) or "
                     "as Chrome trace-event JSON (chrome://tracing, Perfetto UI).")
     p.add_argument("log", help="log file (.darshan)")
@@ -30,26 +30,23 @@ def run(args) -> int:
     import iolens
     from ..explore.index import index_for
     from . import chrome_json, model, perfetto
+    refuse_inputs([args.output], [args.log])
     with iolens.open(args.log) as log:
         idx = index_for(log, args.cache)
         if idx.nseg == 0:
-            print(f"iolens export: {args.log} has no DXT trace to export "
-                  "(record one with `iolens run --trace`)", file=sys.stderr)
-            return 1
+            raise VerbError(args.log, "no DXT trace to export (record one with "
+                            "`iolens run --trace`)")
         m = model.build(log, idx)
-    if args.format == "perfetto":
-        with open(args.output, "wb") as out:
-            perfetto.write(m, out)
-    else:
-        with open(args.output, "w", encoding="utf-8") as out:
-            chrome_json.write(m, out)
+    binary = args.format == "perfetto"
+    with open_output(args.output, [args.log], binary=binary) as out:
+        (perfetto if binary else chrome_json).write(m, out)
     print(f"{args.format} trace written to {Path(args.output).resolve()} "
           f"({idx.nseg} operations on {len(m.tracks)} tracks)")
     return 0
 
 
 def main(argv=None) -> int:
-    return run_verb("iolens export", parse_args, run, argv)
+    return run_verb("iolens export", parse_args, run, argv, subject=lambda a: a.log)
 
 
 if __name__ == "__main__":

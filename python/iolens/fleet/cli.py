@@ -1,14 +1,17 @@
 """`iolens fleet {ingest,query,job-stats,file-stats,report}` (entry point iolens-fleet)."""
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import tempfile
 
+from .._text import printable
 from .classes import ConfigError, StorageClasses
-from .store import StoreError, is_store
 from .stats import FILE_ORDER, JOB_ORDER
+
+# The `fleet` extra (pyproject.toml); without it every subcommand says so in one line.
+FLEET_MODULES = ("pyarrow", "duckdb", "dask", "distributed")
+INSTALL = "pip install 'iolens[fleet]'"
 
 
 def _ingest_args(p):
@@ -40,8 +43,8 @@ def _stats_args(p, orders, what):
 
 
 def parse_args(argv):
-    parser = argparse.ArgumentParser(prog="iolens fleet",
-                                     description="Facility-wide analytics over many logs.")
+    from .._verb import make_parser
+    parser = make_parser("fleet", description="Facility-wide analytics over many logs.")
     sub = parser.add_subparsers(dest="cmd", required=True)
     _ingest_args(sub.add_parser("ingest", help="read logs into a Parquet store"))
     q = sub.add_parser("query", help="run SQL (or a named query) over a store with DuckDB")
@@ -89,18 +92,43 @@ def cmd_query(a) -> int:
     return 0
 
 
+def _unusable(a, con, paths) -> int:
+    """Name on stderr every given log the throw-away store quarantined; their count."""
+    from .logfiles import log_key
+    given = {log_key(p): printable(p) for p in paths}
+    rows = con.execute("SELECT log_key, reason FROM quarantine ORDER BY log_key").fetchall()
+    for key, why in rows:
+        print(f"iolens fleet {a.cmd}: {given.get(key, key)}: {why}", file=sys.stderr)
+    return len(rows)
+
+
+def _missing(a, paths) -> list:
+    """The paths that exist; each one that does not is named on stderr."""
+    out = []
+    for p in paths:
+        if os.path.lexists(p):
+            out.append(p)
+        else:
+            print(f"iolens fleet {a.cmd}: {printable(p)}: no such file or directory",
+                  file=sys.stderr)
+    return out
+
+
 def _stats(a, which) -> int:
     from .ingest import ingest
     from .names import NameFilter
     from .query import connect
+    from .store import is_store
     from . import stats
     paths = list(a.log_paths)
     if a.log_paths_file:
-        with open(a.log_paths_file) as fh:
+        # paths are bytes: a line that is not UTF-8 still names its file
+        with open(a.log_paths_file, encoding="utf-8", errors="surrogateescape") as fh:
             paths += [line.strip() for line in fh if line.strip()]
     if not paths:
         raise ValueError("no store or log paths given")
     names = NameFilter.from_args(a.include_names, a.exclude_names)
+    bad = 0
     with tempfile.TemporaryDirectory(prefix="iolens-fleet-") as tmp:
         if len(paths) == 1 and is_store(paths[0]):
             store = paths[0]
@@ -110,15 +138,18 @@ def _stats(a, which) -> int:
                                  "files (or --log_paths_file), not a store")
         else:   # plain logs: a throw-away store holding only the records that pass
             store = os.path.join(tmp, "store")
-            ingest(paths, store, with_findings=False, quiet=True, names=names)
+            found = _missing(a, paths)
+            bad = len(paths) - len(found)
+            ingest(found, store, with_findings=False, quiet=True, names=names)
         with connect(store) as con:
             df = stats.job_stats(con, a.module) if which == "job" else stats.file_stats(con, a.module)
+            if store != paths[0]:   # log files given: the ones that could not be used
+                bad += _unusable(a, con, paths)
     if names is not None and which == "file" and not df.empty:
         df = df[[names.keeps(f) for f in df["file"]]]   # a store's file rows are per name
-    if df.empty:
-        return 0
-    _print(stats.order(df, a.order_by, a.limit), a.csv)
-    return 0
+    if not df.empty:
+        _print(stats.order(df, a.order_by, a.limit), a.csv)
+    return 1 if bad else 0
 
 
 def cmd_report(a) -> int:
@@ -130,6 +161,18 @@ def cmd_report(a) -> int:
 
 def main(argv=None) -> int:
     a = parse_args(sys.argv[1:] if argv is None else argv)
+    try:
+        return _run(a)
+    except ModuleNotFoundError as e:
+        if (e.name or "").split(".")[0] not in FLEET_MODULES:
+            raise
+        print(f"iolens fleet {a.cmd}: needs the optional fleet dependencies ({e.name} is not "
+              f"installed): {INSTALL}", file=sys.stderr)
+        return 1
+
+
+def _run(a) -> int:
+    from .store import StoreError
     try:
         if a.cmd == "ingest":
             return cmd_ingest(a)

@@ -19,6 +19,14 @@ from .._frames import view
 from .._meta import ModuleInfo
 
 MIB = 1048576.0
+# Sums are int64 (numpy wraps silently past 2^63).  While the absolute values
+# summed stay below 2^62, no partial sum, and no read + write total of two of
+# them, can leave the int64 range; past it the log is refused, not misstated.
+SUM_LIMIT = float(1 << 62)
+
+
+class ValueOutOfRangeError(ValueError):
+    """A log's values are too large for the store's 64-bit columns."""
 
 
 @dataclass
@@ -60,6 +68,19 @@ def module_arrays(log, info: ModuleInfo) -> Arrays:
     return Arrays(view(d["id"], np.uint64), view(d["rank"], np.int64),
                   view(d["ints"], np.int64, (n, d["n_int"])),
                   view(d["flts"], np.float64, (n, d["n_flt"])), info)
+
+
+def check_summable(a: Arrays, names) -> None:
+    """Raise ValueOutOfRangeError unless the counters `names` (those the module
+    has) can be summed over every record, and added together, in int64."""
+    cols = [a.info.counters.index(n) for n in names if n in a.info.counters]
+    if not cols or not len(a.ids):
+        return
+    total = float(np.abs(a.ints[:, cols].astype(np.float64)).sum())
+    if total >= SUM_LIMIT:
+        raise ValueOutOfRangeError(
+            f"{a.info.name} counters {', '.join(a.info.counters[c] for c in cols)} add up to "
+            f"{total:.4g} in absolute value, more than 64-bit sums can hold (2^62)")
 
 
 def io_times(a: Arrays, prefix: str):

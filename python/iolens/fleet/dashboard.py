@@ -131,7 +131,6 @@ def render(store: str) -> str:
 
 
 def write(store: str, output: str) -> str:
-    text = render(store)
-    with open(output, "w", encoding="utf-8") as fh:
-        fh.write(text)
+    from .._output import write_text
+    write_text(output, render(store))        # never a truncated page (docs/cli.md)
     return output

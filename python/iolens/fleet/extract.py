@@ -14,27 +14,27 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
+import warnings
 from datetime import datetime, timezone
 from typing import Dict, List, Optional
 
 import numpy as np
 
 from .._meta import module_info
+from .._text import printable
 from ..log import open as open_log
 from .classes import StorageClasses
-from .columns import file_numbers, job_numbers, module_arrays
+from .columns import check_summable, file_numbers, job_numbers, module_arrays
 from .interfaces import interfaces
+from .logfiles import log_key, regular_file
 from .names import NameFilter
 
 NUMERIC = ("file_id", "bytes_read", "bytes_written", "reads", "writes", "total_bytes",
            "time_by_slowest", "perf_by_slowest")
 FILE_COLUMNS = ("interface", "file", "storage_class", "partial") + NUMERIC
-
-
-def log_key(path: str) -> str:
-    """The identity of a log in the store: its resolved absolute path."""
-    return os.path.realpath(path)
+_OPENED_AS = re.compile(r"^/proc/self/fd/\d+: ")
 
 
 def app_name(exe: str) -> str:
@@ -77,6 +77,15 @@ class _Classifier:
         return out
 
 
+def _stored_names(names: List[str]) -> List[str]:
+    """printable() of each name; one encode of them all when every one is UTF-8."""
+    try:
+        "\0".join(names).encode("utf-8")
+        return names
+    except UnicodeEncodeError:
+        return [printable(n) for n in names]
+
+
 def _findings(path: str) -> Optional[List[dict]]:
     """Findings of the diagnosis engine, when it is installed (None otherwise).
     Each finding is stored as rule, severity and its fields as JSON."""
@@ -115,14 +124,27 @@ def _as_dict(f) -> dict:
     return dict(vars(f)) if hasattr(f, "__dict__") else {"text": str(f)}
 
 
+def reason(error: BaseException, path: str = "") -> str:
+    """Why a log is quarantined: the error's class and message, without the
+    path the reader was given (the row names the log; that path was
+    /proc/self/fd/N)."""
+    if isinstance(error, OSError) and error.strerror:   # no "[Errno N] ...: 'path'"
+        text = error.strerror
+    else:
+        text = _OPENED_AS.sub("", str(error), count=1)
+    if path and text.startswith(path + ": "):
+        text = text[len(path) + 2:]
+    return printable(f"{type(error).__name__}: {text}")
+
+
 def quarantine_row(path: str, error: BaseException) -> dict:
     try:
-        st = os.stat(path)
-        size, mtime = st.st_size, st.st_mtime
+        st = os.stat(path)   # never opens: a FIFO or device can't block here
+        size, mtime, dev, ino = st.st_size, st.st_mtime, st.st_dev, st.st_ino
     except OSError:
-        size, mtime = -1, 0.0
-    return {"log_key": log_key(path), "log_file": os.path.basename(path),
-            "reason": f"{type(error).__name__}: {error}", "size": size, "mtime": mtime,
+        size, mtime, dev, ino = -1, 0.0, None, None
+    return {"log_key": log_key(path), "log_file": printable(os.path.basename(path)),
+            "reason": reason(error, path), "size": size, "mtime": mtime, "dev": dev, "ino": ino,
             "ingested_at": time.time(), "date": day(mtime)}
 
 
@@ -131,30 +153,43 @@ def extract(path: str, classes: StorageClasses, with_findings: bool = True,
     """{"job": row, "files": rows, "findings": rows} or {"quarantine": row}.
     `name_filter` keeps only the records whose names pass it (job-stats/file-stats)."""
     try:
-        return _extract(path, classes, with_findings, name_filter)
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            # numpy's overflow warnings on a hostile log's values (in the
+            # diagnosis rules) would print once per log of an ingest
+            warnings.simplefilter("ignore", RuntimeWarning)
+            return _extract(path, classes, with_findings, name_filter)
     except Exception as e:  # noqa: BLE001 - any failure on one log quarantines it
         return {"quarantine": quarantine_row(path, e)}
 
 
 def _extract(path: str, classes: StorageClasses, with_findings: bool,
              name_filter: Optional[NameFilter]) -> dict:
-    st = os.stat(path)
+    with regular_file(path) as (opened, st):
+        return _extract_open(path, opened, st, classes, with_findings, name_filter)
+
+
+def _extract_open(path: str, opened: str, st: os.stat_result, classes: StorageClasses,
+                  with_findings: bool, name_filter: Optional[NameFilter]) -> dict:
+    """_extract on a checked regular file that `opened` names."""
     key = log_key(path)
-    with open_log(path) as log:
+    with open_log(opened) as log:
         job = log.job
         nprocs = int(job["nprocs"])
         mounts = log.mounts
         date = day(job["start_time_sec"])
-        row = {"log_key": key, "log_file": os.path.basename(path), "log_size": st.st_size,
-               "log_mtime": st.st_mtime, "date": date, "job_id": int(job["jobid"]),
-               "uid": int(job["uid"]), "exe": log.exe, "app": app_name(log.exe),
+        exe = printable(log.exe)
+        row = {"log_key": key, "log_file": printable(os.path.basename(path)),
+               "log_size": st.st_size, "log_mtime": st.st_mtime, "log_dev": st.st_dev,
+               "log_ino": st.st_ino, "date": date, "job_id": int(job["jobid"]),
+               "uid": int(job["uid"]), "exe": exe, "app": app_name(exe),
                "nprocs": nprocs, "start_time": int(job["start_time_sec"]),
                "end_time": int(job["end_time_sec"]), "run_time": float(job["run_time"]),
                "log_version": log.version, "partial_flag": int(log.partial_flag),
                "partial": bool(log.partial_flag),
                "metadata": json.dumps(job["metadata"], sort_keys=True),
                "mounts": json.dumps([list(m) for m in mounts]),
-               "platform": sorted(log.platform.items())}
+               "platform": sorted((printable(k), printable(v))
+                                  for k, v in log.platform.items())}
         files: Dict[str, list] = {c: [] for c in FILE_COLUMNS}
         classify = _Classifier(classes, mounts)
         lookup = log.names   # record id -> name, what log.name() reads
@@ -168,6 +203,9 @@ def _extract(path: str, classes: StorageClasses, with_findings: bool,
                 arrays = arrays.subset(np.array(
                     [name_filter.keeps(log.name(i) or "") for i in arrays.ids.tolist()], dtype=bool))
             n = 0 if arrays is None else len(arrays.ids)
+            if n:
+                check_summable(arrays, (itf.prefix + "BYTES_READ", itf.prefix + "BYTES_WRITTEN",
+                                        *itf.reads, *itf.writes))
             row[f"{k}_records"] = n
             row[f"{k}_partial"] = bool(present and log.modules[itf.module]["partial"])
             if n == 0:
@@ -180,8 +218,8 @@ def _extract(path: str, classes: StorageClasses, with_findings: bool,
             for c in ("bytes_read", "bytes_written", "time", "perf"):
                 row[f"{k}_{c}"] = jn[c]
             row[f"{k}_files"] = len(fr["file_id"])
-            names = [lookup.get(i) or "" for i in fr["file_id"].tolist()]
-            cls = classify.many(names)
+            names = _stored_names([lookup.get(i) or "" for i in fr["file_id"].tolist()])
+            cls = _stored_names(classify.many(names))
             nf = len(names)
             files["interface"] += [itf.module] * nf
             files["file"] += names
@@ -203,7 +241,7 @@ def _extract(path: str, classes: StorageClasses, with_findings: bool,
         files.update(log_key=[key] * nf, log_file=[row["log_file"]] * nf, date=date)
     out = {"job": row, "files": files if nf else {}}
     if with_findings:
-        found = _findings(path)
+        found = _findings(opened)
         if found is not None:
             out["findings"] = [{"log_key": key, "date": date, **f} for f in found]
     return out

@@ -1,42 +1,28 @@
 """`iolens fleet ingest`: find logs, extract them in parallel, commit in batches.
 
-Work runs on local processes (multiprocessing) or on an existing Dask
-distributed cluster; either way the same `extract_many` runs on chunks of
-paths and the results come back here, where a single writer commits them in
-batches (store.Store.commit).  Memory is bounded by the number of chunks in
-flight and the batch size, not by the number of logs.
+Work runs on local processes (pool.py, which survives a dead worker) or on an
+existing Dask distributed cluster; either way the same `extract_many` runs on
+chunks of paths and the results come back here, where a single writer commits
+them in batches (batch.checked_tables, then store.Store.commit_arrow).  Memory
+is bounded by the number of chunks in flight and the batch size, not by the
+number of logs.  Which paths are logs, and each real file once: logfiles.py.
 """
 from __future__ import annotations
 
 import itertools
-import multiprocessing
 import os
 import sys
 import time
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator, List, Optional
 
+from .batch import checked_tables
 from .classes import StorageClasses
-from .extract import extract, log_key
+from .extract import extract, quarantine_row
+from .logfiles import find_logs, log_key
 from .names import NameFilter
+from .pool import WorkerDiedError, local_results
 from .store import Store
-
-LOG_SUFFIXES = (".darshan",)
-
-
-def find_logs(sources: Iterable[str]) -> List[str]:
-    """Log files under each source (a directory, walked recursively, or a file),
-    sorted so that every run sees them in the same order."""
-    out = []
-    for src in sources:
-        if os.path.isdir(src):
-            for d, _dirs, names in os.walk(src):
-                out += [os.path.join(d, n) for n in names if n.endswith(LOG_SUFFIXES)]
-        elif os.path.exists(src):
-            out.append(src)
-        else:
-            raise FileNotFoundError(f"no such log or directory: {src}")
-    return sorted(set(out))
 
 
 def extract_many(paths: List[str], classes: StorageClasses, with_findings: bool = True,
@@ -59,33 +45,51 @@ def _local(chunks, classes, workers: int, with_findings: bool, names) -> Iterato
         for chunk in chunks:
             yield extract_many(chunk, classes, with_findings, names)
         return
-    ctx = multiprocessing.get_context("forkserver")
-    with ctx.Pool(workers) as pool:
-        args = ((c, classes, with_findings, names) for c in chunks)
-        yield from pool.imap_unordered(_star, args)
-
-
-def _star(args):
-    return extract_many(*args)
+    yield from local_results(extract_many, extract, chunks, workers, (classes, with_findings, names))
 
 
 def _dask(address: str, chunks, classes, with_findings: bool, names) -> Iterator[list]:
-    """Chunks on an existing Dask cluster, at most 2 per worker thread in flight."""
+    """Chunks on an existing Dask cluster, at most 2 per worker thread in flight.
+    A chunk that fails (its workers died more often than the scheduler's
+    allowed-failures: KilledWorker) is run again one log per task, and a log
+    that fails alone too is quarantined with the error."""
     from distributed import Client, as_completed
 
+    args = (classes, with_findings, names)
     with Client(address) as client:
         threads = sum(client.nthreads().values()) or 1
-        pending = as_completed()
+        pending, chunk_of = as_completed(), {}
+
+        def submit(chunk) -> None:
+            fut = client.submit(extract_many, chunk, *args, pure=False)
+            chunk_of[fut] = chunk
+            pending.add(fut)
+
         chunks = iter(chunks)
         for chunk in itertools.islice(chunks, 2 * threads):
-            pending.add(client.submit(extract_many, chunk, classes, with_findings, names, pure=False))
+            submit(chunk)
         for fut in pending:
-            result = fut.result()
+            chunk = chunk_of.pop(fut)
+            try:
+                result = fut.result()
+            except Exception:  # noqa: BLE001 - lost workers; find the log below
+                result = [_dask_alone(client, path, args) for path in chunk]
             fut.release()
             nxt = next(chunks, None)
             if nxt is not None:
-                pending.add(client.submit(extract_many, nxt, classes, with_findings, names, pure=False))
+                submit(nxt)
             yield result
+
+
+def _dask_alone(client, path: str, args: tuple) -> dict:
+    fut = client.submit(extract_many, [path], *args, pure=False)
+    try:
+        return fut.result()[0]
+    except Exception as e:  # noqa: BLE001 - this log's task failed on its own
+        return {"quarantine": quarantine_row(path, WorkerDiedError(
+            f"the Dask task reading this log failed: {type(e).__name__}: {e}"))}
+    finally:
+        fut.release()
 
 
 @dataclass
@@ -119,11 +123,11 @@ class Progress:
         return (f"ingest: {self.done}/{self.total} logs, {self.quarantined} quarantined, "
                 f"{self.rate(now):.0f} logs/s")
 
-    def finish(self, skipped: int) -> str:
+    def finish(self, ingested: int, quarantined: int, present: int) -> str:
         now = time.monotonic()
-        text = (f"ingest: {self.done} logs in {now - self.start:.1f} s "
-                f"({self.rate(now):.0f} logs/s), {self.quarantined} quarantined, "
-                f"{skipped} already in the store")
+        text = (f"ingest: {ingested} ingested, {quarantined} quarantined, {present} already "
+                f"present ({self.done} logs read in {now - self.start:.1f} s, "
+                f"{self.rate(now):.0f} logs/s)")
         if not self.quiet:
             if sys.stderr.isatty():
                 print(" " * 80, end="\r", file=sys.stderr)
@@ -135,7 +139,7 @@ class Progress:
 class Result:
     ingested: int
     quarantined: int
-    skipped: int
+    skipped: int        # already present: in the store, or a second path of a log listed
     batches: int
     seconds: float
 
@@ -154,10 +158,9 @@ def ingest(sources: Iterable[str], store: str, *, classes: Optional[StorageClass
     stores of job-stats/file-stats; a facility store keeps every record).
     """
     classes = classes or StorageClasses()
+    found = find_logs(sources)   # a missing source stops here, before a store is made
     with Store(store) as st:
-        known = st.keys()
-        paths = find_logs(sources)
-        todo = [p for p in paths if log_key(p) not in known]
+        todo, present = _new_logs(st, *found)
         if limit is not None:
             todo = todo[:limit]
         progress = Progress(total=len(todo), quiet=quiet)
@@ -167,31 +170,38 @@ def ingest(sources: Iterable[str], store: str, *, classes: Optional[StorageClass
             results = _dask(dask, chunks, classes, with_findings, names)
         else:
             results = _local(chunks, classes, workers or os.cpu_count() or 1, with_findings, names)
-        buf = {"jobs": [], "files": [], "quarantine": [], "findings": []}
-        pending = batches = ingested = quarantined = 0
+        counts = {"ingested": 0, "quarantined": 0, "batches": 0}
+        pending: list = []
         for chunk_results in results:
-            q = 0
-            for r in chunk_results:
-                if "quarantine" in r:
-                    buf["quarantine"].append(r["quarantine"])
-                    q += 1
-                    continue
-                buf["jobs"].append(r["job"])
-                if r["files"]:
-                    buf["files"].append(r["files"])
-                buf["findings"] += r.get("findings", [])
-            pending += len(chunk_results)
-            quarantined += q
-            ingested += len(chunk_results) - q
-            progress.update(len(chunk_results), q)
-            if pending >= batch:
-                st.commit(buf, {"logs": pending})
-                batches += 1
-                buf = {k: [] for k in buf}
-                pending = 0
+            pending += chunk_results
+            progress.update(len(chunk_results), sum("quarantine" in r for r in chunk_results))
+            if len(pending) >= batch:
+                _commit(st, pending, counts)
+                pending = []
         if pending:
-            st.commit(buf, {"logs": pending})
-            batches += 1
-        progress.finish(len(paths) - len(todo))
-        return Result(ingested, quarantined, len(paths) - len(todo), batches,
+            _commit(st, pending, counts)
+        progress.finish(counts["ingested"], counts["quarantined"], present)
+        return Result(counts["ingested"], counts["quarantined"], present, counts["batches"],
                       time.monotonic() - progress.start)
+
+
+def _new_logs(st: Store, found: list, duplicates: int):
+    """Of find_logs' result, ([paths of logs the store does not hold], how many
+    paths were left out because their log is in the store or listed under
+    another path)."""
+    keys = st.keys()
+    fresh = [(p, fid) for p, fid in found if log_key(p) not in keys]
+    held = st.held([(i, fid) for i, (_, fid) in enumerate(fresh) if fid is not None])
+    todo = [p for i, (p, _) in enumerate(fresh) if i not in held]
+    return todo, len(found) - len(todo) + duplicates
+
+
+def _commit(st: Store, results: List[dict], counts: dict) -> None:
+    """Commit one batch of extract results; a log with a value no column holds
+    is quarantined by checked_tables, never the whole batch refused."""
+    data = checked_tables(results)
+    quarantined = data["quarantine"].num_rows if "quarantine" in data else 0
+    st.commit_arrow(data, {"logs": len(results)})
+    counts["quarantined"] += quarantined
+    counts["ingested"] += len(results) - quarantined
+    counts["batches"] += 1

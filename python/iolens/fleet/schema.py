@@ -22,10 +22,11 @@ TABLES = ("jobs", "files", "quarantine", "findings")
 @functools.lru_cache(maxsize=None)
 def schemas() -> Dict[str, pa.Schema]:
     jobs = [("log_key", pa.string()), ("log_file", pa.string()), ("log_size", pa.int64()),
-            ("log_mtime", pa.float64()), ("job_id", pa.uint64()), ("uid", pa.int64()),
+            ("log_mtime", pa.float64()), ("log_dev", pa.uint64()), ("log_ino", pa.uint64()),
+            ("job_id", pa.uint64()), ("uid", pa.int64()),
             ("exe", pa.string()), ("app", pa.string()), ("nprocs", pa.int64()),
             ("start_time", pa.int64()), ("end_time", pa.int64()), ("run_time", pa.float64()),
-            ("log_version", pa.string()), ("partial_flag", pa.int64()),
+            ("log_version", pa.string()), ("partial_flag", pa.uint64()),
             ("partial", pa.bool_()), ("metadata", pa.string()), ("mounts", pa.string())]
     for itf in interfaces():
         k = itf.key
@@ -44,7 +45,8 @@ def schemas() -> Dict[str, pa.Schema]:
              ("time_by_slowest", pa.float64()), ("perf_by_slowest", pa.float64()),
              ("partial", pa.bool_())]
     quarantine = [("log_key", pa.string()), ("log_file", pa.string()), ("reason", pa.string()),
-                  ("size", pa.int64()), ("mtime", pa.float64()), ("ingested_at", pa.float64())]
+                  ("size", pa.int64()), ("mtime", pa.float64()), ("dev", pa.uint64()),
+                  ("ino", pa.uint64()), ("ingested_at", pa.float64())]
     findings = [("log_key", pa.string()), ("rule", pa.string()), ("severity", pa.string()),
                 ("detail", pa.string())]
     return {"jobs": pa.schema(jobs), "files": pa.schema(files),

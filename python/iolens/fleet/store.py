@@ -26,18 +26,25 @@ import os
 import shutil
 import time
 import uuid
-from typing import Dict, Iterable, List, Set
+from typing import Dict, List, Optional, Set, Tuple
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from .schema import TABLES, schema_tag, schemas
+from .logfiles import FileId
+from .schema import schema_tag, schemas
 
 MANIFEST = "manifest.json"
 STAGING = "_staging"
 FORMAT = 1
+# Columns that identify a log: its key, then its file's (dev, ino, size, mtime).
+_IDENTITY = {"jobs": ("log_key", "log_dev", "log_ino", "log_size", "log_mtime"),
+             "quarantine": ("log_key", "dev", "ino", "size", "mtime")}
+IDENTITY_COLUMNS = ("dev", "ino", "size", "mtime")
+_ID_SCHEMA = pa.schema([("dev", pa.uint64()), ("ino", pa.uint64()), ("size", pa.int64()),
+                        ("mtime", pa.float64())])
 
 
 class StoreError(RuntimeError):
@@ -136,27 +143,39 @@ class Store:
     def keys(self) -> Set[str]:
         """log_key of every log already in the store (ingested or quarantined)."""
         out: Set[str] = set()
-        for table in ("jobs", "quarantine"):
+        for table, cols in _IDENTITY.items():
             for path in table_files(self.root, table, self.manifest):
-                col = pq.read_table(path, columns=["log_key"]).column(0)
-                out.update(col.to_pylist())
+                out.update(pq.read_table(path, columns=[cols[0]]).column(0).to_pylist())
         return out
 
-    # ------------------------------------------------------------ writing
-    def commit(self, rows: Dict[str, Iterable[dict]], stats: dict) -> str:
-        """Write one batch: rows per table, each row a dict with a "date" key and
-        the table's columns.  Returns the batch id."""
+    def held(self, files: List[Tuple[int, FileId]]) -> Set[int]:
+        """The numbers i of the (i, logfiles.FileId) pairs whose file is that of a
+        log already in the store.  A join in Arrow, since the identities of a
+        million logs as Python tuples would cost 200 MB.  Batches written before
+        identities were stored have none to match."""
+        if not files:
+            return set()
+        files = pa.table({"i": [i for i, _ in files],
+                          **{c: [getattr(f, c) for _, f in files] for c in IDENTITY_COLUMNS}},
+                         schema=pa.schema([("i", pa.int64())] + list(_ID_SCHEMA)))
         parts = []
-        for table in TABLES:
-            by_date: Dict[str, List[dict]] = {}
-            for r in rows.get(table, ()):
-                by_date.setdefault(r["date"], []).append(r)
-            parts += [(table, date, to_arrow(table, part)) for date, part in sorted(by_date.items())]
-        return self._commit(parts, stats)
+        for table, cols in _IDENTITY.items():
+            for path in table_files(self.root, table, self.manifest):
+                if set(cols).issubset(pq.read_schema(path).names):
+                    data = pq.read_table(path, columns=list(cols[1:]))
+                    parts.append(data.rename_columns(list(IDENTITY_COLUMNS)).cast(_ID_SCHEMA))
+        if not parts:
+            return set()
+        stored = pa.concat_tables(parts).filter(pc.is_valid(pc.field("dev")))
+        both = files.join(stored.group_by(list(IDENTITY_COLUMNS)).aggregate([]),
+                          keys=list(IDENTITY_COLUMNS), join_type="inner")
+        return set(both.column("i").to_pylist())
 
+    # ------------------------------------------------------------ writing
     def commit_arrow(self, tables: Dict[str, pa.Table], stats: dict) -> str:
-        """Write one batch of whole Arrow tables that carry a string "date" column
-        (for bulk loads such as the benchmark's synthetic jobs table)."""
+        """Write one batch: Arrow tables (batch.checked_tables gives them for an
+        ingest; the benchmark builds its synthetic jobs table directly) that
+        carry a string "date" column, the partition.  Returns the batch id."""
         parts = []
         for table, data in tables.items():
             dates = data.column("date")
@@ -193,10 +212,13 @@ class Store:
         return bid
 
 
-def to_arrow(table: str, rows: List[dict]) -> pa.Table:
+def to_arrow(table: str, rows: List[dict], columns: Optional[List[str]] = None) -> pa.Table:
     """Rows (dicts, or for "files" dicts of equal-length lists) as an Arrow table
-    of the table's schema (the date partition column dropped)."""
+    of the table's schema (the date partition column dropped), or of only the
+    named `columns`."""
     schema = schemas()[table]
+    if columns is not None:
+        schema = pa.schema([schema.field(c) for c in columns])
     if table == "files":   # extract gives one dict of columns per log
         return pa.table([_column([part[f.name] for part in rows], f.type) for f in schema],
                         schema=schema)
