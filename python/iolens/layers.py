@@ -9,7 +9,6 @@ or variable part.  Every other layer's record is named by the file path itself.
 """
 from __future__ import annotations
 
-import os
 from typing import Optional
 
 import numpy as np
@@ -22,12 +21,6 @@ STACK = ("H5D", "PNETCDF_VAR", "H5F", "PNETCDF_FILE", "MPI-IO", "STDIO", "POSIX"
          "DAOS")
 COLUMNS = ["file", "layer", "object", "rank", "id", "bytes_read", "bytes_written",
            "read_time", "write_time", "meta_time"]
-
-
-def _prefix(info) -> str:
-    """The counters' common prefix (POSIX_, MPIIO_, PNETCDF_VAR_ ...)."""
-    common = os.path.commonprefix(list(info.counters) + list(info.fcounters))
-    return common[:common.rfind("_") + 1]
 
 
 def _split(name: Optional[str], layer: str):
@@ -43,11 +36,13 @@ def _split(name: Optional[str], layer: str):
 
 def layer_frame(log, layer: str) -> pd.DataFrame:
     info = module_info(layer)
-    p = _prefix(info)
+    p = info.prefix
     wanted = [c for c in (p + "BYTES_READ", p + "BYTES_WRITTEN") if c in info.counters]
     wanted += [c for c in (p + "F_READ_TIME", p + "F_WRITE_TIME", p + "F_META_TIME")
                if c in info.fcounters]
     df = log.records(layer, columns=wanted)
+    if df is None:      # a view: the module could not be read
+        return pd.DataFrame(columns=COLUMNS)
     out = pd.DataFrame({"layer": layer, "rank": df["rank"], "id": df["id"]})
     names = df["name"].astype(object)
     if "file_rec_id" in df:

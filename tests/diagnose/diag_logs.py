@@ -20,8 +20,42 @@ def rec(name, rank, file=None, **counters):
     return {"name": name, "rank": rank, "file": file, "counters": counters}
 
 
+_BINS = (("0_100", 100), ("100_1K", 1 << 10), ("1K_10K", 10 << 10), ("10K_100K", 100 << 10),
+         ("100K_1M", 1 << 20), ("1M_4M", 4 << 20), ("4M_10M", 10 << 20),
+         ("10M_100M", 100 << 20), ("100M_1G", 1 << 30), ("1G_PLUS", None))
+_OPS = {"POSIX": ("POSIX_{}S",), "MPI-IO": tuple(f"MPIIO_{k}_{{}}S" for k in
+                                                 ("INDEP", "COLL", "SPLIT", "NB"))}
+
+
+def _healthy(module, counters):
+    """Counters a healthy runtime could write (the view sets others aside as
+    damage): operations for bytes moved, and an access-size histogram that sums
+    to the operation count (all in the bin of the mean size) when not given."""
+    out = dict(counters)
+    if module not in _OPS:
+        return out
+    p = "POSIX_" if module == "POSIX" else "MPIIO_"
+    for op, key in (("READ", "BYTES_READ"), ("WRITE", "BYTES_WRITTEN")):
+        names = [n.format(op) for n in _OPS[module]]
+        mid = "" if module == "POSIX" else "AGG_"
+        bins = [f"{p}SIZE_{op}_{mid}{b}" for b, _ in _BINS]
+        nbytes = out.get(p + key, 0)
+        if nbytes > 0 and not any(out.get(n, 0) > 0 for n in names):
+            out[names[0]] = 1          # one access from offset 0
+            top = f"{p}MAX_BYTE_{'READ' if op == 'READ' else 'WRITTEN'}"
+            if module == "POSIX" and top not in out:
+                out[top] = nbytes - 1
+        ops = sum(max(out.get(n, 0), 0) for n in names)
+        if ops and not any(b in out for b in bins):
+            mean = nbytes / ops
+            at = next(i for i, (_, top) in enumerate(_BINS) if top is None or mean < top)
+            out[bins[at]] = ops
+    return out
+
+
 def _arrays(module, records):
     info = module_info(module)
+    records = [dict(r, counters=_healthy(module, r["counters"])) for r in records]
     ints = np.zeros((len(records), len(info.counters)), np.int64)
     flts = np.zeros((len(records), len(info.fcounters)), np.float64)
     for i, r in enumerate(records):

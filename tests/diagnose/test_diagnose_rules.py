@@ -155,6 +155,9 @@ SCENARIOS = {
         dict(metadata="nnodes=4\nmntfs=l4K,s1M,l4K\n", mounts=LOCAL_MOUNTS,
              POSIX=[posix("/scratch/out.dat", -1, POSIX_BYTES_WRITTEN=MiB),
                     posix("/local/ssd/mine.0", 0, POSIX_BYTES_WRITTEN=MiB)])),
+    # rank 9 in a 4-process job: set aside, and named once
+    "damaged-log": (dict(POSIX=[posix(POSIX_OPENS=1), posix("/scratch/x", 9, POSIX_OPENS=1)]),
+                    dict(POSIX=[posix(POSIX_OPENS=1), posix("/scratch/x", -1, POSIX_OPENS=1)])),
     "partial-log": (dict(partial=1 << POSIX_ID, POSIX=[posix(POSIX_OPENS=1)]),
                     dict(POSIX=[posix(POSIX_OPENS=1)])),
     "tiny-files": (

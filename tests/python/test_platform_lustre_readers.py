@@ -60,6 +60,8 @@ def write_log(path: Path, *, lustre=True, metadata=METADATA, compression="zlib")
         ints[i, col("POSIX_MAX_BYTE_WRITTEN")] = extent - 1
         ints[i, col("POSIX_ACCESS1_ACCESS")] = access
         ints[i, col("POSIX_ACCESS1_COUNT")] = max(1, nbytes // access)
+        size_bin = "100K_1M" if access < MiB else "1M_4M" if access < 4 * MiB else "4M_10M"
+        ints[i, col("POSIX_SIZE_WRITE_" + size_bin)] = max(1, nbytes // access)
         flts[i, info.fcounters.index("POSIX_F_WRITE_TIME")] = nbytes / GiB
     with Writer(path, compression) as w:
         w.set_job(start_time_sec=1_700_000_000, end_time_sec=1_700_000_100, nprocs=12, jobid=5,
@@ -149,10 +151,13 @@ def test_report_sections(log, tmp_path):
     assert values["mount./local.kind"] == "node-local"
     assert values["mount./lus/scratch.block_size"] == str(MiB)
     assert values[f"lustre.{PFL}.stripe_count"] == "1"
-    # bytes per OST: BIG's 4 GiB on OST 3; PFL: 64 MiB on 5, 192 MiB over 6-9
+    # bytes per OST: BIG's 4 GiB on OST 3 (estimated: no trace); PFL's traced
+    # segments placed exactly: 1 MiB + the first half of the 63-65 MiB write on OST 5,
+    # the other half on 6, the write at 100-105 MiB over stripes 36-40 (6 7 8 9 6)
     assert float(values["ost.3.bytes"]) == 4 * GiB
-    assert float(values["ost.5.bytes"]) == pytest.approx(64 * MiB)
-    assert all(float(values[f"ost.{o}.bytes"]) == pytest.approx(48 * MiB) for o in (6, 7, 8, 9))
+    assert float(values["ost.5.bytes"]) == pytest.approx(2 * MiB)
+    assert float(values["ost.6.bytes"]) == pytest.approx(3 * MiB)
+    assert all(float(values[f"ost.{o}.bytes"]) == pytest.approx(MiB) for o in (7, 8, 9))
     # WIDE's 512 KiB lie in its first stripe: only OST 0 holds data
     assert float(values["ost.0.bytes"]) == 512 * 1024 and "ost.1.bytes" not in values
     assert "single OST" in values[f"misfit.{BIG}"]

@@ -76,6 +76,7 @@ def _synthetic_log(path):
     ids = [iolens.record_id(names[0])] * 2
     reads = {"H5D": "H5D_READS", "PNETCDF_VAR": "PNETCDF_VAR_INDEP_READS",
              "DFS": "DFS_READS", "DAOS": "DAOS_ARRAY_READS"}
+    writes = {m: c.replace("READS", "WRITES") for m, c in reads.items()}
     with iolens.Writer(path) as w:
         w.set_job(nprocs=2, start_time_sec=100, end_time_sec=110, metadata="lib_ver=3.5.0\n",
                   exe="/bin/app", mounts=[("/data", "dfuse"), ("/", "ext4")])
@@ -89,6 +90,7 @@ def _synthetic_log(path):
             flts[:, info.fcounters.index(module + "_F_READ_TIME")] = [0.5, 0.25 * (k + 1)]
             flts[:, info.fcounters.index(module + "_F_META_TIME")] = [0.125, 0.01]
             ints[:, info.counters.index(reads[module])] = [3, 4]
+            ints[:, info.counters.index(writes[module])] = [1, 1]   # bytes need operations
             size = next(c for c in info.counters if c.endswith("SIZE_READ_1K_10K")
                         or c.endswith("SIZE_READ_AGG_1K_10K"))
             ints[:, info.counters.index(size)] = [3, 4]

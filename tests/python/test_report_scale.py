@@ -36,6 +36,7 @@ def make_log(path, nrecords: int, seed: int = 7):
     ints[:, ic["POSIX_READS"]], ints[:, ic["POSIX_WRITES"]] = reads, writes
     ints[:, ic["POSIX_BYTES_READ"]], ints[:, ic["POSIX_BYTES_WRITTEN"]] = reads * 4096, writes * 4096
     ints[:, ic["POSIX_MAX_BYTE_WRITTEN"]] = writes * 4096 - 1
+    ints[:, ic["POSIX_MAX_BYTE_READ"]] = np.maximum(reads * 4096 - 1, 0)
     ints[:, ic["POSIX_SIZE_READ_1K_10K"]], ints[:, ic["POSIX_SIZE_WRITE_1K_10K"]] = reads, writes
     ints[:, ic["POSIX_SEQ_WRITES"]] = ints[:, ic["POSIX_CONSEC_WRITES"]] = writes - 1
     ints[:, ic["POSIX_ACCESS1_ACCESS"]], ints[:, ic["POSIX_ACCESS1_COUNT"]] = 4096, reads + writes

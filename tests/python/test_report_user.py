@@ -124,6 +124,7 @@ def _shared_log(path: Path, variance_time: float, variance_bytes: float) -> Path
     ints = np.zeros((1, len(info.counters)), np.int64)
     flts = np.zeros((1, len(info.fcounters)), np.float64)
     ints[0, ic["POSIX_WRITES"]], ints[0, ic["POSIX_BYTES_WRITTEN"]] = 8, 8 << 20
+    ints[0, ic["POSIX_SIZE_WRITE_1M_4M"]] = 8      # a healthy record: histogram = writes
     ints[0, ic["POSIX_FASTEST_RANK"]], ints[0, ic["POSIX_SLOWEST_RANK"]] = 3, 5
     ints[0, ic["POSIX_FASTEST_RANK_BYTES"]] = ints[0, ic["POSIX_SLOWEST_RANK_BYTES"]] = 1 << 20
     flts[0, fc["POSIX_F_WRITE_TIME"]] = 0.8

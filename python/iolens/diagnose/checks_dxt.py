@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._ranks import RankSums
+from ..view.intervals import union
 from .model import Hit
 
 
@@ -43,30 +44,18 @@ def stragglers(ctx):
                 "stragglers": len(slow)}, ranks=[int(per.ranks[i]) for i in order[:16]])
 
 
-def _intervals(start, end):
-    """Union of [start, end) intervals, sorted."""
-    order = np.argsort(start, kind="stable")
-    s, e = start[order], end[order]
-    reach = np.maximum.accumulate(e)
-    new = np.ones(len(s), bool)
-    new[1:] = s[1:] > reach[:-1]
-    idx = np.flatnonzero(new)
-    ends = np.append(reach[idx[1:] - 1], reach[-1]) if len(idx) else np.zeros(0)
-    return s[idx], ends
-
-
 def phases(ctx):
-    module, seg = _segments(ctx)
-    if seg is None:
+    """Phases from the view's busy intervals (each operation's start and end;
+    the POSIX trace, else the MPI-IO one)."""
+    iv = ctx.view.intervals
+    if iv.source == "counters" or not iv.operations:
         return None
     th = ctx.th["dxt"]
-    start, end = seg["start"].to_numpy(), seg["end"].to_numpy()
-    span = float(end.max() - start.min())
-    if span <= 0:
-        return None
-    s, e = _intervals(start, end)
-    if float((e - s).sum()) < th["phase_min_seconds"]:
+    s, e = iv.busy_start, iv.busy_end
+    span = float(e.max() - s.min())
+    if span <= 0 or iv.busy_seconds < th["phase_min_seconds"]:
         return None          # under a second with any I/O in flight: phases do not matter
+    module = "POSIX" if iv.source == "DXT_POSIX" else "MPI-IO"
     gaps = s[1:] - e[:-1]
     cut = gaps > th["phase_gap_fraction"] * max(span, ctx.run_time)
     n = int(cut.sum()) + 1
@@ -96,8 +85,8 @@ def rw_overlap(ctx):
         r, w = m & (ops == "read"), m & (ops == "write")
         if not r.any() or not w.any():
             continue
-        rs, re_ = _intervals(start[r], end[r])
-        ws, we = _intervals(start[w], end[w])
+        rs, re_ = union(start[r], end[r])
+        ws, we = union(start[w], end[w])
         overlap = _overlap(rs, re_, ws, we)
         if overlap >= th["overlap_min_seconds"]:
             found.append((overlap, rid))

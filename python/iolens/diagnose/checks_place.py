@@ -77,8 +77,11 @@ def ost_usage(ctx):
     if lus is None or not len(lus):
         return None
     th = ctx.th["lustre"]
-    used = set()
-    for osts in lus["osts"]:
+    # every component's OSTs (a PFL file reaches more than its first component's)
+    layouts = ctx.view.lustre()
+    every = layouts["ost_ids"] if layouts is not None else lus["osts"]
+    used = set(ctx.view.ost["ost"].astype(int).tolist())
+    for osts in every:
         used.update(int(o) for o in np.asarray(osts).ravel())
     known = ctx.meta_int("lustre_osts", "ost_count", "osts")
     source = "job metadata"

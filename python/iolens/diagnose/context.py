@@ -1,8 +1,10 @@
-"""What the rules read: one log, its thresholds, and the counter columns the
-rules declared they need, each module decoded once.
+"""What the rules read: the log's JobView (iolens.view: damaged records and
+segments already set aside), its thresholds, and the counter columns the rules
+declared they need, each module decoded once.
 
-Only declared counters are kept (``Log.records(columns=...)``), so a
-million-record log costs a handful of numeric columns, not every counter."""
+Only declared counters are kept (``JobView.records(columns=...)``), so a
+million-record log costs a handful of numeric columns, not every counter.
+``col`` is the view's reading of a counter (-1, "not monitored", as 0)."""
 from __future__ import annotations
 
 import functools
@@ -12,8 +14,8 @@ import numpy as np
 import pandas as pd
 
 from ..errors import LogError
-
-COUNTER_MODULES = ("POSIX", "MPI-IO", "STDIO", "H5F", "H5D", "PNETCDF_FILE", "PNETCDF_VAR")
+from ..view import JobView
+from ..view.columns import amount as col  # noqa: F401 - the rules' counter reader
 
 
 class Context:
@@ -21,7 +23,8 @@ class Context:
         self.log = log
         self.th = thresholds
         self._needs = {m: sorted(set(c)) for m, c in needs.items()}
-        self.notes: list = []        # data the rules could not read, said once each
+        self.view = JobView(log)
+        self.notes: list = list(self.view.notes)   # data the rules could not read
         self._frames: dict = {}
         self.job = dict(log.job)
         self.modules = dict(log.modules)
@@ -31,11 +34,11 @@ class Context:
     # ---------------------------------------------------------------- job
     @property
     def nprocs(self) -> int:
-        return max(int(self.job.get("nprocs") or 1), 1)
+        return self.view.nprocs
 
     @property
     def run_time(self) -> float:
-        return max(float(self.job.get("run_time") or 0.0), 0.0)
+        return self.view.run_time
 
     # ---------------------------------------------------------------- records
     def has(self, module: str) -> bool:
@@ -52,8 +55,8 @@ class Context:
         if module not in self.modules:
             return None
         try:
-            return self.log.records(module, columns=self._needs.get(module) or [])
-        except (LogError, KeyError, ValueError) as err:
+            return self.view.records(module, columns=self._needs.get(module) or [])
+        except KeyError as err:
             self.notes.append(f"{module} records could not be read: {err}")
             return None
 
@@ -62,10 +65,8 @@ class Context:
         """First layout component of every Lustre file: id, stripe_size, stripe_count, osts."""
         if "LUSTRE" not in self.modules:
             return None
-        try:
-            df = self.log.lustre()
-        except (LogError, ValueError) as err:
-            self.notes.append(f"LUSTRE records could not be read: {err}")
+        df = self.view.lustre()
+        if df is None:
             return None
         df = df[df["component"] == 0]
         return pd.DataFrame({
@@ -78,13 +79,7 @@ class Context:
         """DXT segments (read only by the DXT rules), or None without DXT data."""
         key = "DXT:" + module
         if key not in self._frames:
-            name = "DXT_" + module.replace("-", "")
-            frame = None
-            if name in self.modules:
-                try:
-                    frame = self.log.dxt(module)
-                except (LogError, ValueError) as err:
-                    self.notes.append(f"{name} could not be read: {err}")
+            frame = self.view.dxt(module)
             self._frames[key] = frame if frame is not None and len(frame) else None
         return self._frames[key]
 
@@ -149,10 +144,3 @@ class Context:
                     return int(pd.Series(hosts).astype(str).nunique()), "DXT host names"
         return None, None
 
-
-def col(frame: pd.DataFrame, name: str) -> np.ndarray:
-    """A counter as float64; negative values (upstream's 'unknown' -1) count as 0."""
-    if frame is None or name not in frame:
-        return np.zeros(0 if frame is None else len(frame))
-    values = frame[name].to_numpy(dtype=np.float64)
-    return np.where(values > 0, values, 0.0)

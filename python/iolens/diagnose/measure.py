@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._meta import module_info, modules
 from .._ranks import RankSums
+from ..view.times import record_seconds
 from .context import col
 
 # Upper bound (bytes) of each access-size histogram bin, by the bin's name suffix.
@@ -12,8 +14,8 @@ _BIN_UPPER = {"0_100": 100, "100_1K": 1 << 10, "1K_10K": 10 << 10, "10K_100K": 1
               "100K_1M": 1 << 20, "1M_4M": 4 << 20, "4M_10M": 10 << 20,
               "10M_100M": 100 << 20, "100M_1G": 1 << 30, "1G_PLUS": float("inf")}
 
-PREFIX = {"POSIX": "POSIX", "MPI-IO": "MPIIO", "STDIO": "STDIO", "H5D": "H5D",
-          "PNETCDF_VAR": "PNETCDF_VAR"}
+# Counter name prefix (without its "_") of each I/O module, from the module table.
+PREFIX = {m.name: m.symbol for m in modules().values() if m.role == "io"}
 
 
 def size_bins(module: str, op: str) -> list:
@@ -44,9 +46,8 @@ def total(frame, names) -> np.ndarray:
 
 
 def io_time(frame, module: str) -> np.ndarray:
-    p = PREFIX.get(module, module)
-    return col(frame, f"{p}_F_READ_TIME") + col(frame, f"{p}_F_WRITE_TIME") + \
-        col(frame, f"{p}_F_META_TIME")
+    """Each record's read + write + metadata seconds (the view's reading)."""
+    return record_seconds(frame, module_info(module).prefix)
 
 
 def per_process(seconds: float, nprocs: int) -> float:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from . import checks_access as acc
 from . import checks_dxt as dxt
 from . import checks_libs as libs
+from . import checks_log as logchk
 from . import checks_mounts as mounts
 from . import checks_mpi as mpi
 from . import checks_place as place
@@ -48,6 +49,17 @@ H5D_SHAPE = tuple(["H5D_DATASPACE_NDIMS", "H5D_DATATYPE_SIZE", "H5D_READS", "H5D
                   + [f"H5D_ACCESS1_LENGTH_D{d}" for d in range(1, 6)])
 
 RULES = (
+    Rule("damaged-log", "Damaged data in the log", "warning", (USER, SYS),
+         "records or DXT segments hold values a healthy run cannot write: a rank outside "
+         "the job, a negative, NaN or infinite time, a time past the run time by more than "
+         "the margin, counters that contradict each other, a histogram that does not sum "
+         "to the operation count, a DXT segment ending before it starts or at an impossible "
+         "offset (docs/metrics.md, Damage)",
+         "Figures built on such values are meaningless (negative seconds, petabytes from a "
+         "4-process job); the view sets them aside, so the other findings use the rest.",
+         "Treat the log's figures as partial. Check the storage the log was copied from, "
+         "and the runtime version that wrote it (clock or memory faults show this way).",
+         logchk.damaged_log, ""),
     Rule("small-io", "Small reads and writes", "warning", (USER, DEV),
          "more than 10 % of the reads (or writes) at the MPI-IO layer, else POSIX, are below "
          "1 MiB, and at least 1000 of them",

@@ -5,7 +5,8 @@ import numpy as np
 import pandas as pd
 
 from .interfaces import PREFIX, TIMELINE_MODULES, TRACE_MODULES, api_name
-from .perf import col
+from ..view.columns import counter as col
+from ..view.intervals import spread
 
 def timeline(data) -> pd.DataFrame:
     """First and last access per (module, rank); rank -1 = shared records."""
@@ -42,30 +43,29 @@ def bin_width(span: float) -> float:
 
 
 def _bins_of(seg, data):
-    """(width, number of bins, bin of each segment's start) for a trace."""
+    """(width, number of bins) for a trace."""
     span = max(float(seg["end"].max()), data.run_time, 1e-9)
     width = bin_width(span)
-    nbins = max(int(np.ceil(span / width)), 1)
-    bins = np.minimum((seg["start"].to_numpy() / width).astype(np.int64), nbins - 1)
-    return width, nbins, np.maximum(bins, 0)
+    return width, max(int(np.ceil(span / width)), 1)
 
 
 def dxt_heatmap(data):
     """Bytes per rank per time bin from DXT segments: {api: (width, read,
-    write, ranks)}; each segment's bytes go to the bin of its start time."""
+    write, ranks)}; each segment's bytes are spread over the bins its start-to-end
+    span overlaps (iolens.view.intervals.spread), never put in its start's bin."""
     out = {}
     for module in TRACE_MODULES:
         seg = data.dxt(module)
         if seg is None or not len(seg):
             continue
-        width, nbins, bins = _bins_of(seg, data)
+        width, nbins = _bins_of(seg, data)
         ranks, idx = np.unique(seg["rank"].to_numpy(), return_inverse=True)
         mats = {}
         for op in ("read", "write"):
-            mat = np.zeros((len(ranks), nbins))
             mask = (seg["op"] == op).to_numpy()
-            np.add.at(mat, (idx[mask], bins[mask]), seg["length"].to_numpy()[mask])
-            mats[op] = mat
+            mats[op] = spread(idx[mask], seg["start"].to_numpy()[mask],
+                              seg["end"].to_numpy()[mask], seg["length"].to_numpy()[mask],
+                              width, nbins, len(ranks))
         out[api_name(module)] = (width, mats["read"], mats["write"], ranks)
     return out
 
@@ -103,11 +103,11 @@ def dxt_thread_bins(data, module: str):
     seg = data.dxt(module)
     if seg is None or "thread_id" not in seg or not len(seg):
         return None
-    width, nbins, bins = _bins_of(seg, data)
+    width, nbins = _bins_of(seg, data)
     lanes = seg[["rank", "thread"]].astype("int64").drop_duplicates().sort_values(["rank", "thread"])
     labels = [f"rank {r} thread {t}" for r, t in lanes.itertuples(index=False)]
     lane_of = {k: i for i, k in enumerate(lanes.itertuples(index=False, name=None))}
     rows = np.array([lane_of[k] for k in zip(seg["rank"].tolist(), seg["thread"].astype("int64").tolist())])
-    mat = np.zeros((len(labels), nbins))
-    np.add.at(mat, (rows, bins), seg["length"].to_numpy())
+    mat = spread(rows, seg["start"].to_numpy(), seg["end"].to_numpy(),
+                 seg["length"].to_numpy(), width, nbins, len(labels))
     return width, mat, labels

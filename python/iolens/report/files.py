@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 
 from .interfaces import DATA_MODULES, FILE_SYSTEM_MODULES, PREFIX
-from .perf import col
+from ..view.columns import counter as col
 from .special import MPI_INTERNAL, STREAM, kind_of
 
 # Mount-point labels of the files that are not the user's (special.py); their rows

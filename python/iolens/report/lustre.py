@@ -2,9 +2,7 @@
 access pattern, the estimated bytes per OST, and the files whose striping does
 not fit them.
 
-Bytes per OST are an estimate: the log has each file's bytes and its layout,
-not where each byte went, so a file's bytes are spread evenly over the stripes
-its extent covers (component by component for PFL layouts).  The fit rules use
+Bytes and time per OST come from the view (iolens.view.ost).  The fit rules use
 the diagnosis thresholds (diagnose/thresholds.toml, [lustre]), so the report and
 `iolens diagnose` judge a file alike."""
 from __future__ import annotations
@@ -14,8 +12,7 @@ import pandas as pd
 
 from ..diagnose.engine import load_thresholds
 
-SIZE, COUNT = "LUSTRE_COMP_STRIPE_SIZE", "LUSTRE_COMP_STRIPE_COUNT"
-START, END = "LUSTRE_COMP_EXT_START", "LUSTRE_COMP_EXT_END"
+from ..view.ost import COUNT, SIZE
 
 
 def _posix_per_file(data) -> pd.DataFrame:
@@ -54,41 +51,6 @@ def files(data) -> pd.DataFrame:
         "components": first["num_comps"], "pool": first["pool_name"].fillna(""),
         "osts": osts.reindex(first.index)})
     return out.join(_posix_per_file(data), how="left")
-
-
-def _component_spans(comps: pd.DataFrame, extent: float):
-    """(stripe size, OST ids, bytes of the extent it covers) per component."""
-    for c in comps.itertuples(index=False):
-        start, end = max(int(getattr(c, START)), 0), int(getattr(c, END))
-        stop = extent if end < 0 else min(extent, end)
-        if stop > start:
-            yield int(getattr(c, SIZE)), [int(o) for o in np.asarray(c.ost_ids).ravel()], stop - start
-
-
-def ost_bytes(data) -> pd.DataFrame:
-    """Estimated bytes and files per OST index, busiest first."""
-    lus = data.lustre()
-    per_file = _posix_per_file(data)
-    if lus is None or not len(lus) or not len(per_file):
-        return pd.DataFrame(columns=["ost", "files", "bytes"])
-    spread: dict = {}
-    for rid, comps in lus.groupby("id"):
-        if rid not in per_file.index:
-            continue
-        moved, extent = float(per_file.at[rid, "bytes"]), float(per_file.at[rid, "extent"])
-        spans = list(_component_spans(comps, max(extent, 1.0)))
-        covered = sum(length for _, _, length in spans)
-        for size, osts, length in spans:
-            if not osts or size <= 0:
-                continue
-            used = osts[:max(1, min(len(osts), int(-(-length // size))))]
-            for o in used:
-                acc = spread.setdefault(o, [set(), 0.0])
-                acc[0].add(rid)
-                acc[1] += moved * length / covered / len(used)
-    rows = [(o, len(f), b) for o, (f, b) in spread.items()]
-    frame = pd.DataFrame(rows, columns=["ost", "files", "bytes"])
-    return frame.sort_values(["bytes", "ost"], ascending=[False, True]).reset_index(drop=True)
 
 
 def misfits(data) -> pd.DataFrame:

@@ -53,6 +53,7 @@ def render(data, progress=None) -> str:
     if empty:
         body.append('<p class="nodata" id="empty-sections">Not shown, because this log has '
                     f"no data for them: {html.escape(', '.join(empty))}.</p>")
+    body.insert(2, _damaged(data))
     notes = "".join(f"<li>{html.escape(n)}</li>" for n in data.notes)
     if notes:
         body.append(f'<section id="sec-notes"><h2>Notes</h2><ul>{notes}</ul></section>')
@@ -61,6 +62,19 @@ def render(data, progress=None) -> str:
     return printable("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
                      f"<title>{title}</title><link rel=\"icon\" href=\"data:,\">"
                      f"<style>{STYLE}</style></head><body>{''.join(body)}</body></html>\n")
+
+
+def _damaged(data) -> str:
+    """The "damaged data" notice: what the view set aside, with counts (the
+    figures below never include it)."""
+    lines = data.damage.lines()
+    if not lines:
+        return ""
+    items = "".join(f"<li>{html.escape(line)}</li>" for line in lines)
+    return ('<section id="sec-damaged" class="warning"><h2>Damaged data</h2>'
+            f"<p>{data.damage.total} records or trace segments hold values a healthy run "
+            "cannot produce (docs/metrics.md, Damage); they are set aside and no figure "
+            f"below includes them.</p><ul>{items}</ul></section>")
 
 
 def _title(data) -> str:

@@ -7,7 +7,7 @@ import math
 from . import lustre, platform
 from .figures import READ, _figure, _finish
 from .tables import Cell, Table
-from .units import byte_scale, human_bytes
+from .units import byte_scale, human_bytes, human_seconds as seconds
 
 TOP = 20
 
@@ -55,27 +55,32 @@ def stripe_settings(data):
 
 
 def ost_spread(data):
-    frame = lustre.ost_bytes(data)
+    """Bytes and seconds per OST from the view: exact from a DXT trace (each
+    operation split over the stripes it touches), else estimated from counters."""
+    frame = data.view.ost
     if not len(frame):
         return None
-    return Table(["OST", "files", "estimated data"],
+    word = "" if frame.attrs.get("source") == "trace" else "estimated "
+    return Table(["OST", "files", f"{word}data", f"{word}read time", f"{word}write time"],
                  [[Cell(str(int(r.ost)), f"ost.{int(r.ost)}", str(int(r.ost))),
                    str(int(r.files)),
-                   Cell(human_bytes(r.bytes), f"ost.{int(r.ost)}.bytes", "%.0f" % r.bytes)]
+                   Cell(human_bytes(r.bytes), f"ost.{int(r.ost)}.bytes", "%.0f" % r.bytes),
+                   seconds(r.read_time), seconds(r.write_time)]
                   for r in frame.head(3 * TOP).itertuples(index=False)])
 
 
 def ost_spread_figure(data):
-    frame = lustre.ost_bytes(data)
+    frame = data.view.ost
     if not len(frame) or not frame["bytes"].any():
         return None
+    word = "data" if frame.attrs.get("source") == "trace" else "estimated data"
     frame = frame.sort_values("ost").head(128)
     fig, ax = _figure(height=3.0)
     ax = ax[0, 0]
     scale, unit = byte_scale(frame["bytes"].max())
     ax.bar(frame["ost"].astype(str), frame["bytes"] / scale, color=READ)
     ax.set_xlabel("OST index")
-    ax.set_ylabel(f"estimated data ({unit})")
+    ax.set_ylabel(f"{word} ({unit})")
     ax.set_title("Data per OST")
     ax.tick_params(axis="x", labelsize="small", labelrotation=90)
     return _finish(fig)

@@ -1,14 +1,13 @@
-"""The report's view of one log: job facts plus per-module frames, optionally
-restricted to one file.
-
-Frames are loaded once per module and cached, because several sections read
-the same module; everything downstream works column-wise on these frames."""
+"""The report's data: the log's JobView (iolens.view), which loads each
+module's frames once with damaged records set aside, plus the report's own
+notes and memo.  Every figure of the report comes from the view."""
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
 from ..errors import LogError
+from ..view import JobView
 from .progress import Progress
 
 
@@ -33,10 +32,10 @@ class ReportData:
         self.version = log.version
         self.mounts = list(log.mounts or [])
         self.modules = dict(log.modules or {})
-        self.notes: list[str] = []
-        self._frames: dict[str, pd.DataFrame | None] = {}
-        self._dxt: dict[str, pd.DataFrame | None] = {}
+        self.view = JobView(log, file)
+        self.notes: list[str] = list(self.view.notes)
         self._memo: dict = {}
+        self._read: set = set()
 
     def memo(self, fn):
         """fn(self), computed once: a figure and its table share aggregates."""
@@ -46,21 +45,27 @@ class ReportData:
 
     @property
     def nprocs(self) -> int:
-        return max(int(self.job.get("nprocs", 1) or 1), 1)
+        return self.view.nprocs
 
     @property
     def run_time(self) -> float:
-        return float(self.job.get("run_time", 0.0) or 0.0)
+        return self.view.run_time
+
+    @property
+    def damage(self):
+        """What the view set aside (iolens.view.Damage)."""
+        return self.view.damage
 
     def has(self, module: str) -> bool:
         frame = self.frame(module)
         return frame is not None and len(frame) > 0
 
     def frame(self, module: str) -> pd.DataFrame | None:
-        """The module's records (one row each), or None if absent."""
-        if module not in self._frames:
-            self._frames[module] = self._load(module)
-        return self._frames[module]
+        """The module's undamaged records (one row each), or None if absent."""
+        if module in self.modules and module not in self._read:
+            self._read.add(module)
+            self.progress.note(f"reading the {module} records")
+        return self.view.records(module)
 
     def frames(self, modules):
         """(module, records) for each of `modules` present with at least one record."""
@@ -69,35 +74,9 @@ class ReportData:
             if frame is not None and len(frame):
                 yield module, frame
 
-    def _load(self, module: str):
-        if module not in self.modules:
-            return None
-        self.progress.note(f"reading the {module} records")
-        # Every counter, on purpose: the report reads 80-100 % of each module's
-        # counters, and the reader's full frame views the decompressed region
-        # while columns= copies the selection on top of it (a higher peak:
-        # docs/performance.md).
-        frame = _safe(lambda: self.log.records(module))
-        if frame is None:
-            self.notes.append(f"The {module} module could not be decoded; "
-                              "its data is left out of this report.")
-            return None
-        return self._restrict(frame)
-
-    def _restrict(self, frame: pd.DataFrame) -> pd.DataFrame:
-        if self.file is None or "name" not in frame.columns:
-            return frame
-        return frame[frame["name"] == self.file].reset_index(drop=True)
-
     def dxt(self, module: str) -> pd.DataFrame | None:
-        """DXT segments (one row each) of DXT_POSIX or DXT_MPIIO, or None."""
-        if module not in self._dxt:
-            frame = None
-            if module in self.modules:
-                self.progress.note(f"reading the {module} trace")
-                frame = _safe(lambda: self.log.dxt(module))
-            self._dxt[module] = None if frame is None else self._restrict(frame)
-        return self._dxt[module]
+        """Undamaged DXT segments (one row each) of DXT_POSIX or DXT_MPIIO, or None."""
+        return self.view.dxt(module)
 
     def heatmap(self):
         """Runtime heat map as {api: (width_s, read[ranks, bins],
@@ -110,10 +89,7 @@ class ReportData:
 
     def lustre(self) -> pd.DataFrame | None:
         """Lustre layouts, one row per (record, component), or None."""
-        if "LUSTRE" not in self.modules:
-            return None
-        frame = _safe(lambda: self.log.lustre())
-        return None if frame is None else self._restrict(frame)
+        return self.view.lustre()
 
     def partial_modules(self) -> list[str]:
         """Modules whose partial flag is set, with or without a data region."""

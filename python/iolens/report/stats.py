@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..view.columns import amount
 from .interfaces import DATA_MODULES, PREFIX, perf_module, present
-from .perf import col, perf
 
 TOP_N = 10
 SIZE_BINS = ("0_100", "100_1K", "1K_10K", "10K_100K", "100K_1M", "1M_4M",
@@ -23,7 +23,7 @@ def overview(data) -> list:
         module = perf_module(data, iface)
         if module is None:
             continue
-        p = perf(data.frame(module), PREFIX[module], data.nprocs)
+        p = data.view.perf(module)
         frac = p.agg_time_by_slowest / data.run_time if data.run_time > 0 else float("nan")
         rows.append((iface.name, module, p, frac))
     return rows
@@ -37,7 +37,7 @@ def cost(data) -> pd.DataFrame:
         for module, frame in data.frames(iface.time_modules):
             prefix = PREFIX[module]
             for k, kind in enumerate(("READ", "WRITE", "META")):
-                sums[k] += col(frame, f"{prefix}F_{kind}_TIME", 0.0).sum()
+                sums[k] += amount(frame, f"{prefix}F_{kind}_TIME").sum()
         rows[iface.name] = sums / data.nprocs
     return pd.DataFrame.from_dict(rows, orient="index",
                                   columns=["read", "write", "metadata"])

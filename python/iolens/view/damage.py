@@ -1,0 +1,239 @@
+"""Damage: values a healthy runtime cannot write, found once when the view is
+built, so that no figure is ever computed from them (docs/metrics.md, "Damage").
+
+A damaged record or DXT segment is *set aside*: counted here by kind and module,
+and left out of every figure the view gives.  Upstream's documented conventions
+are not damage: -1 means "not monitored" (a counter, a float counter, a rank of a
+shared record, an MPI-IO offset the runtime did not know), 0 means "never
+happened" for a timestamp.
+
+Record checks (each a kind):
+  rank            rank outside [-1, nprocs)
+  bad-time        a time or timestamp that is NaN, infinite or negative (not -1)
+  after-run       a timestamp above the run time by more than the margin, or a
+                  per-process duration above it (a shared record's durations add
+                  up every process's, so its bound is nprocs times the run time)
+  negative-count  bytes or operation counts below -1
+  bytes-no-ops    bytes read (written) with no read (write) operation
+  one-access-extent  one access, and its bytes go past the largest offset + 1
+  histogram       the access-size histogram does not sum to the operation count
+                  (POSIX and MPI-IO, whose runtime updates both in one place)
+DXT segment checks:
+  bad-time        start or end NaN, infinite or negative
+  end-before-start
+  after-run       end above the run time by more than the margin
+  bad-offset      offset below -1 (MPI-IO) or below 0 (POSIX), a negative length,
+                  or offset + length past the largest file offset (2^63 - 1)
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, Iterable, List, Tuple
+
+import numpy as np
+import pandas as pd
+
+from .._meta import ModuleInfo
+
+# The margin by which a time may pass the run time: the job's end time is
+# stored in whole seconds (up to 1 s lost) and ranks' clocks differ a little.
+MARGIN_SECONDS = 2.0
+MARGIN_FRACTION = 0.05
+MAX_OFFSET = np.iinfo(np.int64).max
+
+RECORD_KINDS = ("rank", "bad-time", "after-run", "negative-count", "bytes-no-ops",
+                "one-access-extent", "histogram")
+SEGMENT_KINDS = ("bad-time", "end-before-start", "after-run", "bad-offset")
+
+# Float counters that hold seconds (the combine rule says what they are); the
+# variance of per-rank times is seconds squared and is only checked for NaN/inf.
+_TIME_COMBINES = ("sum", "min_nonzero", "max", "maxtime", "ranktime")
+_OP_KINDS = ("", "INDEP_", "COLL_", "SPLIT_", "NB_")
+_HISTOGRAM_MODULES = ("POSIX", "MPI-IO")
+_SIZE_BINS = ("0_100", "100_1K", "1K_10K", "10K_100K", "100K_1M", "1M_4M", "4M_10M",
+              "10M_100M", "100M_1G", "1G_PLUS")
+
+
+def margin(run_time: float) -> float:
+    """Seconds a time may pass the run time before it is damage."""
+    return MARGIN_SECONDS + MARGIN_FRACTION * max(run_time, 0.0)
+
+
+@dataclass
+class Damage:
+    """What was set aside: counts per module and kind.  ``records`` and
+    ``segments`` map module -> {kind: count}; a record with several kinds of
+    damage is counted once per kind, and once in ``set_aside``."""
+    records: Dict[str, Dict[str, int]] = field(default_factory=dict)
+    segments: Dict[str, Dict[str, int]] = field(default_factory=dict)
+    set_aside: Dict[str, int] = field(default_factory=dict)   # module -> records/segments
+
+    @property
+    def any(self) -> bool:
+        return any(self.set_aside.values())
+
+    @property
+    def total(self) -> int:
+        return int(sum(self.set_aside.values()))
+
+    def add(self, module: str, kinds: Dict[str, int], n_bad: int, segments: bool) -> None:
+        table = self.segments if segments else self.records
+        mine = table.setdefault(module, {})
+        for kind, n in kinds.items():
+            if n:
+                mine[kind] = mine.get(kind, 0) + int(n)
+        if n_bad:
+            self.set_aside[module] = self.set_aside.get(module, 0) + int(n_bad)
+        if not mine:
+            del table[module]
+
+    def lines(self) -> List[str]:
+        """One sentence per module: "POSIX: 3 records set aside (rank 2, bad-time 1)"."""
+        out = []
+        for module, n in self.set_aside.items():
+            if not n:
+                continue
+            seg = module in self.segments
+            kinds = (self.segments if seg else self.records).get(module, {})
+            what = "segments" if seg else "records"
+            detail = ", ".join(f"{k} {v}" for k, v in sorted(kinds.items()))
+            out.append(f"{module}: {n} {what} set aside ({detail})")
+        return out
+
+    def to_dict(self) -> dict:
+        return {"set_aside": dict(self.set_aside), "records": self.records,
+                "segments": self.segments}
+
+
+# --------------------------------------------------------------- record checks
+def needed_counters(info: ModuleInfo) -> List[str]:
+    """The counters the record checks read for a module (a few columns, so the
+    checks stream even a million-record module cheaply)."""
+    names = set(_time_counters(info)) | set(_variance_counters(info))
+    for op in ("READ", "WRITE"):
+        names.update(_op_counters(info, op))
+        names.update(c for c in (_bytes(info, op), _max_byte(info, op)) if c)
+        names.update(_histogram(info, op))
+    return sorted(names)
+
+
+def _time_counters(info: ModuleInfo) -> List[str]:
+    return [c for c in info.fcounters if info.combine.get(c) in _TIME_COMBINES]
+
+
+def _variance_counters(info: ModuleInfo) -> List[str]:
+    return [c for c in info.fcounters if info.combine.get(c) == "variance"]
+
+
+def _op_counters(info: ModuleInfo, op: str) -> List[str]:
+    names = [f"{info.prefix}{k}{op}S" for k in _OP_KINDS] + [f"{info.prefix}{op}XS"]
+    return [n for n in names if n in info.descriptions]
+
+
+def _bytes(info: ModuleInfo, op: str):
+    name = f"{info.prefix}BYTES_{'READ' if op == 'READ' else 'WRITTEN'}"
+    return name if name in info.descriptions else None
+
+
+def _max_byte(info: ModuleInfo, op: str):
+    name = f"{info.prefix}MAX_BYTE_{'READ' if op == 'READ' else 'WRITTEN'}"
+    return name if name in info.descriptions else None
+
+
+def _histogram(info: ModuleInfo, op: str) -> List[str]:
+    if info.name not in _HISTOGRAM_MODULES:
+        return []
+    for mid in ("", "AGG_"):
+        names = [f"{info.prefix}SIZE_{op}_{mid}{b}" for b in _SIZE_BINS]
+        if all(n in info.descriptions for n in names):
+            return names
+    return []
+
+
+def _col(frame: pd.DataFrame, name: str) -> np.ndarray:
+    return frame[name].to_numpy()
+
+
+def record_checks(frame: pd.DataFrame, info: ModuleInfo, nprocs: int,
+                  run_time: float) -> Tuple[np.ndarray, Dict[str, int]]:
+    """(bad mask, {kind: count}) of one module's records; `frame` holds at least
+    rank and needed_counters(info)."""
+    n = len(frame)
+    rank = _col(frame, "rank")
+    found = {"rank": (rank < -1) | (rank >= nprocs)}
+    shared = rank == -1
+    bad_time = np.zeros(n, bool)
+    late = np.zeros(n, bool)
+    limit = run_time + margin(run_time)
+    for name in _time_counters(info):
+        if name not in frame:
+            continue
+        v = _col(frame, name).astype(np.float64)
+        bad_time |= ~np.isfinite(v) | ((v < 0) & (v != -1.0))
+        if run_time > 0:
+            if info.combine.get(name) in ("min_nonzero", "max"):      # timestamps
+                late |= v > limit
+            else:                                                    # durations
+                late |= v > np.where(shared, limit * max(nprocs, 1), limit)
+    for name in _variance_counters(info):
+        if name in frame:
+            bad_time |= ~np.isfinite(_col(frame, name).astype(np.float64))
+    found["bad-time"] = bad_time
+    found["after-run"] = late & ~bad_time
+    _count_checks(frame, info, found)
+    bad = np.zeros(n, bool)
+    for mask in found.values():
+        bad |= mask
+    return bad, {k: int(m.sum()) for k, m in found.items()}
+
+
+def _sum(frame: pd.DataFrame, names: Iterable[str]) -> np.ndarray:
+    out = np.zeros(len(frame), np.int64)
+    for name in names:
+        if name in frame:
+            v = _col(frame, name)
+            out = out + np.where(v > 0, v, 0)
+    return out
+
+
+def _count_checks(frame, info: ModuleInfo, found: dict) -> None:
+    n = len(frame)
+    negative, no_ops, extent, hist = (np.zeros(n, bool) for _ in range(4))
+    for op in ("READ", "WRITE"):
+        b_name, m_name = _bytes(info, op), _max_byte(info, op)
+        op_names = [c for c in _op_counters(info, op) if c in frame]
+        for name in op_names + ([b_name] if b_name in frame else []):
+            negative |= _col(frame, name) < -1
+        if b_name not in frame or not op_names:
+            continue
+        nbytes, ops = _col(frame, b_name), _sum(frame, op_names)
+        no_ops |= (nbytes > 0) & (ops == 0)
+        if m_name in frame:
+            top = _col(frame, m_name)
+            extent |= (ops == 1) & (top >= 0) & (nbytes > top + 1)
+        bins = [c for c in _histogram(info, op) if c in frame]
+        if bins and len(bins) == len(_SIZE_BINS):
+            hist |= _sum(frame, bins) != ops
+    found["negative-count"] = negative
+    found["bytes-no-ops"] = no_ops & ~negative
+    found["one-access-extent"] = extent & ~negative
+    found["histogram"] = hist & ~negative
+
+
+# --------------------------------------------------------------- segment checks
+def segment_checks(start: np.ndarray, end: np.ndarray, offset: np.ndarray,
+                   length: np.ndarray, run_time: float,
+                   mpiio: bool) -> Tuple[np.ndarray, Dict[str, int]]:
+    """(bad mask, {kind: count}) of a chunk of DXT segments."""
+    with np.errstate(invalid="ignore"):
+        bad_time = ~np.isfinite(start) | ~np.isfinite(end) | (start < 0) | (end < 0)
+        backwards = ~bad_time & (end < start)
+        late = ~bad_time & (end > run_time + margin(run_time)) if run_time > 0 else \
+            np.zeros(len(start), bool)
+    lowest = -1 if mpiio else 0
+    bad_offset = (offset < lowest) | (length < 0) | \
+        ((offset > 0) & (length > 0) & (offset > MAX_OFFSET - length))
+    found = {"bad-time": bad_time, "end-before-start": backwards, "after-run": late,
+             "bad-offset": bad_offset}
+    bad = bad_time | backwards | late | bad_offset
+    return bad, {k: int(m.sum()) for k, m in found.items()}

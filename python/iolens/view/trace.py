@@ -1,0 +1,108 @@
+"""The view's pass over the DXT trace, and the interval and per-OST inputs
+taken from counters when there is no trace.
+
+The trace is streamed in chunks (``Log._c.dxt_reader``), so a trace of 10^8
+segments costs one chunk of memory plus the bounded interval and OST sums."""
+from __future__ import annotations
+
+from typing import Optional, Tuple
+
+import numpy as np
+import pandas as pd
+
+from .. import _frames
+from .._meta import module_info, record_id
+from ..errors import LogError
+from . import damage as dmg
+from .columns import amount
+from .intervals import IntervalScan
+from .ost import OstScan
+
+CHUNK = 1 << 20
+TRACES = ("DXT_POSIX", "DXT_MPIIO")
+
+
+def _span(view) -> float:
+    return max(view.run_time + dmg.margin(view.run_time), 1.0)
+
+
+def scan(view) -> Tuple[Optional[IntervalScan], OstScan]:
+    """Segment damage into view.damage; the intervals of the POSIX trace (else
+    the MPI-IO one; None without segments) and the per-OST sums."""
+    ost = OstScan(view.lustre())
+    found = {}
+    only = np.uint64(record_id(view.file)) if view.file is not None else None
+    for name in TRACES:
+        if name not in view.modules:
+            continue
+        found[name] = IntervalScan(_span(view), name)
+        try:
+            _scan_module(view, name, found[name], ost, only)
+        except (LogError, ValueError, OSError) as err:
+            view.notes.append(f"The {name} trace could not be read ({err}); "
+                              "the figures use the part read before the error.")
+    for name in TRACES:
+        if name in found and found[name].operations:
+            return found[name], ost
+    return None, ost
+
+
+def _scan_module(view, name, intervals: IntervalScan, ost: OstScan, only) -> None:
+    reader = view.log._c.dxt_reader(module_info(name).id)
+    ids = np.zeros(0, np.uint64)
+    while (d := reader.read(CHUNK)) is not None:
+        ids = np.concatenate([ids, _frames.view(d["id"], np.uint64)])
+        if not d["nseg"]:
+            continue
+        seg_id = ids[_frames.view(d["seg_rec"], np.int64)]
+        start, end = _frames.view(d["start"], np.float64), _frames.view(d["end"], np.float64)
+        offset = _frames.view(d["offset"], np.int64)
+        length = _frames.view(d["length"], np.int64)
+        write = _frames.view(d["seg_write"], np.int8).astype(bool)
+        bad, kinds = dmg.segment_checks(start, end, offset, length, view.run_time,
+                                        name == "DXT_MPIIO")
+        view.damage.add(name, kinds, int(bad.sum()), segments=True)
+        good = ~bad if only is None else ~bad & (seg_id == only)
+        intervals.add(start[good], end[good], length[good], write[good])
+        ost.add(name, seg_id[good], offset[good], length[good], start[good], end[good],
+                write[good])
+        del d
+
+
+def from_counters(view) -> IntervalScan:
+    """Intervals from each record's first-start and last-end read and write
+    timestamps at the file-system layers, bytes spread over that span (an
+    upper bound on busy time: the counters keep no gaps within it)."""
+    out = IntervalScan(_span(view), "counters")
+    for module in ("POSIX", "STDIO", "DFS", "DAOS"):
+        info = module_info(module)
+        p = info.prefix
+        for op, key, is_write in (("READ", "BYTES_READ", False),
+                                  ("WRITE", "BYTES_WRITTEN", True)):
+            names = [p + f"F_{op}_START_TIMESTAMP", p + f"F_{op}_END_TIMESTAMP", p + key]
+            if not all(n in info.descriptions for n in names) or module not in view.modules:
+                continue
+            frame = view.records(module, columns=names)
+            if frame is None or not len(frame):
+                continue
+            s, e = amount(frame, names[0]), amount(frame, names[1])
+            happened = e > 0
+            s = np.where(happened & (s <= 0), e, s)   # a start of 0 reads "not recorded"
+            out.add(s[happened], e[happened], amount(frame, names[2])[happened],
+                    np.full(int(happened.sum()), is_write))
+    return out
+
+
+def posix_per_file(view) -> pd.DataFrame:
+    """Per POSIX record: id, bytes_read, bytes_written, read_time, write_time and
+    extent (largest offset + 1): what the per-OST estimate spreads."""
+    names = ["POSIX_BYTES_READ", "POSIX_BYTES_WRITTEN", "POSIX_F_READ_TIME",
+             "POSIX_F_WRITE_TIME", "POSIX_MAX_BYTE_READ", "POSIX_MAX_BYTE_WRITTEN"]
+    frame = view.records("POSIX", columns=names) if "POSIX" in view.modules else None
+    if frame is None or not len(frame):
+        return None
+    return pd.DataFrame({
+        "id": frame["id"].to_numpy(),
+        "bytes_read": amount(frame, names[0]), "bytes_written": amount(frame, names[1]),
+        "read_time": amount(frame, names[2]), "write_time": amount(frame, names[3]),
+        "extent": np.maximum(amount(frame, names[4]), amount(frame, names[5])) + 1})
