@@ -41,7 +41,17 @@ static int is_runtime(const char *entry, size_t len)
     for (size_t i = 0; i < len; i++)
         if (entry[i] == '/')
             b = entry + i + 1;
-    return len - (size_t)(b - entry) >= 9 && strncmp(b, "libiolens", 9) == 0;
+    /* only the runtimes themselves (libiolens.so, libiolens-mpi.so, with any
+     * version suffix): another library named libiolens-* that a user or a test
+     * preloads (the Lustre test shim) stays for the program */
+    size_t n = len - (size_t)(b - entry);
+    static const char *const runtimes[] = {"libiolens.so", "libiolens-mpi.so"};
+    for (size_t k = 0; k < sizeof runtimes / sizeof *runtimes; k++) {
+        size_t r = strlen(runtimes[k]);
+        if (n >= r && strncmp(b, runtimes[k], r) == 0 && (n == r || b[r] == '.'))
+            return 1;
+    }
+    return 0;
 }
 
 /* LD_PRELOAD without the runtime's entries (split at ':' and ' ', as ld.so does). */

@@ -28,7 +28,6 @@ import pytest
 
 TIMEOUT = 120          # seconds: a verb that blocks (a FIFO) or reads forever fails
 MEMORY = 3 << 30       # address space of a verb on a hostile input (a report needs ~2 GiB)
-FLEET = pytest.mark.xfail(strict=True, reason="job-stats naming unusable logs: branch fleet")
 
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "runtime"))
@@ -176,38 +175,34 @@ BAD = {    # kind -> (how to make it, expected: "fail" or "ok", mark per verb)
                       "ok"),
     "huge_nprocs": (_huge_nprocs, "ok"),
 }
-# (verb, kind) rows waiting for another branch's fix; strict, so they flip when merged.
-PENDING = {("fleet", kind): FLEET for kind in
-           ("missing", "directory", "empty", "not_a_log", "truncated", "future", "fifo",
-            "char_device", "symlink_loop", "non_utf8_name", "permission_denied")}
 # A verb that blocks on these is stopped after this many seconds (it should refuse
 # them at once).
 SPECIAL_FILE_TIMEOUT = 30
-
-
-def _pending(verb, kind):
-    return PENDING.get((verb, kind))
 
 
 def _limit_memory():
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY))
 
 
+# Verbs with subcommands speak as "iolens VERB SUB:" (the subcommand the table runs).
+SPEAKER = {"fleet": "fleet job-stats"}
+
+
 def assert_failure_line(r, verb, path, status):
     err = r.stderr
     assert r.returncode == status, (r.returncode, err)
     assert b"Traceback" not in err and b"[Errno" not in err, err
-    mine = [line for line in err.splitlines() if line.startswith(f"iolens {verb}:".encode())]
+    who = f"iolens {SPEAKER.get(verb, verb)}:".encode()
+    mine = [line for line in err.splitlines() if line.startswith(who)]
     assert len(mine) == 1, err
-    assert mine[0].startswith(f"iolens {verb}: ".encode() + os.fsencode(path) + b": "), err
+    assert mine[0].startswith(who + b" " + os.fsencode(path) + b": "), err
     assert err.count(os.fsencode(path)) == 1, err
 
 
 def _rows():
     for verb in LOG_VERBS:
         for kind in BAD:
-            marks = [m for m in [_pending(verb, kind)] if m]
-            yield pytest.param(verb, kind, marks=marks, id=f"{verb}-{kind}")
+            yield pytest.param(verb, kind, id=f"{verb}-{kind}")
 
 
 @pytest.mark.parametrize("verb,kind", list(_rows()))
@@ -239,8 +234,7 @@ def obeying_file_modes(argv):
     return [setpriv, "--bounding-set=-dac_override,-dac_read_search"] + argv
 
 
-@pytest.mark.parametrize("verb", [pytest.param(v, marks=[m for m in [_pending(v, "permission_denied")]
-                                                      if m]) for v in LOG_VERBS])
+@pytest.mark.parametrize("verb", LOG_VERBS)
 def test_permission_denied(tool, real_log, tmp_path, verb):
     log = _copy(real_log, tmp_path / "private.darshan")
     log.chmod(0)

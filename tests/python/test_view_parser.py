@@ -36,16 +36,32 @@ def view_numbers(path) -> dict:
     return out
 
 
-def assert_equal_to_parse(path):
+def report_numbers(path) -> dict:
+    """{module: {key: value}} of the report's overview table (its data-values)."""
+    from iolens.report import tables
+    from iolens.report.source import ReportData
+    with iolens.open(path) as log:
+        table = tables.overview(ReportData(log))
+    out = {}
+    for cell in (c for row in table.rows for c in row if c.value is not None):
+        module, key = cell.key.split(".", 1)
+        out.setdefault(module, {})[key] = cell.value
+    return out
+
+
+def assert_equal_to_parse(path, report=False):
     if iolens_bin() is None:
         pytest.skip("C tool `iolens` not found ($IOLENS_BIN, build/src/tools/iolens, PATH)")
     text = parser_text(path, "--perf", "--total", "--show-incomplete")
     if text is None:
         pytest.skip(f"`iolens parse` failed on {log_id(path)}")
     want, got = parser_numbers(text), view_numbers(path)
+    shown = report_numbers(path) if report else {}
     for module, numbers in want.items():
         for key, value in numbers.items():
             assert got[module][key] == value, (module, key)
+            if report and key != "total_bytes":
+                assert shown[module][key] == value, ("report", module, key)
 
 
 @pytest.mark.parametrize("path", LOGS or [None], ids=[log_id(p) for p in LOGS] or ["none"])
@@ -70,7 +86,7 @@ def test_view_equals_iolens_parse_on_a_runtime_log(tmp_path):
                          text=True, timeout=120, env=env)
     assert run.returncode == 0, run.stderr
     (log,) = logs.glob("*.darshan")
-    assert_equal_to_parse(log)
+    assert_equal_to_parse(log, report=True)
     with iolens.open(log) as handle:
         assert JobView(handle).perf("POSIX").total_bytes >= 2 * (3 << 20)
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 import tempfile
 
@@ -92,13 +93,18 @@ def cmd_query(a) -> int:
     return 0
 
 
+_ERROR_CLASS = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*: ")
+
+
 def _unusable(a, con, paths) -> int:
     """Name on stderr every given log the throw-away store quarantined; their count."""
     from .logfiles import log_key
     given = {log_key(p): printable(p) for p in paths}
     rows = con.execute("SELECT log_key, reason FROM quarantine ORDER BY log_key").fetchall()
     for key, why in rows:
-        print(f"iolens fleet {a.cmd}: {given.get(key, key)}: {why}", file=sys.stderr)
+        # the store keeps the error's class for grouping; the user reads what went wrong
+        said = _ERROR_CLASS.sub("", why, count=1)
+        print(f"iolens fleet {a.cmd}: {given.get(key, key)}: {said}", file=sys.stderr)
     return len(rows)
 
 
@@ -140,7 +146,13 @@ def _stats(a, which) -> int:
             store = os.path.join(tmp, "store")
             found = _missing(a, paths)
             bad = len(paths) - len(found)
+            if not found:   # nothing to ingest makes no store: every path was named
+                return 1
             ingest(found, store, with_findings=False, quiet=True, names=names)
+            if not is_store(store):   # only directories, and no log in any of them
+                for p in found:
+                    print(f"iolens fleet {a.cmd}: {printable(p)}: no logs found", file=sys.stderr)
+                return 1
         with connect(store) as con:
             df = stats.job_stats(con, a.module) if which == "job" else stats.file_stats(con, a.module)
             if store != paths[0]:   # log files given: the ones that could not be used
