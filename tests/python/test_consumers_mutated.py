@@ -31,7 +31,6 @@ import math
 import os
 import re
 import subprocess
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -97,23 +96,25 @@ def runtime_source(tmp: Path):
     return found[0] if run.returncode == 0 and found else None
 
 
-_SOURCES = {}
+@pytest.fixture(scope="module")
+def sources(tmp_path_factory):
+    """kind -> source logs, made once per module run (in pytest's tmp directory)."""
+    made = {}
 
-
-def source(kind: str, seed: int):
-    if kind not in _SOURCES:
-        tmp = Path(tempfile.mkdtemp(prefix="iolens-mutants-"))
-        if kind == "synthetic":
-            _SOURCES[kind] = [synthetic_source(tmp / "synthetic.darshan")]
-        elif kind == "runtime":
-            _SOURCES[kind] = [p for p in [runtime_source(tmp)] if p is not None]
-        else:
-            _SOURCES[kind] = [p for p in corpus_logs()
+    def get(kind: str, seed: int):
+        if kind not in made:
+            tmp = tmp_path_factory.mktemp(kind)
+            if kind == "synthetic":
+                made[kind] = [synthetic_source(tmp / "synthetic.darshan")]
+            elif kind == "runtime":
+                made[kind] = [p for p in [runtime_source(tmp)] if p is not None]
+            else:
+                made[kind] = [p for p in corpus_logs()
                               if any(m in p.parts[-2] for m in ("dxt", "imbalanced", "stdio"))]
-    found = _SOURCES[kind]
-    if not found:
-        pytest.skip(f"no {kind} source log (runtime not built, or ../shared/corpus absent)")
-    return found[seed % len(found)]
+        if not made[kind]:
+            pytest.skip(f"no {kind} source log (runtime not built, or ../shared/corpus absent)")
+        return made[kind][seed % len(made[kind])]
+    return get
 
 
 # ------------------------------------------------------------ mutation
@@ -287,7 +288,7 @@ def check_every_verb(path, original, tmp: Path):
 
 @pytest.mark.parametrize("kind", ["synthetic", "runtime", "corpus"])
 @pytest.mark.parametrize("seed", SEEDS)
-def test_no_verb_shows_a_damaged_value(tmp_path, kind, seed):
-    original = source(kind, seed)
+def test_no_verb_shows_a_damaged_value(tmp_path, sources, kind, seed):
+    original = sources(kind, seed)
     mutant = mutate(original, tmp_path / "mutant.darshan", seed)
     check_every_verb(mutant, original, tmp_path)
