@@ -1,6 +1,7 @@
 """Semantic comparison of two runs (`iolens diff A B`).
 
-Each log is summarised per interface (POSIX, MPI-IO, STDIO) into a few aspects
+Each log is summarised per interface (the modules with darshan-parser figures:
+POSIX, MPI-IO, STDIO, DFS, DAOS), from its one view (iolens.view), into a few aspects
 of how the application does I/O: volume, operation counts, access sizes, access
 pattern, collective use, file layout (shared vs per-process files), imbalance
 between ranks and time.  Every aspect that differs becomes a change with an impact
@@ -23,22 +24,22 @@ import os
 from dataclasses import asdict, dataclass
 from typing import Dict, List, Optional
 
-import numpy as np
-
+from ._meta import module_info
 from ._ranks import RankSums
 from ._text import bytes_by_name
+from .derived import summary_modules
 from .log import Log
-
-# interface -> counter prefix and whether it is present as a counter module
-_IFACES = {"POSIX": "POSIX", "MPI-IO": "MPIIO", "STDIO": "STDIO"}
+from .view import JobView
+from .view.columns import amount
 
 WEIGHTS = {"layout": 3.0, "collective": 3.0, "access size": 2.0, "volume": 2.0,
            "files": 1.0, "time": 1.5, "operations": 1.0, "pattern": 1.0, "imbalance": 1.0}
 
-_OPS = {"POSIX": ["READS", "WRITES", "OPENS", "SEEKS", "STATS", "FSYNCS"],
-        "MPIIO": ["INDEP_READS", "INDEP_WRITES", "COLL_READS", "COLL_WRITES", "INDEP_OPENS",
-                  "COLL_OPENS"],
-        "STDIO": ["READS", "WRITES", "OPENS", "SEEKS", "FLUSHES"]}
+# Operation counters compared, by their name after the module prefix (the
+# module table says which counters a module has: no per-module lists here).
+_OP_WORDS = ("READS", "WRITES", "OPENS", "SEEKS", "STATS", "FSYNCS", "FLUSHES")
+_NOT_OPS = ("SEQ_", "CONSEC_", "RW_", "FILE_")
+STREAMS = ("<STDIN>", "<STDOUT>", "<STDERR>")
 
 
 @dataclass
@@ -52,64 +53,68 @@ class Change:
     text: str
 
 
-def _col(df, name):
-    return df[name] if name in df.columns else None
+def _op_counters(info) -> List[str]:
+    """The module's operation counts (suffix ends with an operation word)."""
+    out = []
+    for name in info.counters_in("count"):
+        rest = name[len(info.prefix):]
+        if rest.endswith(_OP_WORDS) and not rest.startswith(_NOT_OPS):
+            out.append(rest)
+    return out
 
 
 def _sum(df, name) -> float:
-    c = _col(df, name)
-    return float(c.sum()) if c is not None else 0.0
-
-
-def _ops_io(df, p) -> float:
-    if p == "MPIIO":
-        return sum(_sum(df, f"MPIIO_{k}") for k in ("INDEP_READS", "INDEP_WRITES", "COLL_READS",
-                                                     "COLL_WRITES", "NB_READS", "NB_WRITES",
-                                                     "SPLIT_READS", "SPLIT_WRITES"))
-    return _sum(df, f"{p}_READS") + _sum(df, f"{p}_WRITES")
+    return float(amount(df, name).sum())
 
 
 def summarize(log: Log) -> Dict[str, dict]:
-    """Per interface present: the metrics the comparison uses."""
+    """Per interface present (the modules with darshan-parser figures): the
+    metrics the comparison uses, from the one view of the log (iolens.view):
+    damaged records set aside, bytes and I/O time as ``iolens parse --perf``."""
+    view = JobView(log)
     out = {}
-    nprocs = max(int(log.job.get("nprocs", 1)), 1)
-    for iface, p in _IFACES.items():
-        if iface not in log.modules:
+    for iface in summary_modules():
+        df = view.records(iface)
+        if df is None or not len(df):
             continue
-        df = log.records(iface)
-        if p == "STDIO":      # the standard streams are opened by every process: not I/O
-            df = df[~df["name"].isin(["<STDIN>", "<STDOUT>", "<STDERR>"])]
-        if not len(df):
-            continue
-        rd, wr = _sum(df, f"{p}_BYTES_READ"), _sum(df, f"{p}_BYTES_WRITTEN")
-        nio = _ops_io(df, p)
-        s = {"bytes_read": rd, "bytes_written": wr, "io_ops": nio,
-             "mean_access": (rd + wr) / nio if nio else 0.0,
-             "ops": {k: _sum(df, f"{p}_{k}") for k in _OPS[p]},
-             "time": sum(_sum(df, f"{p}_F_{k}_TIME") for k in ("READ", "WRITE", "META"))}
-        if p == "POSIX":
-            seq = _sum(df, "POSIX_SEQ_READS") + _sum(df, "POSIX_SEQ_WRITES")
-            s["sequential"] = seq / nio if nio else 0.0
-            s["common_access"] = _common_access(df)
-        if p == "MPIIO":
-            coll = sum(_sum(df, f"MPIIO_COLL_{k}") for k in ("READS", "WRITES"))
-            s["collective"] = coll / nio if nio else 0.0
-        # layout: bytes in files that several ranks use (shared records, rank -1)
-        per = df.assign(_b=df.get(f"{p}_BYTES_READ", 0) + df.get(f"{p}_BYTES_WRITTEN", 0))
-        shared_b = float(per.loc[per["rank"] == -1, "_b"].sum())
-        total_b = float(per["_b"].sum())
-        s["shared"] = shared_b / total_b if total_b else 0.0
-        # files that moved data (a run's probes and lock files are not its data)
-        s["files"] = _relative({n: b for n, b in bytes_by_name(per["name"], per["_b"]).items()
-                                if b > 0})
-        # imbalance: bytes per rank (a shared record's bytes spread evenly), max / mean
-        # (held per rank that has a record: a log may claim millions of processes)
-        r = per["rank"].to_numpy()
-        ranks = RankSums(np.where(r < nprocs, r, -1), per["_b"].to_numpy(dtype=float), nprocs)
-        mean = ranks.mean()
-        s["imbalance"] = ranks.max() / mean if mean else 1.0
-        out[iface] = s
+        out[iface] = _interface(view, iface, df)
     return out
+
+
+def _interface(view: JobView, iface: str, df) -> dict:
+    info = module_info(iface)
+    p = info.prefix
+    perf = view.perf(iface)
+    rd, wr = perf.bytes_read, perf.bytes_written
+    ops = _op_counters(info)
+    nio = sum(_sum(df, p + k) for k in ops if k.endswith(("READS", "WRITES")))
+    s = {"bytes_read": rd, "bytes_written": wr, "io_ops": nio,
+         "mean_access": (rd + wr) / nio if nio else 0.0,
+         "ops": {k: _sum(df, p + k) for k in ops},
+         "time": view.io_time(iface).job}
+    if info.has_counter("SEQ_READS"):
+        seq = _sum(df, p + "SEQ_READS") + _sum(df, p + "SEQ_WRITES")
+        s["sequential"] = seq / nio if nio else 0.0
+    if info.has_counter("ACCESS1_ACCESS"):
+        s["common_access"] = _common_access(df, p)
+    if info.has_counter("COLL_READS"):
+        coll = _sum(df, p + "COLL_READS") + _sum(df, p + "COLL_WRITES")
+        s["collective"] = coll / nio if nio else 0.0
+    # layout: bytes in files that several ranks use (shared records, rank -1)
+    moved = amount(df, p + "BYTES_READ") + amount(df, p + "BYTES_WRITTEN")
+    shared = df["rank"].to_numpy() < 0
+    total_b = float(moved.sum())
+    s["shared"] = float(moved[shared].sum()) / total_b if total_b else 0.0
+    # files that moved data (a run's probes, lock files and the standard streams,
+    # opened by every process, are not its data)
+    s["files"] = _relative({n: b for n, b in bytes_by_name(df["name"], moved).items()
+                            if b > 0 and n not in STREAMS})
+    # imbalance: bytes per rank (a shared record's bytes spread evenly), max / mean
+    # (held per rank that has a record: a log may claim millions of processes)
+    ranks = RankSums(df["rank"].to_numpy(), moved, view.nprocs)
+    mean = ranks.mean()
+    s["imbalance"] = ranks.max() / mean if mean else 1.0
+    return s
 
 
 def _relative(files: Dict[str, float]) -> Dict[str, float]:
@@ -123,13 +128,14 @@ def _relative(files: Dict[str, float]) -> Dict[str, float]:
     return {(n[cut:] if n.startswith("/") else n): b for n, b in files.items()}
 
 
-def _common_access(df) -> float:
-    """The access size most used across records (POSIX_ACCESS1..4 weighted by count)."""
+def _common_access(df, p: str) -> float:
+    """The access size most used across records (<P>ACCESS1..4 weighted by count)."""
     counts: Dict[int, float] = {}
     for k in range(1, 5):
-        a, c = _col(df, f"POSIX_ACCESS{k}_ACCESS"), _col(df, f"POSIX_ACCESS{k}_COUNT")
-        if a is None or c is None:
+        a, c = f"{p}ACCESS{k}_ACCESS", f"{p}ACCESS{k}_COUNT"
+        if a not in df.columns or c not in df.columns:
             continue
+        a, c = df[a], df[c]
         for size, n in zip(a, c):
             if n > 0:
                 counts[int(size)] = counts.get(int(size), 0) + float(n)
@@ -204,7 +210,7 @@ def compare(a: Dict[str, dict], b: Dict[str, dict]) -> List[Change]:
             _ratio_change(out, "operations", iface, op, sa["ops"][op], sb["ops"][op], "",
                           op.lower().replace("_", " "), _NOISE)
         _ratio_change(out, "time", iface, "time", sa["time"], sb["time"], "s",
-                      "time in I/O (summed over ranks)", 0.05)
+                      "I/O time (slowest process + shared files)", 0.05)
         if "collective" in sa:
             _frac_change(out, "collective", iface, "collective", sa["collective"],
                          sb["collective"], "share of collective operations")

@@ -1,6 +1,6 @@
 """The reference the out-of-core indexer is checked against: the explorer's
 index built the simple way, with both DXT modules decoded whole in memory
-(``Log._c.dxt``), one global stable argsort by start time and the summariser fed
+(``Log._c.dxt``), damaged segments dropped with the view's checks, one global stable argsort by start time and the summariser fed
 the sorted columns at once.  This was the explorer's indexer before it streamed;
 it needs ~60 bytes per segment, so it is used on test-sized traces only."""
 from __future__ import annotations
@@ -15,10 +15,12 @@ import numpy as np
 from iolens import _frames
 from iolens._meta import module_info
 from iolens.explore.index import COLUMNS, INDEX_VERSION, MODULES, write_pyramid
+from iolens.explore.index_build import damage_meta
 from iolens.explore.summary_build import Summariser
+from iolens.view.damage import Damage, segment_checks
 
 
-def _module_arrays(log, mod_code: int) -> Optional[dict]:
+def _module_arrays(log, mod_code: int, damage: Damage) -> Optional[dict]:
     info = module_info(MODULES[mod_code])
     if info.name not in log.modules:
         return None
@@ -26,17 +28,27 @@ def _module_arrays(log, mod_code: int) -> Optional[dict]:
     rec = _frames.view(d["seg_rec"], np.int64)
     if len(rec) == 0:
         return None
+    seg = {"rec": rec, "start": _frames.view(d["start"], np.float64),
+           "end": _frames.view(d["end"], np.float64),
+           "offset": _frames.view(d["offset"], np.int64),
+           "length": _frames.view(d["length"], np.int64)}
+    bad, kinds = segment_checks(seg["start"], seg["end"], seg["offset"], seg["length"],
+                                max(float(log.job["run_time"]), 0.0), info.name == "DXT_MPIIO")
+    damage.add(info.name, kinds, int(bad.sum()), segments=True)
+    keep = ~bad
+    if not keep.any():
+        return None
     names = log._name_lookup[_frames.view(d["name_code"], np.int32)]
-    return {"rec": rec, "rank_of_rec": _frames.view(d["rank"], np.int64),
+    return {"rec": rec[keep], "rank_of_rec": _frames.view(d["rank"], np.int64),
             "host_of_rec": [d["hostnames"][c] for c in _frames.view(d["host_code"], np.int32)],
             "name_of_rec": [n if isinstance(n, str) else f"<record {i:#x}>"
                             for n, i in zip(names, _frames.view(d["id"], np.uint64))],
-            "op": _frames.view(d["seg_write"], np.int8),
-            "offset": _frames.view(d["offset"], np.int64),
-            "length": _frames.view(d["length"], np.int64),
-            "start": _frames.view(d["start"], np.float64),
-            "end": _frames.view(d["end"], np.float64),
-            "thread": (_frames.view(d["thread_id"], np.uint64)
+            "op": _frames.view(d["seg_write"], np.int8)[keep],
+            "offset": _frames.view(d["offset"], np.int64)[keep],
+            "length": _frames.view(d["length"], np.int64)[keep],
+            "start": _frames.view(d["start"], np.float64)[keep],
+            "end": _frames.view(d["end"], np.float64)[keep],
+            "thread": (_frames.view(d["thread_id"], np.uint64)[keep]
                        if d["thread_id"] is not None else None)}
 
 
@@ -72,11 +84,13 @@ def _finite_max(a: np.ndarray) -> float:
 def build_in_memory(log, root: Path) -> None:
     """Write the index of ``log`` into the new directory ``root``."""
     root.mkdir(parents=True)
-    found = [(m, _module_arrays(log, m)) for m in range(len(MODULES))]
+    damage = Damage()
+    found = [(m, _module_arrays(log, m, damage)) for m in range(len(MODULES))]
     parts = [(m, p) for m, p in found if p is not None]
     meta = {"version": INDEX_VERSION, "log": os.path.realpath(log.path), "nseg": 0,
             "lanes": [], "files": [], "span": 1.0, "max_dur": 0.0,
-            "modules": [n for n in MODULES if module_info(n).name in log.modules]}
+            "modules": [n for n in MODULES if module_info(n).name in log.modules],
+            "damage": damage_meta(damage)}
     if not parts:
         write_pyramid(root, np.zeros((2, 0, 1), np.uint32), np.zeros((2, 0, 1)),
                       np.zeros((2, 0, 1)))

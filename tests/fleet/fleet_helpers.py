@@ -74,6 +74,10 @@ def write_log(path, *, names=("/lus/scratch/u1/out.0",), exe="/opt/apps/app/bin/
     ints = np.zeros((len(names), len(info.counters)), np.int64)
     ints[:, info.counters.index("POSIX_BYTES_READ")] = bytes_read
     ints[:, info.counters.index("POSIX_READS")] = 1
+    # a consistent record (the view sets inconsistent ones aside as damage):
+    # the one read in its size bin, its extent covering its bytes
+    ints[:, info.counters.index("POSIX_SIZE_READ_" + _size_bin(bytes_read))] = 1
+    ints[:, info.counters.index("POSIX_MAX_BYTE_READ")] = max(bytes_read - 1, 0)
     with Writer(str(path), compression=compression) as w:
         w.set_job(uid=1000, start_time_sec=1_750_000_000, end_time_sec=1_750_000_060,
                   nprocs=nprocs, jobid=jobid, exe=exe, mounts=[("/lus/scratch", "lustre")])
@@ -83,6 +87,14 @@ def write_log(path, *, names=("/lus/scratch/u1/out.0",), exe="/opt/apps/app/bin/
         if partial:
             w.set_partial(partial)
     return str(path)
+
+
+def _size_bin(size: int) -> str:
+    """The POSIX access-size histogram bin of one access of `size` bytes."""
+    bins = ((100, "0_100"), (1 << 10, "100_1K"), (10 << 10, "1K_10K"), (100 << 10, "10K_100K"),
+            (1 << 20, "100K_1M"), (4 << 20, "1M_4M"), (10 << 20, "4M_10M"),
+            (100 << 20, "10M_100M"), (1 << 30, "100M_1G"))
+    return next((name for top, name in bins if size < top), "1G_PLUS")
 
 
 def write_non_utf8_log(path) -> str:

@@ -42,6 +42,8 @@ def write_log(path, names=NAMES, exe=EXE.decode("utf-8", "surrogateescape"),
             c[:, info.counters.index(info.prefix + "OPENS")] = 1
             c[:, info.counters.index(info.prefix + "WRITES")] = 3
             c[:, info.counters.index(info.prefix + "BYTES_WRITTEN")] = 4096 * (1 + np.arange(n))
+            if mod == "POSIX":      # the 3 writes in their size bin: a consistent record
+                c[:, info.counters.index("POSIX_SIZE_WRITE_1K_10K")] = 3
             f[:, info.fcounters.index(info.prefix + "F_WRITE_TIME")] = 2.0
             w.put_records(mod, ids, [0, 1, -1, 0][:n], c, f)
         w.put_dxt("DXT_POSIX", ids[:2], [0, 1], [host, "node"], [1, 1], [0, 0], [0, 0],

@@ -1,7 +1,10 @@
 """Builds the explorer's index (layout: ``index.py``) from a log in bounded memory.
 
 1. Scan: both DXT modules are read in chunks of ``chunk_rows`` segments
-   (``Log._c.dxt_reader``, the C library's streaming iterator).  Each chunk becomes
+   (``Log._c.dxt_reader``, the C library's streaming iterator).  Damaged segments
+   (the view's segment checks: NaN/inf or negative times, an end before the
+   start, an end after the run, an impossible offset) are skipped and counted in
+   meta["damage"].  Each chunk becomes
    the index's columns with *provisional* lane and file codes (in order of first
    appearance), and goes to the external sort (``index_sort.py``).  The lane and
    file tables, the span and the segment count are gathered on the way.
@@ -30,6 +33,7 @@ import numpy as np
 
 from .. import _frames
 from .._meta import module_info
+from ..view.damage import Damage, segment_checks
 from .index_sort import ExternalSort
 
 CHUNK_ROWS = 2_000_000     # segments decoded at a time
@@ -39,7 +43,9 @@ SORT_ROWS = 8_000_000      # rows sorted in memory at a time
 class _Tables:
     """Lanes, files, span and counts, gathered chunk by chunk."""
 
-    def __init__(self):
+    def __init__(self, run_time: float = 0.0):
+        self.run_time = run_time                 # for the damage checks
+        self.damage = Damage()                   # segments set aside
         self.pair_id: Dict[tuple, int] = {}      # (rank, thread) -> provisional lane
         self.file_id: Dict[str, int] = {}        # name -> provisional file code
         self.threaded = False
@@ -79,8 +85,8 @@ class _Tables:
 class _ModuleScan:
     """One DXT module's records so far (per-record rank and provisional file)."""
 
-    def __init__(self, log, tables: _Tables, mod: int):
-        self.log, self.t, self.mod = log, tables, mod
+    def __init__(self, log, tables: _Tables, mod: int, name: str):
+        self.log, self.t, self.mod, self.name = log, tables, mod, name
         self.rank = np.zeros(0, np.int64)
         self.file = np.zeros(0, np.int32)
         self.hosts: List[str] = []
@@ -100,12 +106,21 @@ class _ModuleScan:
         self.hosts += d["hostnames"]
         self.names += names
 
-    def segments(self, d: dict) -> dict:
-        n = d["nseg"]
-        rec = _frames.view(d["seg_rec"], np.int64)
-        tid = _frames.view(d["thread_id"], np.uint64)
-        pid = self.t.pair_id
-        if tid.any():
+    def segments(self, d: dict):
+        """The chunk's undamaged segments as index columns (None if none is left)."""
+        seg = {"rec": _frames.view(d["seg_rec"], np.int64),
+               "tid": _frames.view(d["thread_id"], np.uint64),
+               "start": _frames.view(d["start"], np.float64),
+               "end": _frames.view(d["end"], np.float64),
+               "op": _frames.view(d["seg_write"], np.int8),
+               "offset": _frames.view(d["offset"], np.int64),
+               "length": _frames.view(d["length"], np.int64)}
+        seg = skip_damaged(seg, self.t.damage, self.name, self.t.run_time)
+        n = len(seg["start"])
+        if not n:
+            return None
+        rec, tid, pid = seg["rec"], seg["tid"], self.t.pair_id
+        if tid is not None and tid.any():
             self.t.threaded = True
             keys, inv = np.unique(np.stack([self.rank[rec].astype(np.uint64), tid], axis=1),
                                   axis=0, return_inverse=True)
@@ -118,14 +133,11 @@ class _ModuleScan:
             keys = [(r, 0) for r in self.rank[rec[new]].tolist()]
             inv = np.cumsum(new) - 1
         lane = np.array([pid.setdefault(k, len(pid)) for k in keys], np.int32)[inv.ravel()]
-        end = _frames.view(d["end"], np.float64)
-        self.t.end_max = max(self.t.end_max, _finite_max(end))
+        self.t.end_max = max(self.t.end_max, _finite_max(seg["end"]))
         self.nseg += n
-        return {"start": _frames.view(d["start"], np.float64), "end": end, "lane": lane,
-                "op": _frames.view(d["seg_write"], np.int8),
+        return {"start": seg["start"], "end": seg["end"], "lane": lane, "op": seg["op"],
                 "mod": np.full(n, self.mod, np.int8), "file": self.file[rec],
-                "offset": _frames.view(d["offset"], np.int64),
-                "length": _frames.view(d["length"], np.int64)}
+                "offset": seg["offset"], "length": seg["length"]}
 
     def done(self) -> None:
         """Records count for lanes and files only if their module has segments."""
@@ -136,6 +148,25 @@ class _ModuleScan:
         for r, h in zip(self.rank.tolist(), self.hosts):
             self.t.hosts.setdefault(r, h)
         self.t.names.update(self.names)
+
+
+def skip_damaged(seg: dict, damage: Damage, module: str, run_time: float) -> dict:
+    """`seg` (equal-length arrays) without the segments the view sets aside as
+    damage (iolens.view.damage.segment_checks), which are counted in `damage`."""
+    bad, kinds = segment_checks(seg["start"], seg["end"], seg["offset"], seg["length"],
+                                run_time, module == "DXT_MPIIO")
+    damage.add(module, kinds, int(bad.sum()), segments=True)
+    if not bad.any():
+        return seg
+    keep = ~bad
+    return {k: (v[keep] if v is not None and len(v) == len(keep) else v) for k, v in seg.items()}
+
+
+def damage_meta(damage: Damage) -> dict:
+    """meta["damage"]: segments set aside per module and kind, keys sorted (the
+    same text however the trace was cut into chunks)."""
+    return {"set_aside": dict(sorted(damage.set_aside.items())),
+            "segments": {m: dict(sorted(k.items())) for m, k in sorted(damage.segments.items())}}
 
 
 def _signed(u: int) -> int:
@@ -157,7 +188,7 @@ def build_into(log, root: Path, modules, columns, chunk_rows: int = CHUNK_ROWS,
     """Write the index of ``log`` into the (empty, temporary) directory ``root``."""
     from .index import INDEX_VERSION, bins_for, write_pyramid
     from .summary_build import Summariser
-    tables = _Tables()
+    tables = _Tables(max(float(log.job.get("run_time") or 0.0), 0.0))
     work = root / "runs"
     work.mkdir()
     chunk_rows, sort_rows = int(chunk_rows), int(sort_rows)
@@ -168,17 +199,19 @@ def build_into(log, root: Path, modules, columns, chunk_rows: int = CHUNK_ROWS,
         if info.name not in log.modules:
             continue
         present.append(name)
-        scan = _ModuleScan(log, tables, m)
+        scan = _ModuleScan(log, tables, m, info.name)
         reader = log._c.dxt_reader(info.id)
         while (d := reader.read(chunk_rows)) is not None:
             scan.records(d)
-            if d["nseg"]:
-                sorter.add(scan.segments(d))
+            piece = scan.segments(d) if d["nseg"] else None
+            if piece is not None:
+                sorter.add(piece)
+            del piece
             del d
         scan.done()
     meta = {"version": INDEX_VERSION, "log": os.path.realpath(log.path),
             "nseg": tables.nseg, "lanes": [], "files": [], "span": 1.0, "max_dur": 0.0,
-            "modules": present}
+            "modules": present, "damage": damage_meta(tables.damage)}
     if not tables.nseg:
         write_pyramid(root, np.zeros((2, 0, 1), np.uint32), np.zeros((2, 0, 1)),
                       np.zeros((2, 0, 1)))

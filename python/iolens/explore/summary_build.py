@@ -1,6 +1,10 @@
 """Accumulates, chunk by chunk, everything the explorer shows besides the
 segments themselves: the binned pyramid and the totals behind the summary views.
 
+Per-lane and per-file totals are kept per layer (DXT_POSIX, DXT_MPIIO) and the
+views take one layer each (POSIX when it has segments), since an MPI-IO
+operation and the POSIX operations under it move the same bytes.
+
 Memory is fixed by the number of lanes, files and bins, never by the number of
 segments (the caller feeds pieces of the sorted columns, of any size, in order).
 
@@ -27,6 +31,13 @@ def _concat(parts, copy=False) -> dict:
     return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
 
 
+def _layer(count: np.ndarray) -> np.ndarray:
+    """Per lane or file (column of `count` [mod, x]): 0 (POSIX) when it has POSIX
+    segments, else 1 (MPI-IO).  The two layers carry the same data, so a total
+    takes one of them, never their sum (the view's rule, docs/metrics.md)."""
+    return np.where(count[0] > 0, 0, 1)
+
+
 class Summariser:
     def __init__(self, meta: dict, nlanes: int, nfiles: int):
         self.meta = meta
@@ -37,13 +48,14 @@ class Summariser:
         self.count = np.zeros(self.cells, np.int64)
         self.nbytes = np.zeros(self.cells)
         self.busy = np.zeros(self.cells)
-        self.lane_bytes = np.zeros((2, nlanes))
-        self.lane_busy = np.zeros(nlanes)
-        self.lane_count = np.zeros(nlanes, np.int64)
+        # per module (POSIX, MPI-IO): the views take one layer per lane and file
+        self.lane_bytes = np.zeros((2, 2, nlanes))           # [mod, op, lane]
+        self.lane_busy = np.zeros((2, nlanes))
+        self.lane_count = np.zeros((2, nlanes), np.int64)
         self.lane_first = np.full(nlanes, np.inf)
         self.lane_last = np.full(nlanes, -np.inf)
-        self.file_bytes = np.zeros((2, nfiles))
-        self.file_count = np.zeros(nfiles, np.int64)
+        self.file_bytes = np.zeros((2, 2, nfiles))           # [mod, op, file]
+        self.file_count = np.zeros((2, nfiles), np.int64)
         self.sizes = np.zeros((2, 2, SIZE_BUCKETS), np.int64)     # [mod, op, bucket]
         self.max_dur = 0.0
         self.stride = max(1, math.ceil(meta["nseg"] / OFFSET_SAMPLE))
@@ -93,19 +105,21 @@ class Summariser:
         self.busy += np.bincount(flat, weights=dur, minlength=self.cells)
         # per (operation, lane) and (operation, file) in one pass each: bincount adds each
         # cell's rows in row order, so the sums are those of masking by operation
-        self.lane_bytes += np.bincount(op * self.nl + lane, weights=length,
-                                       minlength=2 * self.nl).reshape(2, self.nl)
-        self.file_bytes += np.bincount(op * self.nf + c["file"], weights=length,
-                                       minlength=2 * self.nf).reshape(2, self.nf)
-        self.lane_busy += np.bincount(lane, weights=dur, minlength=self.nl)
-        self.lane_count += np.bincount(lane, minlength=self.nl)
-        self.file_count += np.bincount(c["file"], minlength=self.nf)
+        mod = c["mod"].astype(np.int64) & 1
+        lanes, files = mod * self.nl + lane, mod * self.nf + c["file"]
+        self.lane_bytes += np.bincount((mod * 2 + op) * self.nl + lane, weights=length,
+                                       minlength=4 * self.nl).reshape(2, 2, self.nl)
+        self.file_bytes += np.bincount((mod * 2 + op) * self.nf + c["file"], weights=length,
+                                       minlength=4 * self.nf).reshape(2, 2, self.nf)
+        self.lane_busy += np.bincount(lanes, weights=dur, minlength=2 * self.nl).reshape(2, -1)
+        self.lane_count += np.bincount(lanes, minlength=2 * self.nl).reshape(2, -1)
+        self.file_count += np.bincount(files, minlength=2 * self.nf).reshape(2, -1)
         np.fmin.at(self.lane_first, lane, start)    # fmin: a NaN start is no first
         np.fmax.at(self.lane_last, lane, end)
         bucket = np.zeros(len(length), np.int64)
         pos = length >= 1
         bucket[pos] = np.minimum(np.log2(length[pos]).astype(np.int64), SIZE_BUCKETS - 1)
-        key = ((c["mod"].astype(np.int64) & 1) * 2 + op) * SIZE_BUCKETS + bucket
+        key = (mod * 2 + op) * SIZE_BUCKETS + bucket
         self.sizes += np.bincount(key, minlength=self.sizes.size).reshape(self.sizes.shape)
         if len(dur):
             self.max_dur = max(self.max_dur, float(dur.max()))
@@ -123,18 +137,22 @@ class Summariser:
     def views(self) -> dict:
         samples = np.concatenate(self.samples) if self.samples else np.zeros((0, 5))
         fin = np.isfinite(self.lane_first)
+        lane_mod = _layer(self.lane_count)
+        file_mod = _layer(self.file_count)
+        lanes, files = np.arange(self.nl), np.arange(self.nf)
         return {
             "bins": self.nb,
             "max_dur": self.max_dur,
             "lane_totals": {
-                "read_bytes": self.lane_bytes[0].tolist(),
-                "write_bytes": self.lane_bytes[1].tolist(),
-                "busy": self.lane_busy.tolist(), "count": self.lane_count.tolist(),
+                "read_bytes": self.lane_bytes[lane_mod, 0, lanes].tolist(),
+                "write_bytes": self.lane_bytes[lane_mod, 1, lanes].tolist(),
+                "busy": self.lane_busy[lane_mod, lanes].tolist(),
+                "count": self.lane_count[lane_mod, lanes].tolist(),
                 "first": np.where(fin, self.lane_first, 0).tolist(),
                 "last": np.where(np.isfinite(self.lane_last), self.lane_last, 0).tolist()},
-            "file_totals": {"read_bytes": self.file_bytes[0].tolist(),
-                            "write_bytes": self.file_bytes[1].tolist(),
-                            "count": self.file_count.tolist()},
+            "file_totals": {"read_bytes": self.file_bytes[file_mod, 0, files].tolist(),
+                            "write_bytes": self.file_bytes[file_mod, 1, files].tolist(),
+                            "count": self.file_count[file_mod, files].tolist()},
             "sizes": self.sizes.tolist(),
             "offset_sample": {"t": samples[:, 0].tolist(), "offset": samples[:, 1].tolist(),
                               "lane": samples[:, 2].astype(int).tolist(),

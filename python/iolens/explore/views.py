@@ -2,43 +2,56 @@
 offsets, bandwidth, idle gaps, phases, per-OST activity, findings, and for
 every log the heat map and counter views (the only views of a log without DXT).
 
-Everything here is computed from the index metadata, the pyramid and the small
-counter modules, so its cost does not grow with the number of segments."""
+Job figures are the view's (iolens.view.JobView: intervals and per-OST sums
+streamed over the trace in chunks, damaged records and segments set aside);
+the rest comes from the index metadata, the pyramid and the small counter
+modules, so memory does not grow with the number of segments."""
 from __future__ import annotations
 
-from typing import List
+from typing import List, Optional
 
 import numpy as np
 
+from .._meta import module_info
 from .._text import bytes_by_name
+from ..derived import summary_modules
+from ..view import JobView
+from ..view.columns import amount
+from ..view.ost import layouts
 from .findings import diagnosis_findings, per_rank, trace_stragglers
 from .index import TraceIndex
 
 MAX_POINTS = 512         # points of the bandwidth curve
-PHASE_GAP_BINS = 0.02    # idle stretch (fraction of the pyramid's bins) that separates phases
+PHASE_GAP = 0.02         # idle stretch (fraction of the run) that separates phases
 TOP_GAPS = 10
 
 
-def summary(log, idx: TraceIndex) -> dict:
+def summary(log, idx: TraceIndex, view: Optional[JobView] = None) -> dict:
+    """The page's data.  Job figures (bandwidth, idle gaps, phases, per-OST
+    activity) are the view's (iolens.view: from each operation's start and end,
+    one layer, damaged segments set aside), streamed over the trace, never
+    loaded whole; `view` is built here when not given."""
+    view = view if view is not None else JobView(log)
     meta = idx.meta
     job = log.job
-    out = {"job": {"nprocs": job["nprocs"], "run_time": job["run_time"], "jobid": job["jobid"],
+    out = {"job": {"nprocs": job["nprocs"], "run_time": view.run_time, "jobid": job["jobid"],
                    "exe": log.exe, "log": log.path, "version": log.version},
            "has_dxt": idx.nseg > 0, "nseg": idx.nseg, "modules": meta["modules"],
-           "lanes": meta["lanes"], "span": meta["span"]}
+           "lanes": meta["lanes"], "span": meta["span"], "damage": _damage(view)}
+    out["perf"] = _perf(view)
     out["heatmap"] = _heatmap(log)
-    out["counters"] = _counter_views(log)
+    out["counters"] = _counter_views(view)
     if idx.nseg == 0:
         out["files"], out["findings"] = [], diagnosis_findings(log)
         return out
-    out["files"] = _files(log, meta)
+    out["files"] = _files(view, meta)
     out["sizes"] = {"buckets": len(meta["sizes"][0][0]), "posix": meta["sizes"][0],
                     "mpiio": meta["sizes"][1]}
     out["offsets"] = meta["offset_sample"]
-    out["bandwidth"] = _bandwidth(idx)
-    out["gaps"] = _gaps(idx)
-    out["phases"] = _phases(idx)
-    out["osts"] = _osts(out["files"])
+    out["bandwidth"] = _bandwidth(view)
+    out["gaps"] = _gaps(view, idx)
+    out["phases"] = _phases(view, idx)
+    out["osts"] = _osts(view)
     lt = meta["lane_totals"]
     totals = per_rank([lane["rank"] for lane in meta["lanes"]],
                       np.add(lt["read_bytes"], lt["write_bytes"]).tolist(), lt["busy"])
@@ -47,23 +60,42 @@ def summary(log, idx: TraceIndex) -> dict:
     return out
 
 
-def _files(log, meta) -> List[dict]:
+def _perf(view: JobView) -> dict:
+    """Per layer with darshan-parser figures: the view's ``--perf`` totals (bytes,
+    I/O time by the slowest process, bandwidth in MiB/s), layers side by side."""
+    out = {}
+    for module in summary_modules():
+        p = view.perf(module) if module in view.modules else None
+        if p is not None:
+            out[module] = {"bytes_read": p.bytes_read, "bytes_written": p.bytes_written,
+                           "total_bytes": p.total_bytes,
+                           "agg_time_by_slowest": p.agg_time_by_slowest,
+                           "agg_perf_by_slowest": p.agg_perf_by_slowest}
+    return out
+
+
+def _damage(view: JobView) -> dict:
+    """What the view set aside (records and segments), said in sentences."""
+    return {"total": view.damage.total, "lines": view.damage.lines(), "notes": list(view.notes),
+            **view.damage.to_dict()}
+
+
+def _files(view: JobView, meta) -> List[dict]:
     ft = meta["file_totals"]
     layout = {}
-    try:
-        lus = log.lustre()
-    except Exception:            # a damaged LUSTRE region must not hide the trace
-        lus = None
+    lus = view.lustre()
     if lus is not None and len(lus):
-        for _, row in lus[lus["component"] == 0].iterrows():
-            layout[row["name"]] = (int(row.get("LUSTRE_COMP_STRIPE_SIZE", 0)),
-                                   [int(o) for o in row["ost_ids"]])
+        for rid, comps in layouts(lus).items():
+            layout[view.name(rid)] = [
+                {"start": s, "end": -1 if e is None else e, "stripe_size": size,
+                 "osts": [int(o) for o in osts]} for s, e, size, osts in comps]
     out = []
     for i, name in enumerate(meta["files"]):
-        stripe, osts = layout.get(name, (0, []))
+        comps = layout.get(name, [])
         out.append({"name": name, "read_bytes": ft["read_bytes"][i],
                     "write_bytes": ft["write_bytes"][i], "count": ft["count"][i],
-                    "stripe_size": stripe, "osts": osts})
+                    "components": comps,
+                    "osts": sorted({o for c in comps for o in c["osts"]})})
     return out
 
 
@@ -77,75 +109,71 @@ def _regroup(arr: np.ndarray, points: int) -> np.ndarray:
     return arr.reshape(arr.shape[:-1] + (-1, g)).sum(axis=-1), g
 
 
-def _bandwidth(idx: TraceIndex) -> dict:
-    per_op = idx.pyr_bytes.sum(axis=1)              # [op, bin]
-    grouped, g = _regroup(per_op, MAX_POINTS)
-    width = idx.bin_width * g
+def _bandwidth(view: JobView) -> dict:
+    """Bytes per second over time: the view's bytes in flight (each operation's
+    bytes spread over its own duration, one layer), regrouped to MAX_POINTS."""
+    iv = view.intervals
+    flight = iv.in_flight()
+    last = int(np.ceil(max(iv.busy_end.max() if len(iv.busy_end) else 0.0, iv.resolution)
+                       / iv.resolution))
+    moved = np.stack([flight["read_bytes"].to_numpy()[:last],
+                      flight["write_bytes"].to_numpy()[:last]])
+    grouped, g = _regroup(moved, MAX_POINTS)
+    width = iv.resolution * g
     return {"width": width, "read": (grouped[0] / width).tolist(),
-            "write": (grouped[1] / width).tolist()}
+            "write": (grouped[1] / width).tolist(), "source": iv.source,
+            "mean": iv.bandwidth(), "busy_seconds": iv.busy_seconds}
 
 
-def _active_bins(idx: TraceIndex) -> np.ndarray:
-    return idx.pyr_count.sum(axis=(0, 1)) > 0
-
-
-def _runs(flags: np.ndarray):
-    """(first, last+1) of every run of True."""
-    edges = np.diff(np.concatenate([[0], flags.astype(np.int8), [0]]))
-    return list(zip(np.nonzero(edges == 1)[0], np.nonzero(edges == -1)[0]))
-
-
-def _gaps(idx: TraceIndex) -> dict:
-    w = idx.bin_width
-    idle = _runs(~_active_bins(idx))
-    idle.sort(key=lambda r: r[0] - r[1])
+def _gaps(view: JobView, idx: TraceIndex) -> dict:
+    """The longest idle gaps (no operation running on any process, from each
+    operation's start and end) and each lane's idle fraction."""
+    gaps = view.intervals.gaps().head(TOP_GAPS)
     lt = idx.meta["lane_totals"]
     span = idx.meta["span"]
-    return {"global": [[a * w, b * w] for a, b in idle[:TOP_GAPS]],
-            "lane_idle_fraction": [max(0.0, 1.0 - b / span) for b in lt["busy"]]}
+    return {"global": gaps[["start", "end"]].to_numpy().tolist(),
+            "resolution": view.intervals.resolution,
+            "lane_idle_fraction": [min(1.0, max(0.0, 1.0 - b / span)) for b in lt["busy"]]}
 
 
-def _phases(idx: TraceIndex) -> List[dict]:
-    """Runs of activity separated by idle stretches of at least PHASE_GAP_BINS of the
-    job; in each, the process with the least and the most I/O time."""
-    active = _active_bins(idx)
-    min_gap = max(1, int(len(active) * PHASE_GAP_BINS))
-    runs = _runs(active)
-    merged = []
-    for a, b in runs:
-        if merged and a - merged[-1][1] < min_gap:
-            merged[-1][1] = b
-        else:
-            merged.append([a, b])
+def _phases(view: JobView, idx: TraceIndex) -> List[dict]:
+    """The view's phases (I/O separated by idle gaps of at least PHASE_GAP of the
+    run); in each, the process with the least and the most I/O time (per-lane
+    busy time of the index's bins the phase covers)."""
+    min_gap = PHASE_GAP * max(view.run_time, idx.meta["span"])
+    phases = view.intervals.phases(min_gap)
     busy = idx.pyr_busy.sum(axis=0)                 # [lane, bin]
-    nbytes = idx.pyr_bytes.sum(axis=(0, 1))
     lanes = idx.meta["lanes"]
     w = idx.bin_width
     out = []
-    for a, b in merged:
+    for p in phases.itertuples(index=False):
+        a = int(np.clip(p.start // w, 0, busy.shape[1]))
+        b = int(np.clip(np.ceil(p.end / w), a + 1, busy.shape[1]))
         per_lane = busy[:, a:b].sum(axis=1)
         act = np.nonzero(per_lane > 0)[0]
-        if not len(act):
-            continue
-        fast, slow = act[np.argmin(per_lane[act])], act[np.argmax(per_lane[act])]
-        out.append({"t0": a * w, "t1": b * w, "bytes": float(nbytes[a:b].sum()),
-                    "processes": int(len(act)),
-                    "fastest": {"lane": int(fast), "rank": lanes[fast]["rank"],
-                                "busy": float(per_lane[fast])},
-                    "slowest": {"lane": int(slow), "rank": lanes[slow]["rank"],
-                                "busy": float(per_lane[slow])}})
+        phase = {"t0": float(p.start), "t1": float(p.end),
+                 "bytes": float(p.read_bytes + p.write_bytes),
+                 "read_bytes": float(p.read_bytes), "write_bytes": float(p.write_bytes),
+                 "processes": int(len(act))}
+        if len(act):
+            fast, slow = act[np.argmin(per_lane[act])], act[np.argmax(per_lane[act])]
+            phase["fastest"] = {"lane": int(fast), "rank": lanes[fast]["rank"],
+                                "busy": float(per_lane[fast])}
+            phase["slowest"] = {"lane": int(slow), "rank": lanes[slow]["rank"],
+                                "busy": float(per_lane[slow])}
+        out.append(phase)
     return out
 
 
-def _osts(files: List[dict]) -> List[dict]:
-    """Traced bytes per OST, each file's bytes spread evenly over its stripes."""
-    acc = {}
-    for f in files:
-        if f["osts"]:
-            share = (f["read_bytes"] + f["write_bytes"]) / len(f["osts"])
-            for o in f["osts"]:
-                acc[o] = acc.get(o, 0.0) + share
-    return [{"ost": o, "bytes": b} for o, b in sorted(acc.items())]
+def _osts(view: JobView) -> List[dict]:
+    """The view's per-OST bytes and time (every layout component, operations
+    split over the stripes they touch, one layer per file)."""
+    ost = view.ost
+    return [{"ost": int(r.ost), "bytes": float(r.bytes), "bytes_read": float(r.bytes_read),
+             "bytes_written": float(r.bytes_written), "read_time": float(r.read_time),
+             "write_time": float(r.write_time), "files": int(r.files),
+             "source": ost.attrs.get("source", "")}
+            for r in ost.sort_values("ost").itertuples(index=False)]
 
 
 def _heatmap(log) -> dict:
@@ -169,16 +197,18 @@ def _heatmap(log) -> dict:
             "bytes": grouped.tolist()}
 
 
-def _counter_views(log) -> dict:
+def _counter_views(view: JobView) -> dict:
     """Bytes read and written per rank (-1 = shared records) and the busiest files,
-    from the POSIX, MPI-IO and STDIO counters."""
+    per layer with darshan-parser figures (never added across layers), from the
+    view's undamaged records ("not monitored", -1, read as 0)."""
     out = {}
-    for mod, rd, wr in (("POSIX", "POSIX_BYTES_READ", "POSIX_BYTES_WRITTEN"),
-                        ("MPI-IO", "MPIIO_BYTES_READ", "MPIIO_BYTES_WRITTEN"),
-                        ("STDIO", "STDIO_BYTES_READ", "STDIO_BYTES_WRITTEN")):
-        if mod not in log.modules:
+    for mod in summary_modules():
+        p = module_info(mod).prefix
+        rd, wr = p + "BYTES_READ", p + "BYTES_WRITTEN"
+        df = view.records(mod, columns=[rd, wr]) if mod in view.modules else None
+        if df is None or not len(df):
             continue
-        df = log.records(mod, columns=[rd, wr])
+        df = df.assign(**{rd: amount(df, rd), wr: amount(df, wr)})
         by_rank = df.groupby("rank")[[rd, wr]].sum()
         by_file = bytes_by_name(df["name"], df[rd] + df[wr], missing="?")
         top = sorted(by_file.items(), key=lambda nt: -nt[1])[:20]   # stable: ties by name

@@ -37,6 +37,9 @@ def run(args) -> int:
             raise VerbError(args.log, "no DXT trace to export (record one with "
                             "`iolens run --trace`)")
         m = model.build(log, idx)
+        note = model.damage_note(idx)
+        if note:
+            print(f"iolens export: {args.log}: {note}", file=sys.stderr)
     binary = args.format == "perfetto"
     with open_output(args.output, [args.log], binary=binary) as out:
         (perfetto if binary else chrome_json).write(m, out)

@@ -1,5 +1,9 @@
 """What both export formats hold, built once from the explorer's index:
-processes, tracks, slices in viewer order, counter series and job metadata."""
+processes, tracks, slices in viewer order, counter series and job metadata.
+
+The index holds no damaged segment (index_build skips them, meta["damage"]
+counts them; the metadata's "damage" entry says so); the counter series are
+the view's bandwidth (iolens.view), never a sum over layers."""
 from __future__ import annotations
 
 import heapq
@@ -59,7 +63,12 @@ def _tagged(events, track: int):
         yield ts, begin, i, track
 
 
-def build(log, idx) -> TraceModel:
+def build(log, idx, view=None) -> TraceModel:
+    """The model of the index's (undamaged) segments; job counters from the view
+    of the log (iolens.view.JobView, built here when not given)."""
+    if view is None:
+        from ..view import JobView
+        view = JobView(log)
     cols = {k: np.asarray(v) for k, v in idx.cols.items()}
     start_ns = np.round(cols["start"] * 1e9).astype(np.int64)
     end_ns = np.maximum(np.round(cols["end"] * 1e9).astype(np.int64), start_ns)
@@ -86,30 +95,41 @@ def build(log, idx) -> TraceModel:
                 "end_time": str(job["end_time_sec"]), "run_time": f"{job['run_time']:.4f}",
                 "log_version": log.version, "modules": ",".join(idx.meta["modules"])}
     metadata.update({f"metadata.{k}": v for k, v in job["metadata"].items()})
+    if damage_note(idx):
+        metadata["damage"] = damage_note(idx)
     model = TraceModel(cols, idx.meta["files"], start_ns, end_ns, track_of, track_list,
                        ranks, metadata)
-    model.counters = _counters(cols, start_ns, end_ns)
+    model.counters = _counters(view)
     return model
 
 
-def _counters(cols, start_ns, end_ns) -> Dict[str, tuple]:
-    """Bytes in flight (sampled exactly at COUNTER_POINTS instants) and bandwidth
-    (bytes of the operations that start in each interval / interval length)."""
-    if len(start_ns) == 0:
+def _counters(view) -> Dict[str, tuple]:
+    """The view's bandwidth over time (bytes/s: each operation's bytes spread
+    over its own duration, one layer, damaged segments set aside), total, read
+    and write, at most COUNTER_POINTS samples."""
+    iv = view.intervals
+    if not iv.operations:
         return {}
-    t_end = int(end_ns.max())
-    grid = np.linspace(0, t_end, COUNTER_POINTS + 1).astype(np.int64)
-    length = np.clip(cols["length"], 0, None).astype(np.float64)
-    by_start = np.argsort(start_ns, kind="stable")
-    by_end = np.argsort(end_ns, kind="stable")
-    started = np.concatenate([[0.0], np.cumsum(length[by_start])])
-    ended = np.concatenate([[0.0], np.cumsum(length[by_end])])
-    n_started = np.searchsorted(start_ns[by_start], grid, "right")
-    n_ended = np.searchsorted(end_ns[by_end], grid, "right")
-    inflight = started[n_started] - ended[n_ended]
-    edges = grid.copy()
-    edges[-1] += 1                     # the last interval includes the last instant
-    per_bin = np.diff(started[np.searchsorted(start_ns[by_start], edges, "left")])
-    width_s = max(1e-9, (grid[1] - grid[0]) / 1e9) if len(grid) > 1 else 1.0
-    return {"bytes in flight": ("bytes", grid, np.round(inflight)),
-            "bandwidth": ("bytes/s", grid[:-1], per_bin / width_s)}
+    flight = iv.in_flight()
+    last = int(np.ceil(max(float(iv.busy_end.max()), iv.resolution) / iv.resolution))
+    moved = np.stack([flight["read_bytes"].to_numpy()[:last],
+                      flight["write_bytes"].to_numpy()[:last]])
+    group = max(1, -(-moved.shape[1] // COUNTER_POINTS))
+    pad = (-moved.shape[1]) % group
+    moved = np.concatenate([moved, np.zeros((2, pad))], axis=1)
+    moved = moved.reshape(2, -1, group).sum(axis=2)
+    width = iv.resolution * group
+    times = np.round(np.arange(moved.shape[1]) * width * 1e9).astype(np.int64)
+    return {"bandwidth": ("bytes/s", times, (moved[0] + moved[1]) / width),
+            "read bandwidth": ("bytes/s", times, moved[0] / width),
+            "write bandwidth": ("bytes/s", times, moved[1] / width)}
+
+
+def damage_note(idx) -> str:
+    """The index's damaged segments (skipped, never exported), in one sentence."""
+    dmg = idx.meta.get("damage", {})
+    parts = []
+    for module, n in dmg.get("set_aside", {}).items():
+        kinds = ", ".join(f"{k} {v}" for k, v in dmg.get("segments", {}).get(module, {}).items())
+        parts.append(f"{module}: {n} damaged segments skipped ({kinds})")
+    return "; ".join(parts)

@@ -5,10 +5,14 @@ or Dask workers), takes a path and returns plain Python data that pickles
 cheaply.  A log that cannot be read gives a quarantine row with the reason
 instead; nothing raised here ever stops an ingest.
 
-Numbers follow the parser's `--perf` definitions (see columns.py), which
-are also what PyDarshan's job_stats/file_stats report: time by slowest = the
-slowest process's summed I/O time plus the time of shared records, performance
-by slowest = bytes / that time.
+Every figure comes from the one view of the log (iolens.view.JobView):
+damaged records are set aside there (the jobs row's `damaged` column counts
+them), and the job numbers are the view's darshan-parser `--perf` figures,
+which are also what PyDarshan's job_stats/file_stats report: time by slowest =
+the slowest process's summed I/O time plus the time of shared records,
+performance by slowest = bytes / that time.  `total_bytes` and `io_time` add
+the file-system layers (POSIX, STDIO, DFS, DAOS: different files, never the
+MPI-IO or HDF5 bytes above them, which are the same data).
 """
 from __future__ import annotations
 
@@ -22,11 +26,12 @@ from typing import Dict, List, Optional
 
 import numpy as np
 
-from .._meta import module_info
 from .._text import printable
 from ..log import open as open_log
+from ..view import JobView
+from ..view.parser import MIB, perf as parser_perf
 from .classes import StorageClasses
-from .columns import check_summable, file_numbers, job_numbers, module_arrays
+from .columns import check_summable, file_numbers
 from .interfaces import interfaces
 from .logfiles import log_key, regular_file
 from .names import NameFilter
@@ -162,6 +167,71 @@ def extract(path: str, classes: StorageClasses, with_findings: bool = True,
         return {"quarantine": quarantine_row(path, e)}
 
 
+class _Totals:
+    """What the job row adds up over the file-system layers."""
+
+    def __init__(self, classify: _Classifier):
+        self.classify = classify
+        self.bytes, self.io_time = 0, 0.0
+        self.class_bytes: Dict[str, int] = {}
+
+
+def _records(view: JobView, itf, name_filter: Optional[NameFilter]):
+    """The view's undamaged records of one interface, those `name_filter` keeps."""
+    frame = view.records(itf.module) if itf.module in view.modules else None
+    if frame is not None and name_filter is not None:
+        keep = np.array([name_filter.keeps(n or "") for n in frame["name"].tolist()], bool)
+        frame = frame[keep].reset_index(drop=True)
+    return frame
+
+
+def _perf(view: JobView, itf, frame, name_filter: Optional[NameFilter]):
+    """The view's --perf figures of the interface; over the kept names only when
+    a filter is given (the same formula, view.parser.perf)."""
+    if name_filter is None:
+        return view.perf(itf.module)
+    return parser_perf(frame, itf.prefix, view.nprocs)
+
+
+def _interface(view: JobView, itf, name_filter, row: dict, files: dict, totals: _Totals):
+    """The interface's job columns into `row`, its files into `files`."""
+    k = itf.key
+    frame = _records(view, itf, name_filter)
+    n = 0 if frame is None else len(frame)
+    if n:
+        check_summable(frame, itf.module, (itf.prefix + "BYTES_READ",
+                                           itf.prefix + "BYTES_WRITTEN", *itf.reads, *itf.writes))
+    row[f"{k}_records"] = n
+    row[f"{k}_partial"] = bool(itf.module in view.modules
+                               and view.modules[itf.module]["partial"])
+    if n == 0:
+        for c in ("bytes_read", "bytes_written", "files"):
+            row[f"{k}_{c}"] = 0
+        row[f"{k}_time"] = row[f"{k}_perf"] = 0.0
+        return
+    p = _perf(view, itf, frame, name_filter)
+    fr = file_numbers(frame, itf.prefix, view.nprocs, itf.reads, itf.writes)
+    row[f"{k}_bytes_read"], row[f"{k}_bytes_written"] = p.bytes_read, p.bytes_written
+    row[f"{k}_time"] = p.agg_time_by_slowest
+    row[f"{k}_perf"] = p.agg_perf_by_slowest * MIB          # bytes/s, as PyDarshan's job_stats
+    row[f"{k}_files"] = len(fr["file_id"])
+    lookup = view.log.names   # record id -> name, what log.name() reads
+    names = _stored_names([lookup.get(i) or "" for i in fr["file_id"].tolist()])
+    cls = _stored_names(totals.classify.many(names))
+    nf = len(names)
+    files["interface"] += [itf.module] * nf
+    files["file"] += names
+    files["storage_class"] += cls
+    files["partial"] += [row[f"{k}_partial"]] * nf
+    for c in NUMERIC:   # numpy arrays: cheap to pickle and to turn into Arrow
+        files[c].append(fr[c])
+    if itf.base:
+        totals.bytes += p.bytes_read + p.bytes_written
+        totals.io_time += p.agg_time_by_slowest
+        for c, b in zip(cls, fr["total_bytes"].tolist()):
+            totals.class_bytes[c] = totals.class_bytes.get(c, 0) + b
+
+
 def _extract(path: str, classes: StorageClasses, with_findings: bool,
              name_filter: Optional[NameFilter]) -> dict:
     with regular_file(path) as (opened, st):
@@ -191,50 +261,14 @@ def _extract_open(path: str, opened: str, st: os.stat_result, classes: StorageCl
                "platform": sorted((printable(k), printable(v))
                                   for k, v in log.platform.items())}
         files: Dict[str, list] = {c: [] for c in FILE_COLUMNS}
-        classify = _Classifier(classes, mounts)
-        lookup = log.names   # record id -> name, what log.name() reads
-        class_bytes: Dict[str, int] = {}
-        total_bytes, io_time = 0, 0.0
+        view = JobView(log)
+        row["damaged"] = view.damage.total
+        totals = _Totals(_Classifier(classes, mounts))
         for itf in interfaces():
-            k = itf.key
-            present = itf.module in log.modules
-            arrays = module_arrays(log, module_info(itf.module)) if present else None
-            if arrays is not None and name_filter is not None:
-                arrays = arrays.subset(np.array(
-                    [name_filter.keeps(log.name(i) or "") for i in arrays.ids.tolist()], dtype=bool))
-            n = 0 if arrays is None else len(arrays.ids)
-            if n:
-                check_summable(arrays, (itf.prefix + "BYTES_READ", itf.prefix + "BYTES_WRITTEN",
-                                        *itf.reads, *itf.writes))
-            row[f"{k}_records"] = n
-            row[f"{k}_partial"] = bool(present and log.modules[itf.module]["partial"])
-            if n == 0:
-                for c in ("bytes_read", "bytes_written", "files"):
-                    row[f"{k}_{c}"] = 0
-                row[f"{k}_time"] = row[f"{k}_perf"] = 0.0
-                continue
-            jn = job_numbers(arrays, itf.prefix, nprocs)
-            fr = file_numbers(arrays, itf.prefix, nprocs, itf.reads, itf.writes)
-            for c in ("bytes_read", "bytes_written", "time", "perf"):
-                row[f"{k}_{c}"] = jn[c]
-            row[f"{k}_files"] = len(fr["file_id"])
-            names = _stored_names([lookup.get(i) or "" for i in fr["file_id"].tolist()])
-            cls = _stored_names(classify.many(names))
-            nf = len(names)
-            files["interface"] += [itf.module] * nf
-            files["file"] += names
-            files["storage_class"] += cls
-            files["partial"] += [row[f"{k}_partial"]] * nf
-            for c in NUMERIC:   # numpy arrays: cheap to pickle and to turn into Arrow
-                files[c].append(fr[c])
-            if itf.base:
-                total_bytes += jn["bytes_read"] + jn["bytes_written"]
-                io_time += jn["time"]
-                for c, b in zip(cls, fr["total_bytes"].tolist()):
-                    class_bytes[c] = class_bytes.get(c, 0) + b
-        row["total_bytes"] = total_bytes
-        row["io_time"] = io_time
-        row["class_bytes"] = sorted(class_bytes.items())
+            _interface(view, itf, name_filter, row, files, totals)
+        row["total_bytes"] = totals.bytes
+        row["io_time"] = totals.io_time
+        row["class_bytes"] = sorted(totals.class_bytes.items())
     nf = len(files["file"])
     if nf:
         files.update({c: np.concatenate(files[c]) for c in NUMERIC})

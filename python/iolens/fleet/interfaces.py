@@ -1,8 +1,10 @@
 """The interfaces the fleet store summarises, and how their counters are named.
 
-The selection (which modules count as I/O interfaces of a job) is the issue's;
-counter names are looked up in the module tables compiled into the C core, so
-nothing here lists counters by hand.
+The interfaces are the I/O modules with data counters (from the module
+table); the "base" ones are the view's file-system layers (POSIX, STDIO, DFS,
+DAOS).  Counter names are looked up in the module
+tables compiled into the C core, so nothing here lists modules or counters by
+hand: a new module with a <P>BYTES_READ counter gets its fleet columns.
 """
 from __future__ import annotations
 
@@ -11,16 +13,16 @@ from dataclasses import dataclass
 from typing import Optional, Tuple
 
 from .._meta import module_info, modules_with
+from ..view.layers import FILE_SYSTEM_LAYERS
 
-# Modules summarised per job, in display order.  POSIX, STDIO, DFS and DAOS are
-# the "base" layers that reach storage; MPI-IO, H5D and PnetCDF sit above them,
-# so their bytes are not added again in job totals.
 # Every I/O module with data counters is summarised (the module table decides,
 # so a new module gets its columns); the known ones keep their display order.
+# The "base" ones are the view's file-system layers (POSIX, STDIO, DFS, DAOS):
+# MPI-IO, H5D and PnetCDF sit above them, so their bytes are not added again in
+# job totals.
 _ORDER = ("POSIX", "MPI-IO", "STDIO", "H5D", "PNETCDF_VAR", "DFS", "DAOS")
 SELECTED = tuple(sorted(modules_with("io", "BYTES_READ", "FASTEST_RANK"),
                         key=lambda m: _ORDER.index(m) if m in _ORDER else len(_ORDER)))
-BASE = ("POSIX", "STDIO", "DFS", "DAOS")
 
 
 @dataclass(frozen=True)
@@ -60,7 +62,7 @@ def interfaces() -> Tuple[Interface, ...]:
         out.append(Interface(module=info.name, key=info.name.replace("-", "").lower(),
                              prefix=prefix, reads=_op_counters(info, prefix, "READS"),
                              writes=_op_counters(info, prefix, "WRITES"),
-                             base=module in BASE))
+                             base=info.name in FILE_SYSTEM_LAYERS))
     return tuple(out)
 
 

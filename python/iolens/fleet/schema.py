@@ -35,6 +35,8 @@ def schemas() -> Dict[str, pa.Schema]:
                  (f"{k}_files", pa.int64()), (f"{k}_time", pa.float64()),
                  (f"{k}_perf", pa.float64())]
     jobs += [("total_bytes", pa.int64()), ("io_time", pa.float64()),
+             # records and trace segments the view set aside as damage (iolens.view)
+             ("damaged", pa.int64()),
              ("class_bytes", pa.map_(pa.string(), pa.int64())),
              # the runtime's platform facts (Log.platform): nnodes, ppn, cpu, ...
              ("platform", pa.map_(pa.string(), pa.string()))]

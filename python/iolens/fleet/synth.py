@@ -16,7 +16,20 @@ MOUNTS = [("/lus/scratch", "lustre"), ("/home", "nfs"), ("/tmp", "tmpfs")]
 APPS = ("lammps", "vasp", "wrf", "nek5000", "e3sm", "hacc", "gromacs", "qmcpack")
 
 
-def _records(module: str, n: int, rank, rng, nbytes, shared=False):
+_SIZE_BINS = ((100, "0_100"), (1 << 10, "100_1K"), (10 << 10, "1K_10K"),
+              (100 << 10, "10K_100K"), (1 << 20, "100K_1M"), (4 << 20, "1M_4M"),
+              (10 << 20, "4M_10M"), (100 << 20, "10M_100M"), (1 << 30, "100M_1G"))
+
+
+def _size_bin(size: int) -> str:
+    """The access-size histogram bin of an access of `size` bytes."""
+    return next((name for top, name in _SIZE_BINS if size < top), "1G_PLUS")
+
+
+def _records(module: str, n: int, rank, rng, nbytes, shared=False, run_time=60.0):
+    """Consistent records (what the view checks: operations behind the bytes,
+    the histogram summing to them, extents covering one access, times within
+    the run), so that no synthetic record is set aside as damage."""
     info = module_info(module)
     ints = np.zeros((n, len(info.counters)), np.int64)
     flts = np.zeros((n, len(info.fcounters)), np.float64)
@@ -33,12 +46,18 @@ def _records(module: str, n: int, rank, rng, nbytes, shared=False):
     wr = (nbytes - rd).astype(np.int64)
     seti(p + "BYTES_READ", rd)
     seti(p + "BYTES_WRITTEN", wr)
-    ops = np.maximum(1, (rd + wr) // 1048576)
-    for op in ("READS", "INDEP_READS"):
-        seti(p + op, ops // 2)
-    for op in ("WRITES", "INDEP_WRITES"):
-        seti(p + op, ops - ops // 2)
-    t = (rd + wr) / rng.uniform(2e8, 2e9, n)
+    for op, moved, top in (("READ", rd, "MAX_BYTE_READ"), ("WRITE", wr, "MAX_BYTE_WRITTEN")):
+        ops = np.where(moved > 0, np.maximum(1, moved // 1048576), 0)
+        for name in (f"{op}S", f"INDEP_{op}S"):
+            seti(p + name, ops)
+        seti(p + top, np.maximum(moved - 1, 0))
+        for i in range(n):      # every access of a record in the bin of its mean size
+            if ops[i]:
+                for mid in ("", "AGG_"):
+                    name = f"{p}SIZE_{op}_{mid}{_size_bin(int(moved[i] // ops[i]))}"
+                    if name in info.counters:
+                        ints[i, info.counters.index(name)] = ops[i]
+    t = np.minimum((rd + wr) / rng.uniform(2e8, 2e9, n), 0.8 * run_time)
     setf(p + "F_READ_TIME", t / 2)
     setf(p + "F_WRITE_TIME", t / 2)
     setf(p + "F_META_TIME", rng.uniform(0, 0.05, n))
@@ -56,20 +75,21 @@ def write_job(path: str, rng: np.random.Generator, *, shape: str, nprocs: int,
                   nprocs=nprocs, jobid=jobid, metadata="lib_ver=3.4.4\nh=romio_no_indep_rw=true\n",
                   exe=f"/opt/apps/{app}/bin/{app} -i input.{jobid}", mounts=MOUNTS)
         stdout = "<STDOUT>"
+        run_time = 60.0 + nprocs
         if shape == "fpp":
             names = [f"{base}/out.{r:05d}" for r in range(nprocs)]
             ids = [record_id(n) for n in names]
             w.add_names(ids + [record_id(stdout)], names + [stdout])
-            ints, flts = _records("POSIX", nprocs, None, rng, size // nprocs)
+            ints, flts = _records("POSIX", nprocs, None, rng, size // nprocs, run_time=run_time)
             w.put_records("POSIX", ids, np.arange(nprocs), ints, flts)
             i2, f2 = _records("STDIO", 1, None, rng, 4096)
             w.put_records("STDIO", [record_id(stdout)], [0], i2, f2)
         elif shape == "shared":
             name, home = f"{base}/checkpoint.h5", f"/home/u{uid}/{app}.cfg"
             w.add_names([record_id(name), record_id(home)], [name, home])
-            ints, flts = _records("POSIX", 2, None, rng, size, shared=True)
+            ints, flts = _records("POSIX", 2, None, rng, size, shared=True, run_time=run_time)
             w.put_records("POSIX", [record_id(name), record_id(home)], [-1, 0], ints, flts)
-            i2, f2 = _records("MPI-IO", 1, None, rng, size, shared=True)
+            i2, f2 = _records("MPI-IO", 1, None, rng, size, shared=True, run_time=run_time)
             w.put_records("MPI-IO", [record_id(name)], [-1], i2, f2)
         else:
             names = [f"/tmp/{app}.{jobid}.log", f"{base}/results.csv", stdout]

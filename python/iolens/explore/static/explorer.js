@@ -150,10 +150,12 @@
       ? `${drawn.length} operations drawn` : `${reply.n} operations in view, binned (${reply.source}); zoom in for single operations`;
   }
   function tooltipText(i) {
-    const r = current, f = (S.files || [])[r.file[i]] || { name: "?", osts: [], stripe_size: 0 };
+    const r = current, f = (S.files || [])[r.file[i]] || { name: "?", components: [] };
     const lane = S.lanes[r.lane[i]];
-    let ost = "n/a";
-    if (f.osts.length && f.stripe_size > 0) ost = String(f.osts[Math.floor(r.offset[i] / f.stripe_size) % f.osts.length]);
+    let ost = "n/a";   // the OST of the operation's first byte, in the layout component holding it
+    const off = r.offset[i];
+    const c = (f.components || []).find((k) => off >= k.start && (k.end < 0 || off < k.end));
+    if (off >= 0 && c && c.osts.length && c.stripe_size > 0) ost = String(c.osts[Math.floor((off - c.start) / c.stripe_size) % c.osts.length]);
     return [`file:     ${f.name}`, `process:  rank ${lane.rank}` + (lane.thread !== null ? ` thread ${lane.thread}` : ""),
       `module:   ${r.mod[i] === 1 ? "MPI-IO" : "POSIX"}  ${r.op[i] === 1 ? "write" : "read"}`,
       `offset:   ${r.offset[i]}`, `size:     ${r.length[i]}`, `start:    ${r.start[i].toFixed(6)} s`,
@@ -279,6 +281,10 @@
   function drawStatic() {
     const j = S.job;
     $("job-line").textContent = `${j.exe || j.log} · ${j.nprocs} processes · ${j.run_time.toFixed ? j.run_time.toFixed(2) : j.run_time} s · ${S.nseg} traced operations`;
+    const dmg = S.damage || { total: 0, lines: [] };
+    table($("perf-totals"), ["layer", "bytes read", "bytes written", "I/O time (slowest process + shared)", "bandwidth"],
+      Object.entries(S.perf || {}).map(([m, p]) => [m, fmtBytes(p.bytes_read), fmtBytes(p.bytes_written), fmtTime(p.agg_time_by_slowest), p.agg_perf_by_slowest.toFixed(2) + " MiB/s"]));
+    if (dmg.total) { $("damage-note").hidden = false; $("damage-note").textContent = "Damaged data set aside (not in any figure): " + dmg.lines.join("; "); }
     (S.files || []).forEach((f, i) => { const o = document.createElement("option"); o.value = String(i); o.textContent = f.name; $("f-file").appendChild(o); });
     const fl = $("findings"); fl.replaceChildren();
     (S.findings || []).forEach((f) => {
@@ -294,7 +300,7 @@
     if (S.has_dxt) {
       table($("phases"), ["phase", "start (s)", "end (s)", "processes", "bytes", "fastest", "slowest"],
         S.phases.map((p, i) => [i + 1, p.t0.toPrecision(5), p.t1.toPrecision(5), p.processes, fmtBytes(p.bytes),
-          `rank ${p.fastest.rank} (${fmtTime(p.fastest.busy)})`, `rank ${p.slowest.rank} (${fmtTime(p.slowest.busy)})`]));
+          p.fastest ? `rank ${p.fastest.rank} (${fmtTime(p.fastest.busy)})` : "-", p.slowest ? `rank ${p.slowest.rank} (${fmtTime(p.slowest.busy)})` : "-"]));
       drawSizes();
       lineChart($("bandwidth"), S.bandwidth.width, [S.bandwidth.read, S.bandwidth.write], [COLORS.read, COLORS.write], (v) => fmtBytes(v) + "/s");
       drawOffsets();
