@@ -10,6 +10,7 @@ is killed by its pid (written by the program itself) when the test ends."""
 import os
 import re
 import signal
+import shutil
 import subprocess
 import sys
 import time
@@ -280,6 +281,26 @@ def test_tools_record_none_of_their_own_io(tool, runtime, tmp_path):
     assert r.returncode == 0, r.stderr
     _, recs, _ = view(job_log_of(r.stderr))
     assert files(recs) == {str(tmp_path / "y")}
+
+
+def test_users_own_libiolens_named_preload_reaches_the_program(tool, runtime, tmp_path):
+    """The tools leave only the runtimes out of their own preload: a library of
+    the user's that merely starts with "libiolens" (the Lustre test shim is one)
+    stays in the program's LD_PRELOAD."""
+    zlib = next((p for p in ("/lib/x86_64-linux-gnu/libz.so.1", "/usr/lib/x86_64-linux-gnu/libz.so.1",
+                             "/lib64/libz.so.1", "/usr/lib64/libz.so.1") if os.path.exists(p)), None)
+    if zlib is None:
+        pytest.skip("no libz.so.1 to preload under another name")
+    mine = tmp_path / "libiolens-users-own.so"
+    shutil.copy(zlib, mine)
+    env = clean_env(runtime, tmp_path)
+    env["LD_PRELOAD"] = str(mine)
+    r = subprocess.run([str(tool), "run", "--logpath", str(tmp_path), "--", "sh", "-c",
+                        'echo "$LD_PRELOAD"'], capture_output=True, text=True, timeout=60, env=env)
+    assert r.returncode == 0, r.stderr
+    seen = r.stdout.strip().replace(" ", ":").split(":")
+    assert str(mine) in seen, r.stdout
+    assert any(os.path.basename(p) == "libiolens.so" for p in seen), r.stdout
 
 
 def test_run_ends_with_a_line_per_partial_module(tool, runtime, tmp_path):
