@@ -18,7 +18,7 @@ import iolens
 from explore_helpers import corpus_log, traced_log
 from iolens.explore.cli import main as explore_main
 from iolens.explore.index import index_for
-from iolens.explore.server import Explorer, serve
+from iolens.explore.server import Explorer, page_url, serve
 from iolens.explore.views import summary
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
@@ -104,9 +104,10 @@ def served(tmp_path):
         with iolens.open(log_path) as log:
             idx = index_for(log, tmp_path / "cache")
             data = summary(log, idx)
-        server = serve(Explorer(idx, data))
+        app = Explorer(idx, data)
+        server = serve(app)
         servers.append(server)
-        return f"http://127.0.0.1:{server.server_address[1]}/", data
+        return page_url(app, server), data
     yield start
     for s in servers:
         s.shutdown()
@@ -175,7 +176,8 @@ def test_timeline_zoom_pan_filter_tooltip(browser, served, shots):
     tip.wait_for(state="visible")
     text = tip.inner_text()
     row = p.page.evaluate("fetch('/api/spans?' + new URLSearchParams({t0: 0, t1: 1e9, r0: 4,"
-                          " r1: 11, op: 'write', file: %d})).then(r => r.json())" % big)
+                          " r1: 11, op: 'write', file: %d, token: new URLSearchParams("
+                          "location.search).get('token')})).then(r => r.json())" % big)
     i = rect["i"]                 # the span's row in the (same) query reply
     rank = data["lanes"][row["lane"][i]]["rank"]
     assert files[big] in text and f"process:  rank {rank}\n" in text

@@ -23,6 +23,7 @@ import hashlib
 import json
 import os
 import shutil
+import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,7 +31,10 @@ from typing import Dict, Optional
 
 import numpy as np
 
-INDEX_VERSION = 2      # 2: damaged segments skipped (meta damage), one layer per file/lane total
+from . import cache
+
+INDEX_VERSION = 3      # 2: damaged segments skipped (meta damage), one layer per file/lane total
+                       # 3: long operations listed (long.npy), MPI-IO share in the pyramid
 COLUMNS = {"start": np.float64, "end": np.float64, "lane": np.int32, "op": np.int8,
            "mod": np.int8, "file": np.int32, "offset": np.int64, "length": np.int64}
 MODULES = ("DXT_POSIX", "DXT_MPIIO")     # mod code = position
@@ -41,10 +45,7 @@ CHUNK = 8_000_000                        # rows per pass over a column: bounds q
 
 
 def cache_root() -> Path:
-    env = os.environ.get("IOLENS_CACHE_DIR")
-    if env:
-        return Path(env)
-    return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "iolens" / "explore"
+    return cache.root()
 
 
 def cache_key(path: str) -> str:
@@ -58,7 +59,10 @@ def cache_key(path: str) -> str:
 @dataclass
 class TraceIndex:
     """An opened index: ``cols`` (name -> read-only memmap), ``meta`` (dict),
-    ``pyr_count``/``pyr_bytes``/``pyr_busy`` (arrays [op, lane, bin])."""
+    ``pyr_count``/``pyr_bytes``/``pyr_busy``/``pyr_mpi`` (arrays [op, lane, bin];
+    ``pyr_mpi`` counts the MPI-IO operations among ``pyr_count``), ``long_rows``
+    (rows of the operations longer than ``meta["long_after"]``, one pyramid bin)
+    with their ``long_start``/``long_end``."""
 
     root: Path
     meta: dict
@@ -66,6 +70,10 @@ class TraceIndex:
     pyr_count: np.ndarray
     pyr_bytes: np.ndarray
     pyr_busy: np.ndarray
+    pyr_mpi: np.ndarray
+    long_rows: np.ndarray
+    long_start: np.ndarray
+    long_end: np.ndarray
 
     @property
     def nseg(self) -> int:
@@ -87,14 +95,30 @@ def open_index(root: Path) -> TraceIndex:
         f = root / f"{name}.npy"
         cols[name] = np.load(f, mmap_mode="r") if meta["nseg"] else np.empty(0, COLUMNS[name])
     pyr = np.load(root / "pyramid.npz")
-    return TraceIndex(root, meta, cols, pyr["count"], pyr["bytes"], pyr["busy"])
+    rows = np.load(root / "long.npy")
+    start = np.asarray(cols["start"][rows]) if len(rows) else np.zeros(0)
+    end = np.asarray(cols["end"][rows]) if len(rows) else np.zeros(0)
+    return TraceIndex(root, meta, cols, pyr["count"], pyr["bytes"], pyr["busy"], pyr["mpi"],
+                      rows, start, end)
 
 
-def index_for(log, cache: Optional[Path] = None) -> TraceIndex:
-    """The index of an open ``iolens.Log``, built on first use and reused after."""
-    root = (cache or cache_root()) / cache_key(log.path)
+def index_for(log, cache_dir: Optional[Path] = None) -> TraceIndex:
+    """The index of an open ``iolens.Log``, built on first use and reused after
+    (in ``cache_dir``, default ``cache_root()``; private and size-capped, see
+    ``cache.py``).  When the cache cannot be used the index is built in a
+    temporary directory removed at exit, with a note on stderr."""
+    base = cache_dir or cache_root()
+    try:
+        cache.private_dir(base)
+    except OSError as err:
+        print(f"iolens: index cache {base} unusable ({err.strerror or err}); "
+              "indexing in a temporary directory", file=sys.stderr)
+        base = cache.temporary_root()
+    root = base / cache_key(log.path)
     if not (root / "meta.json").is_file():
         build(log, root)
+        cache.prune(base, root, cache.limit())
+    cache.touch(root)
     return open_index(root)
 
 
@@ -112,6 +136,7 @@ def build(log, root: Path, chunk_rows: Optional[int] = None,
         index_build.build_into(log, tmp, MODULES, COLUMNS,
                                chunk_rows or index_build.CHUNK_ROWS,
                                sort_rows or index_build.SORT_ROWS)
+        cache.make_private(tmp)
         if root.exists():
             shutil.rmtree(root, ignore_errors=True)
         os.replace(tmp, root)
@@ -120,8 +145,8 @@ def build(log, root: Path, chunk_rows: Optional[int] = None,
             shutil.rmtree(tmp, ignore_errors=True)
 
 
-def write_pyramid(root: Path, count, nbytes, busy) -> None:
-    np.savez(root / "pyramid.npz", count=count, bytes=nbytes, busy=busy)
+def write_pyramid(root: Path, count, nbytes, busy, mpi) -> None:
+    np.savez(root / "pyramid.npz", count=count, bytes=nbytes, busy=busy, mpi=mpi)
 
 
 def bins_for(nlanes: int) -> int:
