@@ -455,6 +455,7 @@
   $("zoom-out").addEventListener("click", () => zoomTime(2, 0.5));
   readUrl();
   drawStatic();
-  window.iolensExplorer = { state: state, update: update, zoomTime: zoomTime, zoomRanks: zoomRanks, drawn: () => drawn, tooltipText: tooltipText };
+  window.iolensExplorer = { state: state, update: update, zoomTime: zoomTime, zoomRanks: zoomRanks, drawn: () => drawn,
+    tooltipText: tooltipText, hitText: hitText, rows: () => rowsNow, reply: () => current };
   if (S.has_dxt) update(); else document.body.dataset.ready = "0";
 })();

@@ -1,0 +1,170 @@
+"""The explorer at real scale (issue 29), in a real browser (Playwright driving
+Debian's Chromium) and through the query: thousands of ranks aggregated with
+the straggler always shown, a long operation found at any zoom, damaged
+segments set aside with a notice, bounded replies.  Times of each step are
+printed (-s), not asserted: bench/explore/bench_explore_ranks.py records them."""
+from __future__ import annotations
+
+import base64
+import json
+import time
+import urllib.request
+
+import numpy as np
+import pytest
+
+import iolens
+from explore_traces import damaged, long_among_short, many_ranks
+from iolens.explore import query as q
+from iolens.explore.index import index_for
+from iolens.explore.server import Explorer, page_url, serve
+from iolens.explore.views import summary
+from test_explore_browser import Page, browser, shots  # noqa: F401 (fixtures)
+
+
+@pytest.fixture
+def served(tmp_path):
+    servers = []
+
+    def start(log_path):
+        with iolens.open(log_path) as log:
+            idx = index_for(log, tmp_path / "cache")
+            data = summary(log, idx)
+        app = Explorer(idx, data)
+        server = serve(app)
+        servers.append(server)
+        return page_url(app, server), data, idx
+    yield start
+    for s in servers:
+        s.shutdown()
+
+
+def timed(label, action):
+    t = time.perf_counter()
+    action()
+    print(f"{label}: {time.perf_counter() - t:.3f} s")
+
+
+def test_twenty_thousand_ranks_show_the_straggler(browser, served, shots, tmp_path):
+    url, data, idx = served(many_ranks(tmp_path / "ranks.darshan"))
+    assert any(f["kind"] == "trace-stragglers" and f["ranks"] == [19_999]
+               for f in data["findings"])
+    p = Page(browser, shots)
+    timed("open", lambda: p.open(url))
+    t = p.timeline()
+    rows = p.page.evaluate("window.iolensExplorer.rows()")
+    # 20,000 lanes grouped into rows, each naming its busiest and slowest lane
+    assert rows["aggregated"] and rows["lanes_in_view"] == 20_000
+    assert len(rows["first"]) == int(p.page.locator("#timeline").get_attribute("data-rows")) < 400
+    assert p.page.locator("#aggregation-note").is_visible()
+    last = len(rows["first"]) - 1
+    assert data["lanes"][rows["slowest"][last]]["rank"] == 19_999
+    assert t["kind"] == "bins" and t["n"] == idx.nseg
+    # the straggler's write is drawn alone in the last row after every other
+    # rank stopped (cells of the last row past 10 s), and its hover names it
+    reply = p.page.evaluate("(() => { const r = window.iolensExplorer.reply();"
+                            " return {px: r.px, count: r.count}; })()")
+    count = np.frombuffer(base64.b64decode(reply["count"]), "<u4").reshape(-1, reply["px"])
+    late = int(reply["px"] * 11 / data["span"])
+    assert count[last, late:].min() >= 1 and count[:last, late:].sum() == 0
+    box = p.page.locator("#timeline").bounding_box()
+    lane_h = (box["height"] - 22) / len(rows["first"])
+    text = p.page.evaluate(f"window.iolensExplorer.hitText(5, {(last + 0.5) * lane_h})")
+    assert "slowest:  rank 19999" in text
+    p.shot("explore-20000-ranks")
+    # each step answers (timings printed; bench/explore records them)
+    timed("zoom time", lambda: p.after(lambda: p.page.keyboard.press("+")))
+    assert p.timeline()["state"]["t1"] < data["span"]
+    timed("zoom ranks", lambda: p.after(lambda: p.page.evaluate(
+        "window.iolensExplorer.zoomRanks(0.01, 1.0)")))
+    state = p.timeline()["state"]
+    assert state["r1"] == 19_999 and state["r1"] - state["r0"] < 400
+    timed("pan", lambda: p.after(lambda: p.page.evaluate(
+        "(() => { const s = window.iolensExplorer.state; s.t0 += (s.t1 - s.t0) / 4;"
+        " s.t1 += (s.t1 - s.t0) / 4; window.iolensExplorer.update(); })()")))
+    assert p.errors == []
+
+
+def test_reply_size_is_bounded_at_any_px(served, tmp_path):
+    url, data, idx = served(many_ranks(tmp_path / "ranks.darshan"))
+    base, token = url.split("?")
+    body = urllib.request.urlopen(f"{base}api/spans?px=99999&rows=99999&{token}", timeout=60).read()
+    reply = json.loads(body)
+    assert len(body) < 5_000_000 and reply["px"] == q.MAX_PX
+    assert len(reply["rows"]["first"]) == q.MAX_ROWS
+    spans = urllib.request.urlopen(f"{base}api/spans?max=10000000&r0=0&r1=19999&{token}",
+                                   timeout=60).read()
+    assert len(spans) < 8_000_000
+
+
+def test_long_operation_found_in_its_middle(browser, served, shots, tmp_path):
+    """More than SCAN_CAP operations start before the middle of a 100 s read:
+    zooming there shows it (and every operation in flight) singly."""
+    log = long_among_short(tmp_path / "long.darshan")
+    url, data, idx = served(log)
+    with iolens.open(log) as lg:
+        df = lg.dxt("POSIX")
+    start, end = df["start"].to_numpy(), df["end"].to_numpy()
+    p = Page(browser, shots)
+    p.open(url)
+
+    def window():
+        p.page.fill("#f-t0", "75")
+        p.page.fill("#f-t1", "75.001")
+        p.page.click("#f-apply")
+    p.after(window)
+    for _ in range(4):                       # and deeper, with the + key
+        p.after(lambda: p.page.keyboard.press("+"))
+    t = p.timeline()
+    assert t["state"]["t1"] - t["state"]["t0"] < 1e-4
+    want = int(((end >= t["state"]["t0"]) & (start <= t["state"]["t1"])).sum())
+    assert t["kind"] == "spans" and t["spans"] == t["n"] == want >= 1
+    long_op = p.page.evaluate("(() => { const r = window.iolensExplorer.reply();"
+                              " const i = r.length.indexOf(12345);"
+                              " return i < 0 ? null : [r.start[i], r.end[i], r.offset[i]]; })()")
+    assert long_op == [0.5, 100.5, 7]
+    labels = p.page.locator("#timeline").get_attribute("data-axis").split("|")
+    assert len(labels) == len(set(labels)) >= 3 and all(x.startswith("+") for x in labels)
+    p.shot("explore-long-operation")
+    assert p.errors == []
+
+
+def test_long_operations_counted_at_every_zoom(tmp_path, monkeypatch):
+    """Through the query, with a small SCAN_CAP: every window holds exactly the
+    operations in flight there, singly or binned."""
+    from explore_traces import _write
+    monkeypatch.setattr(q, "SCAN_CAP", 500)
+    rng = np.random.default_rng(3)
+    s = np.sort(rng.uniform(0, 100, 5000))
+    e = s + 0.001
+    s[10], e[10] = s[10], 90.0            # long ones among short ones
+    s[4000], e[4000] = s[4000], s[4000] + 5
+    seg = {"offset": np.zeros(5000, int), "length": np.ones(5000, int), "start": s, "end": e}
+    log = _write(tmp_path / "l.darshan", 1, [0], [5000], [0], seg, 100)
+    with iolens.open(log) as lg:
+        idx = index_for(lg, tmp_path / "c")
+    for t0, t1 in ((50, 50.00001), (80, 80.01), (s[4000] + 1, s[4000] + 1.0001), (0, 100)):
+        r = q.query(idx, q.View(t0=t0, t1=t1, max_spans=100))
+        want = int(((e >= r["t0"]) & (s <= r["t1"])).sum())
+        assert r["n"] == want, (t0, t1)
+        if r["kind"] == "spans":
+            assert sorted(r["start"]) == sorted(s[(e >= r["t0"]) & (s <= r["t1"])].tolist())
+
+
+def test_damaged_segments_leave_the_page_working(browser, served, shots, tmp_path):
+    url, data, idx = served(damaged(tmp_path / "damaged.darshan"))
+    assert data["damage"]["segments"]["DXT_POSIX"] == {"bad-time": 2} or \
+        sum(data["damage"]["segments"]["DXT_POSIX"].values()) == 2
+    base, token = url.split("?")
+    for path in ("api/summary", "api/spans"):      # strict JSON: no NaN, no Infinity
+        body = urllib.request.urlopen(f"{base}{path}?{token}", timeout=30).read().decode()
+        json.loads(body, parse_constant=lambda c: pytest.fail(f"{path}: {c} in JSON"))
+    p = Page(browser, shots)
+    p.open(url)
+    assert p.timeline()["spans"] == 38 == idx.nseg
+    note = p.page.locator("#damage-note")
+    assert note.is_visible() and "DXT_POSIX" in note.inner_text()
+    p.after(lambda: p.page.keyboard.press("+"))
+    assert p.timeline()["kind"] == "spans"
+    p.shot("explore-damaged")
+    assert p.errors == []
