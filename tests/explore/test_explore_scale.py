@@ -168,3 +168,56 @@ def test_damaged_segments_leave_the_page_working(browser, served, shots, tmp_pat
     assert p.timeline()["kind"] == "spans"
     p.shot("explore-damaged")
     assert p.errors == []
+
+
+def test_small_things(browser, served, shots, tmp_path):
+    """Thread lanes by number (pthread id on hover), the mark of a partial
+    trace, a 4,000-character file name in a bounded tooltip."""
+    from explore_traces import _write
+    from iolens._meta import module_info
+    long_name = "/scratch/" + "d" * 3990 + "/f.dat"
+    seg = {"offset": [0, 10, 20], "length": [10, 10, 10], "start": [0.1, 0.2, 0.3],
+           "end": [0.15, 0.25, 0.35]}
+    log = _write(tmp_path / "partial.darshan", 1, [0], [3], [0], seg, 1, names=(long_name,),
+                 ids=[iolens.record_id(long_name)], partial=1 << module_info("DXT_POSIX").id)
+    url, data, _ = served(log)
+    assert data["partial"] == ["DXT_POSIX"]
+    p = Page(browser, shots)
+    p.open(url)
+    assert p.page.locator("#partial-note").is_visible()
+    rect = p.page.evaluate("window.iolensExplorer.drawn()[1]")
+    box = p.page.locator("#timeline").bounding_box()
+    p.page.mouse.move(box["x"] + rect["x"] + rect["w"] / 2, box["y"] + rect["y"] + rect["h"] / 2)
+    tip = p.page.locator("#tooltip")
+    tip.wait_for(state="visible")
+    tb = tip.bounding_box()
+    assert tb["width"] <= 520 and tb["height"] <= 320
+    assert "f.dat" in tip.inner_text() and "…" in tip.inner_text()
+    p.shot("explore-partial-longname")
+
+    from explore_helpers import CORPUS
+    threads = CORPUS.parent.parent / "corpus-next" / "logs" / "dxt_thread_ids" / "threads_posix.darshan"
+    if not threads.is_file():
+        pytest.skip(f"log with DXT thread ids not found at {threads} (needs ../shared)")
+    url, data, _ = served(threads)
+    q = Page(browser, shots)
+    q.open(url)
+    lanes = data["lanes"]
+    first = [i for i, lane in enumerate(lanes) if lane["rank"] == lanes[0]["rank"]]
+    assert len(first) >= 2 and all(lanes[i]["thread"] is not None for i in first)
+    names = q.page.evaluate(f"{first}.map((l) => window.iolensExplorer.laneName(l))")
+    assert names == [f"rank {lanes[0]['rank']} t{k}" for k in range(len(first))]
+    text = q.page.evaluate("window.iolensExplorer.hitText(5, 5)")
+    assert f"thread 0 (pthread {lanes[0]['thread']})" in text
+    q.shot("explore-threads")
+    assert p.errors == [] and q.errors == []
+
+
+def test_findings_shown_without_dxt(browser, served, shots):
+    from explore_helpers import corpus_log
+    url, data, _ = served(corpus_log("imbalanced-io"))
+    p = Page(browser, shots)
+    p.open(url)
+    items = p.page.locator("#findings li")
+    assert items.count() == len(data["findings"]) > 0 and items.first.is_visible()
+    assert p.errors == []

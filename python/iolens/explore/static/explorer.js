@@ -456,6 +456,6 @@
   readUrl();
   drawStatic();
   window.iolensExplorer = { state: state, update: update, zoomTime: zoomTime, zoomRanks: zoomRanks, drawn: () => drawn,
-    tooltipText: tooltipText, hitText: hitText, rows: () => rowsNow, reply: () => current };
+    tooltipText: tooltipText, hitText: hitText, laneName: laneName, rows: () => rowsNow, reply: () => current };
   if (S.has_dxt) update(); else document.body.dataset.ready = "0";
 })();
