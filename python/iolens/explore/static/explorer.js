@@ -13,7 +13,7 @@
     while (Math.abs(b) >= 1024 && i < u.length - 1) { b /= 1024; i++; }
     return (i ? b.toFixed(1) : String(Math.round(b))) + " " + u[i];
   };
-  const fmtTime = (s) => s >= 1 ? s.toFixed(3) + " s" : s >= 1e-3 ? (s * 1e3).toFixed(3) + " ms" : (s * 1e6).toFixed(1) + " µs";
+  const fmtTime = (s) => s === 0 ? "0 s" : s >= 1 ? s.toFixed(3) + " s" : s >= 1e-3 ? (s * 1e3).toFixed(3) + " ms" : (s * 1e6).toFixed(1) + " µs";
   const ranks = S.lanes.map((l) => l.rank);
   const rankMin = ranks.length ? Math.min(...ranks) : 0, rankMax = ranks.length ? Math.max(...ranks) : 0;
   const hasMpi = (S.modules || []).includes("DXT_MPIIO") && (S.modules || []).includes("DXT_POSIX");
