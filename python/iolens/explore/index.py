@@ -88,6 +88,18 @@ class TraceIndex:
         return self.meta["span"] / self.pyr_count.shape[2]
 
 
+def read_rows(col: np.ndarray, lo: int, hi: int) -> np.ndarray:
+    """Rows [lo, hi) of a column, read from its file rather than through the
+    memory map: a pass over the whole trace then leaves no mapped pages in this
+    process's resident memory (the page cache keeps them, shared)."""
+    hi = min(hi, len(col))
+    if not isinstance(col, np.memmap) or hi <= lo:
+        return np.asarray(col[lo:hi])
+    with open(col.filename, "rb") as f:
+        f.seek(col.offset + lo * col.dtype.itemsize)
+        return np.fromfile(f, col.dtype, hi - lo)
+
+
 def open_index(root: Path) -> TraceIndex:
     meta = json.loads((root / "meta.json").read_text())
     cols = {}

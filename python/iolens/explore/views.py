@@ -19,11 +19,12 @@ from ..view import JobView
 from ..view.columns import amount
 from ..view.ost import layouts
 from .findings import diagnosis_findings, per_rank, trace_stragglers
-from .index import CHUNK, TraceIndex
+from .index import TraceIndex, read_rows
 
 MAX_POINTS = 512         # points of the bandwidth curve
 PHASE_GAP = 0.02         # idle stretch (fraction of the run) that separates phases
 TOP_GAPS = 10
+PHASE_CHUNK = 1 << 20    # rows read at a time for the phases' per-lane I/O time
 
 
 def summary(log, idx: TraceIndex, view: Optional[JobView] = None) -> dict:
@@ -144,10 +145,10 @@ def phase_busy(idx: TraceIndex, starts: np.ndarray, ends: np.ndarray) -> np.ndar
     starts in the gap before it (phase edges are at the view's resolution)."""
     nph, nl = len(starts), idx.nlanes
     out = np.zeros(nph * nl)
-    for lo in range(0, idx.nseg, CHUNK):
-        start = np.asarray(idx.cols["start"][lo:lo + CHUNK])
-        end = np.asarray(idx.cols["end"][lo:lo + CHUNK])
-        lane = np.asarray(idx.cols["lane"][lo:lo + CHUNK]).astype(np.int64)
+    for lo in range(0, idx.nseg, PHASE_CHUNK):
+        hi = lo + PHASE_CHUNK
+        start, end = read_rows(idx.cols["start"], lo, hi), read_rows(idx.cols["end"], lo, hi)
+        lane = read_rows(idx.cols["lane"], lo, hi).astype(np.int64)
         k = np.searchsorted(starts, start, "right") - 1
         for kk in (k, k + 1):
             ok = (kk >= 0) & (kk < nph)
