@@ -63,14 +63,19 @@ def test_twenty_thousand_ranks_show_the_straggler(browser, served, shots, tmp_pa
     # the straggler's write is drawn alone in the last row after every other
     # rank stopped (cells of the last row past 10 s), and its hover names it
     reply = p.page.evaluate("(() => { const r = window.iolensExplorer.reply();"
-                            " return {px: r.px, count: r.count}; })()")
+                            " return {px: r.px, count: r.count, kind: r.cell_kind}; })()")
     count = np.frombuffer(base64.b64decode(reply["count"]), "<u4").reshape(-1, reply["px"])
+    kind = np.frombuffer(base64.b64decode(reply["kind"]), "u1").reshape(count.shape)
     late = int(reply["px"] * 11 / data["span"])
     assert count[last, late:].min() >= 1 and count[:last, late:].sum() == 0
+    assert set(kind[count > 0].tolist()) == {1}           # every cell: POSIX writes
     box = p.page.locator("#timeline").bounding_box()
     lane_h = (box["height"] - 22) / len(rows["first"])
     text = p.page.evaluate(f"window.iolensExplorer.hitText(5, {(last + 0.5) * lane_h})")
     assert "slowest:  rank 19999" in text
+    x = 90 + (box["width"] - 90) * 20 / data["span"]       # a bin of the straggler alone
+    text = p.page.evaluate(f"window.iolensExplorer.hitText({x}, {(last + 0.5) * lane_h})")
+    assert "1 operations in flight, mostly POSIX write" in text and "ranks 19" in text
     p.shot("explore-20000-ranks")
     # each step answers (timings printed; bench/explore records them)
     timed("zoom time", lambda: p.after(lambda: p.page.keyboard.press("+")))
@@ -220,4 +225,51 @@ def test_findings_shown_without_dxt(browser, served, shots):
     p.open(url)
     items = p.page.locator("#findings li")
     assert items.count() == len(data["findings"]) > 0 and items.first.is_visible()
+    assert p.errors == []
+
+
+def test_phase_fastest_and_slowest_from_start_and_end(tmp_path):
+    """Each phase's fastest and slowest process and their I/O time equal the
+    trace's operations clipped to the phase (start AND end), counted here from
+    Log.dxt() independently of the index."""
+    from explore_traces import _write
+    rng = np.random.default_rng(7)
+    seg = {"start": [], "end": [], "offset": [], "length": []}
+    for r in range(3):                       # phase 1: [0, 4) s, phase 2: [10, 14) s
+        for base in (0.0, 10.0):
+            s = np.sort(rng.uniform(base, base + 3, 20))
+            e = s + rng.uniform(0.01, 0.2 * (r + 1), 20)
+            seg["start"].append(s)
+            seg["end"].append(e)
+    seg = {"start": np.concatenate(seg["start"]), "end": np.concatenate(seg["end"]),
+           "offset": np.zeros(120, int), "length": np.full(120, 10)}
+    log = _write(tmp_path / "phases.darshan", 3, [0, 1, 2], [40] * 3, [0] * 3, seg, 20)
+    with iolens.open(log) as lg:
+        idx = index_for(lg, tmp_path / "c")
+        data = summary(lg, idx)
+        df = lg.dxt("POSIX")
+    assert len(data["phases"]) == 2
+    for ph in data["phases"]:
+        clipped = (np.minimum(df["end"], ph["t1"]) - np.maximum(df["start"], ph["t0"])).clip(0)
+        per_rank = clipped.groupby(df["rank"]).sum()
+        assert ph["slowest"]["rank"] == per_rank.idxmax()
+        assert ph["fastest"]["rank"] == per_rank.idxmin()
+        assert ph["slowest"]["busy"] == pytest.approx(per_rank.max())
+        assert ph["fastest"]["busy"] == pytest.approx(per_rank.min())
+
+
+def test_overlapping_operations_on_sub_rows(browser, served, shots, tmp_path):
+    from explore_traces import _write
+    seg = {"start": [0.1, 0.2, 0.3, 0.8], "end": [0.6, 0.7, 0.5, 0.9],
+           "offset": [0, 1, 2, 3], "length": [1, 1, 1, 1]}
+    url, _, _ = served(_write(tmp_path / "overlap.darshan", 1, [0], [4], [0], seg, 1))
+    p = Page(browser, shots)
+    p.open(url)
+    drawn = p.page.evaluate("window.iolensExplorer.drawn()")
+    assert sorted(d["sub"] for d in drawn) == [0, 0, 1, 2]   # 0.8 s reuses the first sub-row
+    for a in drawn:
+        for b in drawn:
+            if a is not b and a["x"] < b["x"] + b["w"] and b["x"] < a["x"] + a["w"]:
+                assert a["y"] + a["h"] <= b["y"] or b["y"] + b["h"] <= a["y"]
+    p.shot("explore-sub-rows")
     assert p.errors == []

@@ -31,7 +31,7 @@ from typing import Dict, Optional
 
 import numpy as np
 
-from . import cache
+from . import cache as cache_store
 
 INDEX_VERSION = 3      # 2: damaged segments skipped (meta damage), one layer per file/lane total
                        # 3: long operations listed (long.npy), MPI-IO share in the pyramid
@@ -45,7 +45,7 @@ CHUNK = 8_000_000                        # rows per pass over a column: bounds q
 
 
 def cache_root() -> Path:
-    return cache.root()
+    return cache_store.root()
 
 
 def cache_key(path: str) -> str:
@@ -114,23 +114,23 @@ def open_index(root: Path) -> TraceIndex:
                       rows, start, end)
 
 
-def index_for(log, cache_dir: Optional[Path] = None) -> TraceIndex:
+def index_for(log, cache: Optional[Path] = None) -> TraceIndex:
     """The index of an open ``iolens.Log``, built on first use and reused after
-    (in ``cache_dir``, default ``cache_root()``; private and size-capped, see
-    ``cache.py``).  When the cache cannot be used the index is built in a
+    (in the directory ``cache``, default ``cache_root()``; private and
+    size-capped, see ``cache.py``).  When the cache cannot be used the index is built in a
     temporary directory removed at exit, with a note on stderr."""
-    base = cache_dir or cache_root()
+    base = cache or cache_root()
     try:
-        cache.private_dir(base)
+        cache_store.private_dir(base)
     except OSError as err:
         print(f"iolens: index cache {base} unusable ({err.strerror or err}); "
               "indexing in a temporary directory", file=sys.stderr)
-        base = cache.temporary_root()
+        base = cache_store.temporary_root()
     root = base / cache_key(log.path)
     if not (root / "meta.json").is_file():
         build(log, root)
-        cache.prune(base, root, cache.limit())
-    cache.touch(root)
+        cache_store.prune(base, root, cache_store.limit())
+    cache_store.touch(root)
     return open_index(root)
 
 
@@ -148,7 +148,7 @@ def build(log, root: Path, chunk_rows: Optional[int] = None,
         index_build.build_into(log, tmp, MODULES, COLUMNS,
                                chunk_rows or index_build.CHUNK_ROWS,
                                sort_rows or index_build.SORT_ROWS)
-        cache.make_private(tmp)
+        cache_store.make_private(tmp)
         if root.exists():
             shutil.rmtree(root, ignore_errors=True)
         os.replace(tmp, root)
