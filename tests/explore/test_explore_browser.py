@@ -15,11 +15,8 @@ import pandas as pd
 import pytest
 
 import iolens
-from explore_helpers import corpus_log, traced_log
+from explore_helpers import corpus_log, start_server, traced_log
 from iolens.explore.cli import main as explore_main
-from iolens.explore.index import index_for
-from iolens.explore.server import Explorer, page_url, serve
-from iolens.explore.views import summary
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 CHROMIUM = os.environ.get("IOLENS_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
@@ -101,13 +98,9 @@ def served(tmp_path):
     servers = []
 
     def start(log_path):
-        with iolens.open(log_path) as log:
-            idx = index_for(log, tmp_path / "cache")
-            data = summary(log, idx)
-        app = Explorer(idx, data)
-        server = serve(app)
+        url, data, _, _, server = start_server(log_path, tmp_path / "cache")
         servers.append(server)
-        return page_url(app, server), data
+        return url, data
     yield start
     for s in servers:
         s.shutdown()

@@ -14,23 +14,17 @@ from pathlib import Path
 import pytest
 
 import iolens
-from explore_helpers import corpus_log
+from explore_helpers import corpus_log, opened, start_server
 from explore_traces import damaged
 from iolens.explore import cache
 from iolens.explore.cli import main as explore_main
 from iolens.explore.index import index_for
-from iolens.explore.server import Explorer, serve
-from iolens.explore.views import summary
+from iolens.explore.server import Explorer
 
 
 @pytest.fixture
 def server(tmp_path):
-    log = damaged(tmp_path / "small.darshan")
-    with iolens.open(log) as lg:
-        idx = index_for(lg, tmp_path / "cache")
-        data = summary(lg, idx)
-    app = Explorer(idx, data)
-    srv = serve(app)
+    _, _, _, app, srv = start_server(damaged(tmp_path / "small.darshan"), tmp_path / "cache")
     yield app, srv.server_address[1]
     srv.shutdown()
 
@@ -61,21 +55,14 @@ def test_token_host_and_origin_are_checked(server, path):
 
 
 def test_each_run_has_its_own_token(tmp_path):
-    log = damaged(tmp_path / "small.darshan")
-    with iolens.open(log) as lg:
-        idx = index_for(lg, tmp_path / "cache")
-        data = summary(lg, idx)
+    idx, data = opened(damaged(tmp_path / "small.darshan"), tmp_path / "cache")
     a, b = Explorer(idx, data), Explorer(idx, data)
     assert a.token != b.token and len(a.token) >= 32
 
 
 def test_listen_address_still_needs_the_token(tmp_path):
-    log = damaged(tmp_path / "small.darshan")
-    with iolens.open(log) as lg:
-        idx = index_for(lg, tmp_path / "cache")
-        data = summary(lg, idx)
-    app = Explorer(idx, data)
-    srv = serve(app, 0, "0.0.0.0")
+    _, _, _, app, srv = start_server(damaged(tmp_path / "small.darshan"), tmp_path / "cache",
+                                     "0.0.0.0")
     port = srv.server_address[1]
     try:
         assert srv.server_address[0] == "0.0.0.0"

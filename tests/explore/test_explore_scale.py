@@ -17,26 +17,8 @@ import iolens
 from explore_traces import damaged, long_among_short, many_ranks
 from iolens.explore import query as q
 from iolens.explore.index import index_for
-from iolens.explore.server import Explorer, page_url, serve
 from iolens.explore.views import summary
-from test_explore_browser import Page, browser, shots  # noqa: F401 (fixtures)
-
-
-@pytest.fixture
-def served(tmp_path):
-    servers = []
-
-    def start(log_path):
-        with iolens.open(log_path) as log:
-            idx = index_for(log, tmp_path / "cache")
-            data = summary(log, idx)
-        app = Explorer(idx, data)
-        server = serve(app)
-        servers.append(server)
-        return page_url(app, server), data, idx
-    yield start
-    for s in servers:
-        s.shutdown()
+from test_explore_browser import Page, browser, served, shots  # noqa: F401 (fixtures)
 
 
 def timed(label, action):
@@ -46,7 +28,7 @@ def timed(label, action):
 
 
 def test_twenty_thousand_ranks_show_the_straggler(browser, served, shots, tmp_path):
-    url, data, idx = served(many_ranks(tmp_path / "ranks.darshan"))
+    url, data = served(many_ranks(tmp_path / "ranks.darshan"))
     assert any(f["kind"] == "trace-stragglers" and f["ranks"] == [19_999]
                for f in data["findings"])
     p = Page(browser, shots)
@@ -59,7 +41,7 @@ def test_twenty_thousand_ranks_show_the_straggler(browser, served, shots, tmp_pa
     assert p.page.locator("#aggregation-note").is_visible()
     last = len(rows["first"]) - 1
     assert data["lanes"][rows["slowest"][last]]["rank"] == 19_999
-    assert t["kind"] == "bins" and t["n"] == idx.nseg
+    assert t["kind"] == "bins" and t["n"] == data["nseg"]
     # the straggler's write is drawn alone in the last row after every other
     # rank stopped (cells of the last row past 10 s), and its hover names it
     reply = p.page.evaluate("(() => { const r = window.iolensExplorer.reply();"
@@ -91,7 +73,7 @@ def test_twenty_thousand_ranks_show_the_straggler(browser, served, shots, tmp_pa
 
 
 def test_reply_size_is_bounded_at_any_px(served, tmp_path):
-    url, data, idx = served(many_ranks(tmp_path / "ranks.darshan"))
+    url, data = served(many_ranks(tmp_path / "ranks.darshan"))
     base, token = url.split("?")
     body = urllib.request.urlopen(f"{base}api/spans?px=99999&rows=99999&{token}", timeout=60).read()
     reply = json.loads(body)
@@ -106,7 +88,7 @@ def test_long_operation_found_in_its_middle(browser, served, shots, tmp_path):
     """More than SCAN_CAP operations start before the middle of a 100 s read:
     zooming there shows it (and every operation in flight) singly."""
     log = long_among_short(tmp_path / "long.darshan")
-    url, data, idx = served(log)
+    url, data = served(log)
     with iolens.open(log) as lg:
         df = lg.dxt("POSIX")
     start, end = df["start"].to_numpy(), df["end"].to_numpy()
@@ -157,7 +139,7 @@ def test_long_operations_counted_at_every_zoom(tmp_path, monkeypatch):
 
 
 def test_damaged_segments_leave_the_page_working(browser, served, shots, tmp_path):
-    url, data, idx = served(damaged(tmp_path / "damaged.darshan"))
+    url, data = served(damaged(tmp_path / "damaged.darshan"))
     assert data["damage"]["segments"]["DXT_POSIX"] == {"bad-time": 2} or \
         sum(data["damage"]["segments"]["DXT_POSIX"].values()) == 2
     base, token = url.split("?")
@@ -166,7 +148,7 @@ def test_damaged_segments_leave_the_page_working(browser, served, shots, tmp_pat
         json.loads(body, parse_constant=lambda c: pytest.fail(f"{path}: {c} in JSON"))
     p = Page(browser, shots)
     p.open(url)
-    assert p.timeline()["spans"] == 38 == idx.nseg
+    assert p.timeline()["spans"] == 38 == data["nseg"]
     note = p.page.locator("#damage-note")
     assert note.is_visible() and "DXT_POSIX" in note.inner_text()
     p.after(lambda: p.page.keyboard.press("+"))
@@ -185,7 +167,7 @@ def test_small_things(browser, served, shots, tmp_path):
            "end": [0.15, 0.25, 0.35]}
     log = _write(tmp_path / "partial.darshan", 1, [0], [3], [0], seg, 1, names=(long_name,),
                  ids=[iolens.record_id(long_name)], partial=1 << module_info("DXT_POSIX").id)
-    url, data, _ = served(log)
+    url, data = served(log)
     assert data["partial"] == ["DXT_POSIX"]
     p = Page(browser, shots)
     p.open(url)
@@ -204,7 +186,7 @@ def test_small_things(browser, served, shots, tmp_path):
     threads = CORPUS.parent.parent / "corpus-next" / "logs" / "dxt_thread_ids" / "threads_posix.darshan"
     if not threads.is_file():
         pytest.skip(f"log with DXT thread ids not found at {threads} (needs ../shared)")
-    url, data, _ = served(threads)
+    url, data = served(threads)
     q = Page(browser, shots)
     q.open(url)
     lanes = data["lanes"]
@@ -220,7 +202,7 @@ def test_small_things(browser, served, shots, tmp_path):
 
 def test_findings_shown_without_dxt(browser, served, shots):
     from explore_helpers import corpus_log
-    url, data, _ = served(corpus_log("imbalanced-io"))
+    url, data = served(corpus_log("imbalanced-io"))
     p = Page(browser, shots)
     p.open(url)
     items = p.page.locator("#findings li")
@@ -262,7 +244,7 @@ def test_overlapping_operations_on_sub_rows(browser, served, shots, tmp_path):
     from explore_traces import _write
     seg = {"start": [0.1, 0.2, 0.3, 0.8], "end": [0.6, 0.7, 0.5, 0.9],
            "offset": [0, 1, 2, 3], "length": [1, 1, 1, 1]}
-    url, _, _ = served(_write(tmp_path / "overlap.darshan", 1, [0], [4], [0], seg, 1))
+    url, _ = served(_write(tmp_path / "overlap.darshan", 1, [0], [4], [0], seg, 1))
     p = Page(browser, shots)
     p.open(url)
     drawn = p.page.evaluate("window.iolensExplorer.drawn()")
