@@ -78,7 +78,9 @@ def run(args) -> int:
     try:
         server = serve(app, args.port, args.listen)
     except OSError as err:          # the port is taken: not the log's fault
-        raise VerbError(None, f"port {args.port}: {err.strerror or err}") from None
+        where = f"port {args.port}" if args.listen == LOOPBACK else \
+            f"--listen {args.listen} port {args.port}"
+        raise VerbError(None, f"{where}: {err.strerror or err}") from None
     url = page_url(app, server, args.listen)
     print(f"iolens explore: serving {args.log} at {url} (Ctrl-C stops)", flush=True)
     if not args.no_browser:
