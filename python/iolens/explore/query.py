@@ -199,6 +199,7 @@ def _pyramid_counts(idx: TraceIndex, view: View):
     long_rows = _long_in_view(idx, view)
     if len(long_rows["start"]):
         kinds += _kind_counts(view, long_rows)
+        sums.add(view, long_rows)
     return kinds.sum(axis=0), kinds.argmax(axis=0), sums
 
 
