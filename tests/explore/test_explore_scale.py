@@ -255,3 +255,19 @@ def test_overlapping_operations_on_sub_rows(browser, served, shots, tmp_path):
                 assert a["y"] + a["h"] <= b["y"] or b["y"] + b["h"] <= a["y"]
     p.shot("explore-sub-rows")
     assert p.errors == []
+
+
+def test_phase_time_takes_one_layer(tmp_path):
+    """With both DXT modules, a phase's I/O time per process is its POSIX
+    operations' (the MPI-IO calls above them are the same time, never added)."""
+    from explore_helpers import corpus_log
+    log = corpus_log("mpi-io-test_id4373053")
+    with iolens.open(log) as lg:
+        idx = index_for(lg, tmp_path / "c")
+        data = summary(lg, idx)
+        df = lg.dxt("POSIX")
+    assert data["phases"]
+    for ph in data["phases"]:
+        clipped = (np.minimum(df["end"], ph["t1"]) - np.maximum(df["start"], ph["t0"])).clip(0)
+        per_rank = clipped.groupby(df["rank"]).sum()
+        assert ph["slowest"]["busy"] == pytest.approx(per_rank.max())

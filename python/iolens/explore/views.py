@@ -140,23 +140,28 @@ def _gaps(view: JobView, idx: TraceIndex) -> dict:
 
 def phase_busy(idx: TraceIndex, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
     """I/O seconds per (phase, lane): each operation's [start, end] clipped to
-    the phase, read from the index columns in chunks (bounded memory).  An
+    the phase, read from the index columns in chunks (bounded memory), one layer
+    per lane (its POSIX operations when it has timed ones, else its MPI-IO ones:
+    an MPI-IO call and the POSIX calls under it are the same time).  An
     operation lies in the phase holding its start, or in the next one when it
     starts in the gap before it (phase edges are at the view's resolution)."""
     nph, nl = len(starts), idx.nlanes
-    out = np.zeros(nph * nl)
+    out = np.zeros(2 * nph * nl)                       # [module, phase, lane]
     for lo in range(0, idx.nseg, PHASE_CHUNK):
         hi = lo + PHASE_CHUNK
         start, end = read_rows(idx.cols["start"], lo, hi), read_rows(idx.cols["end"], lo, hi)
         lane = read_rows(idx.cols["lane"], lo, hi).astype(np.int64)
+        mod = read_rows(idx.cols["mod"], lo, hi).astype(np.int64) & 1
         k = np.searchsorted(starts, start, "right") - 1
         for kk in (k, k + 1):
             ok = (kk >= 0) & (kk < nph)
             kk = np.where(ok, kk, 0)
             part = np.minimum(end, ends[kk]) - np.maximum(start, starts[kk])
             part = np.where(ok, np.clip(part, 0.0, None), 0.0)
-            out += np.bincount(kk * nl + lane, weights=part, minlength=out.size)
-    return out.reshape(nph, nl)
+            out += np.bincount((mod * nph + kk) * nl + lane, weights=part, minlength=out.size)
+    out = out.reshape(2, nph, nl)
+    posix = out[0].sum(axis=0) > 0
+    return np.where(posix, out[0], out[1])
 
 
 def _phases(view: JobView, idx: TraceIndex) -> List[dict]:
