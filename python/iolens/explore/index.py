@@ -2,8 +2,11 @@
 
 The index is a directory of column files (numpy ``.npy``, opened as memory maps)
 holding every DXT segment of both modules (DXT_POSIX and DXT_MPIIO) sorted by
-start time, plus a binned pyramid (per lane and operation: count, bytes, busy
-seconds per time bin) and a ``meta.json`` with the lanes, files and summary views.
+start time, plus a binned pyramid (per lane and operation: count, MPI-IO count,
+bytes, busy seconds per time bin), ``long.npy`` (the rows of the operations
+longer than one pyramid bin, so queries need not widen their window by the
+longest operation) and a ``meta.json`` with the lanes, files and summary views.
+The directory lives in the private, size-capped cache of ``cache.py``.
 
 Contracts:
 - build() never holds the trace: it streams the log and sorts out of core
