@@ -21,7 +21,8 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-ROW = 'MODULE(40,  EXAMPLE,       "EXAMPLE",       1,  COUNTERS,  IO,        PARSER,  example)\n'
+ROW = ('MODULE(40,  EXAMPLE,       "EXAMPLE",       1,  COUNTERS,  IO,        PARSER,  '
+       'FILESYSTEM, 5, LIB,  example)\n')
 
 # The counter table: the NULL module's counters (what the template records) plus
 # the ones darshan-parser's figures read (modules.def `summary` PARSER).
@@ -103,15 +104,15 @@ def scratch(tmp_path_factory):
 
 
 def test_generated_lists_take_the_new_module(scratch, tmp_path):
-    """The generator alone: the module file is found and its intercept line joins
-    the one list, read by the same function the build and the export test use."""
+    """The generator alone: the row's `runtime` column puts the module in the
+    runtime's list (and MPI-IO in the MPI runtimes' only), and its intercept line
+    joins the one list, read by the same function the build and the export test use."""
     script = tmp_path / "lists.cmake"
     out = tmp_path / "intercept_modules.def"
     script.write_text(f"""
 include({scratch}/src/runtime/modules.cmake)
-iol_discover_modules(found {scratch}/src/runtime posix stdio heatmap dxt_posix h5f h5d lustre
-                     mpiio dxt_mpiio pnetcdf_file pnetcdf_var)
-message(STATUS "found=${{found}}")
+iol_runtime_modules(found mpi {scratch}/src/format/counters/modules.def {scratch}/src/runtime)
+message(STATUS "found=${{found}} mpi=${{mpi}}")
 iol_write_module_intercepts({out} {scratch}/src/runtime ${{found}})
 iol_intercept_names(names {scratch}/src/runtime/wrappers/intercept.def {out})
 list(FIND names iolens_example_foo at)
@@ -120,7 +121,9 @@ message(STATUS "example_at=${{at}}")
 """)
     run = subprocess.run(["cmake", "-P", str(script)], capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, run.stderr
-    assert "found=example" in run.stdout + run.stderr
+    said = run.stdout + run.stderr
+    assert "found=posix;h5f;h5d;lustre;stdio;dxt_posix;heatmap;example " in said
+    assert "mpi=mpiio;pnetcdf_file;pnetcdf_var;dxt_mpiio" in said
     assert "example_at=-1" not in run.stdout + run.stderr
     assert "IOL_FN(EXAMPLE, int, iolens_example_foo," in out.read_text()
 
