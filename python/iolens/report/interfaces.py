@@ -127,11 +127,12 @@ _KNOWN = (
 
 def _generated(module: str) -> Interface:
     """An I/O module no known interface covers (a new one): an interface of its
-    own, its operation counters labelled by their names."""
+    own, its operation counters labelled by their names; its bytes and
+    performance only when its records move data (the parser's counters)."""
     info = modules()[module]
     ops = tuple((c[len(info.prefix):].lower().replace("_", " "), (c,))
                 for c in info.operation_counters())
-    return Interface(module, (module,), (module,), ops)
+    return Interface(module, (module,) if module in DATA_MODULES else (), (module,), ops)
 
 
 _COVERED = {m for i in _KNOWN for m in i.modules()}
