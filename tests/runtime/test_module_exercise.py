@@ -238,8 +238,9 @@ def test_new_module_runs_and_shows_everywhere(scratch, tmp_path):
     rows = [r for r in stats.splitlines()[1:] if r]
     assert len(rows) == 1 and log.name in rows[0], stats      # the run that used it
     assert stats.splitlines()[0].endswith("total_files,partial_flag"), stats
-    query = verb("iolens.fleet.cli", "query", str(store), "--csv",
-                 "SELECT example_records, example_files FROM jobs ORDER BY example_records")
+    query = verb("iolens.fleet.cli", "query", str(store),
+                 "SELECT example_records, example_files FROM jobs ORDER BY example_records",
+                 "--csv")
     assert query.split() == ["example_records,example_files", "0,0", "1,1"], query
     # iolens diff: the run without the module against the one with it
     out = verb("iolens.diff_cli", str(log_off), str(log), "--json")
