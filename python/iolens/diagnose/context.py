@@ -14,7 +14,9 @@ from typing import Dict, Iterable, Optional
 import numpy as np
 import pandas as pd
 
+from .._meta import module_info
 from ..errors import LogError
+from ..view.times import io_time as view_io_time
 from .scale import show
 from ..view import JobView
 from ..view.columns import amount as col  # noqa: F401 - the rules' counter reader
@@ -122,6 +124,17 @@ class Context:
         except KeyError as err:
             self.notes.append(f"{module} records could not be read: {err}")
             return None
+
+    def io_time(self, module: str):
+        """The view's per-process I/O time of a module (iolens.view.times.io_time,
+        the darshan-parser --perf arithmetic), computed on the declared columns
+        this context already holds rather than on a second, all-counter frame."""
+        key = "IOTIME:" + module
+        if key not in self._frames:
+            frame = self.frame(module)
+            self._frames[key] = None if frame is None or not len(frame) else \
+                view_io_time(frame, module_info(module).prefix, self.nprocs)
+        return self._frames[key]
 
     @functools.cached_property
     def lustre(self) -> Optional[pd.DataFrame]:

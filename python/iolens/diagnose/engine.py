@@ -8,11 +8,15 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import List, Optional
 
+from .._meta import modules
 from .context import Context
 from .grouping import cap_per_process, group_findings
 from .model import Finding, Group, severity_rank
 from .rules import RULES
 from .scale import judge, project
+
+
+TIME_COUNTERS = ("F_READ_TIME", "F_WRITE_TIME", "F_META_TIME", "F_SLOWEST_RANK_TIME")
 
 
 def default_thresholds() -> dict:
@@ -54,7 +58,13 @@ class Diagnosis:
 
 
 def _needs(rules) -> dict:
+    """The counters the rules declare, plus every I/O module's time counters: the
+    per-process I/O time (Context.io_time) that caps the time lost."""
     out: dict = {}
+    for m in modules().values():
+        if m.role == "io":
+            have = set(m.fcounters)
+            out[m.name] = {m.prefix + n for n in TIME_COUNTERS} & have
     for rule in rules:
         for module, counters in rule.needs.items():
             out.setdefault(module, set()).update(counters)
@@ -79,6 +89,9 @@ def diagnose_log(log, thresholds: Optional[dict] = None, rules=RULES) -> Diagnos
         if hit is not None:
             findings.append(_judged(Finding(rule, hit), ctx))
     groups = group_findings(findings)
+    for g in groups:            # a root cause is as severe as what it causes
+        if g.root.rule.costed:
+            g.root.judged = g.severity
     lost = cap_per_process(groups, ctx)
     groups.sort(key=lambda g: (-g.time_lost, severity_rank(g.severity), g.root.rule.id))
     ordered = [f for g in groups for f in [g.root] + g.members]

@@ -67,7 +67,7 @@ def process_io_seconds(ctx) -> Dict[object, float]:
     times = {}
     for m in modules().values():
         if m.role == "io" and m.name in ctx.modules:
-            t = ctx.view.io_time(m.name)
+            t = ctx.io_time(m.name)
             if t is not None:
                 times[m.name] = t
     ranks = set()

@@ -58,7 +58,7 @@ def view_seconds(ctx, modules=("POSIX",), meta: bool = False) -> RankSums:
     ranks, sums, shared = [np.zeros(0, np.int64)], [np.zeros(0)], 0.0
     nprocs = ctx.nprocs
     for module in modules:
-        t = ctx.view.io_time(module) if module in ctx.modules else None
+        t = ctx.io_time(module) if module in ctx.modules else None
         if t is None:
             continue
         part = t.meta if meta else t.per_process

@@ -75,15 +75,15 @@ def show(key: str, value) -> str:
     if isinstance(value, str):
         return value
     if any(w in key for w in ("fraction", "coverage")):
-        return f"{100 * float(value):g} %"
+        return f"{100 * float(value):.3g} %"
     if any(w in key for w in ("bytes", "size", "request", "large_file", "chunk")):
         from .measure import size      # measure needs context, which needs this module
         return size(value)
     if "seconds" in key:
-        return f"{float(value):g} s"
+        return f"{float(value):.3g} s"
     if "ratio" in key or "multiple" in key:
         return f"{float(value):g}x"
-    return f"{value:,}" if isinstance(value, int) else f"{float(value):g}"
+    return f"{value:,}" if isinstance(value, int) else f"{float(value):.4g}"
 
 
 def fill(template: str, th: dict) -> str:
