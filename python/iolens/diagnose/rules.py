@@ -275,8 +275,7 @@ RULES = (
          libs.hdf5_collective,
          "H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);\n"
          "H5Pset_all_coll_metadata_ops(fapl, 1);\nH5Pset_coll_metadata_write(fapl, 1);",
-         {"H5D": H5D_SHAPE, "H5F": ("H5F_USE_MPIIO", "H5F_F_META_TIME")},
-         costed=False),
+         {"H5D": H5D_SHAPE, "H5F": ("H5F_USE_MPIIO", "H5F_F_META_TIME")}),
     Rule("hdf5-alignment", "HDF5 file layout misaligned", "info", (DEV,),
          "more than {alignment.fraction} of POSIX accesses to HDF5 files (at least "
          "{alignment.min_count}) are misaligned",
