@@ -26,6 +26,8 @@ def collective_ids(ctx) -> set:
 
 def metadata_time(ctx):
     th = ctx.th["metadata"]
+    # the file-system layers whose metadata calls reach the servers (MPI-IO's
+    # metadata time contains them again)
     meta = view_seconds(ctx, ("POSIX", "STDIO"), meta=True)
     worst = meta.max()
     share = worst / ctx.run_time if ctx.run_time else 1.0
@@ -165,7 +167,6 @@ def _layer(ctx):
 
 
 def imbalance_ranks(ctx):
-    th = ctx.th["imbalance"]
     if not ctx.gate("processes", ctx.nprocs, ">=", "imbalance.min_procs"):
         return None
     layer = _layer(ctx)
@@ -259,7 +260,6 @@ def mpiio_skew(ctx):
     if not ctx.has("MPI-IO") or not ctx.has("POSIX") or ctx.nprocs < 2:
         ctx.skip("needs MPI-IO and POSIX records in a multi-process job")
         return None
-    th = ctx.th["skew"]
     m_rank, p_rank = view_seconds(ctx, ("MPI-IO",)), view_seconds(ctx, ("POSIX",))
     m, p = m_rank.max(), p_rank.max()
     gap = m - p

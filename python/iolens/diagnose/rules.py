@@ -91,8 +91,8 @@ RULES = (
          "more than {alignment.fraction} of POSIX accesses (at least "
          "{alignment.min_count}, on files moving at least {alignment.min_bytes}) start at "
          "an offset that is not a multiple of the file-system block size (the Lustre "
-         "stripe size when known); accesses to files on node-local mounts (mntfs) are "
-         "reported apart, as costing no shared server anything",
+         "stripe size when known); files on node-local mounts (mntfs) are judged apart and "
+         "reported as info without a time: no shared server pays for them",
          "An access that straddles a block or stripe boundary touches two servers or forces "
          "a read-modify-write of the partial block.",
          "Align offsets and sizes to the stripe size: pad headers, set the HDF5 alignment, or "
