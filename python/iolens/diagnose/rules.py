@@ -229,7 +229,8 @@ RULES = (
          "overlap I/O; worth it only when I/O is a real share of the run.",
          "Overlap I/O with computation using nonblocking MPI-IO.", mpi.blocking,
          "MPI_File_iwrite_at_all(fh, off, buf, n, type, &req);  /* compute */  MPI_Wait(&req, "
-         "&status);", {"MPI-IO": MPIIO_OPS + _m("F_READ_TIME", "F_WRITE_TIME")}),
+         "&status);", {"MPI-IO": MPIIO_OPS + _m("F_READ_TIME", "F_WRITE_TIME")},
+         residual=True),
     Rule("aggregators", "MPI-IO aggregators versus nodes", "info", (USER, SYS),
          "collective MPI-IO in a job on at least {aggregators.min_nodes} nodes (job "
          "metadata or DXT host names) where the processes that do the file-system I/O of "
@@ -255,7 +256,8 @@ RULES = (
          "Without MPI-IO there is no collective buffering, no hints and no aggregation; each "
          "process hits the file system on its own.",
          "Use MPI-IO (or HDF5/PnetCDF over it) for shared data.", mpi.no_mpiio, "",
-         {"POSIX": POSIX_IO, "STDIO": STDIO_IO}),
+         {"POSIX": POSIX_IO, "STDIO": STDIO_IO},
+         residual=True),
     Rule("hdf5-chunking", "HDF5 chunking versus the access pattern", "warning", (DEV,),
          "a chunked dataset (at least {hdf5.min_count} accesses) has chunks below "
          "{hdf5.small_chunk}, or is accessed in selections that are not whole chunks",
