@@ -15,6 +15,7 @@ from diag_logs import MiB, build, rec
 from iolens.diagnose import diagnose, diagnose_log
 from iolens.diagnose.cli import main
 from iolens.diagnose.grouping import OTHERS
+from iolens.diagnose.out_json import dumps
 from iolens.view import JobView
 from test_diagnose_rules import LOCAL_MOUNTS, SCENARIOS
 
@@ -300,6 +301,9 @@ def test_imbalanced_io_no_longer_claims_more_than_the_run():
     diag = check_cap(path)
     run = float(diag.job["run_time"])
     assert all(lost <= run for lost, _ in diag.lost_by_process.values())
+    doc = json.loads(dumps(diag))
+    assert doc["time_lost_by_process"]
+    assert all(r["lost_seconds"] <= r["io_seconds"] + 1e-9 for r in doc["time_lost_by_process"])
 
 
 def test_small_io_shared_and_no_collective_are_one_cause(tmp_path):

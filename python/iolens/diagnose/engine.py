@@ -52,6 +52,12 @@ class Diagnosis:
     # (seconds lost summed over root causes, that process's I/O seconds)
     lost_by_process: dict = field(default_factory=dict)
 
+    def most_lost(self, k: int = 16) -> list:
+        """The k processes that lose the most, summed over the root causes:
+        [(process, seconds lost, its I/O seconds)], largest first."""
+        rows = sorted(self.lost_by_process.items(), key=lambda kv: -kv[1][0])[:k]
+        return [(p, lost, io) for p, (lost, io) in rows if lost > 0]
+
     def worst(self) -> Optional[str]:
         sev = [f.severity for f in self.findings]
         return min(sev, key=severity_rank) if sev else None
