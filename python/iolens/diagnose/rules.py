@@ -174,15 +174,14 @@ RULES = (
          {"POSIX": _imb("POSIX"), "STDIO": _imb("STDIO"),
           "MPI-IO": _imb("MPIIO") + MPIIO_OPS}),
     Rule("imbalance-ranks", "Imbalanced I/O across processes", "warning", (USER, DEV),
-         "over all files, bytes per process or I/O time per process vary by more than "
+         "over all files, bytes per process or POSIX I/O time per process vary by more than "
          "{imbalance.fraction} (of the largest), and the slowest process spends at least "
-         "{imbalance.min_seconds} in I/O; measured at the MPI-IO layer when most MPI-IO "
-         "operations are collective (aggregators carry the POSIX data by design), else at "
-         "POSIX",
+         "{imbalance.min_seconds} in I/O; files accessed collectively through MPI-IO are "
+         "left out (their aggregators carry the POSIX data by design)",
          "A job waits for its slowest process at the next synchronisation point.",
          "Distribute the I/O evenly or dedicate I/O processes deliberately (and overlap "
          "their work with computation).", tm.imbalance_ranks, "",
-         {"POSIX": POSIX_IO, "MPI-IO": MPIIO_OPS + _m("BYTES_READ", "BYTES_WRITTEN")},
+         {"POSIX": POSIX_IO, "MPI-IO": MPIIO_OPS},
          explains=("imbalance-shared", "dxt-stragglers")),
     Rule("mpiio-skew", "MPI-IO time far above POSIX time (skew)", "warning", (USER, DEV),
          "the slowest process's MPI-IO time is over {skew.ratio} the POSIX time beneath "
