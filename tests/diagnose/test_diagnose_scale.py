@@ -190,6 +190,9 @@ def test_explain_in_json(tmp_path, capsys):
     checks = {c["rule"]: c for c in doc["checks"]}
     assert checks["random-access"]["status"] == "silent"
     assert any("random.min_count" in t for t in checks["random-access"]["tests"])
+    # a rule whose data is not in the log says so
+    assert checks["hdf5-chunking"]["tests"] == ["not applicable: the log has no H5D records"]
+    assert checks["damaged-log"]["tests"] == ["records and trace segments set aside = 0"]
 
 
 def test_node_local_misalignment_is_info_and_explained(tmp_path, capsys):

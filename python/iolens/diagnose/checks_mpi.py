@@ -17,6 +17,7 @@ def _mpiio(ctx):
 def no_collective(ctx):
     frame = _mpiio(ctx)
     if frame is None or ctx.nprocs < 2:
+        ctx.skip("needs MPI-IO records in a multi-process job")
         return None
     lines, lost, files = [], 0.0, []
     for op, word in (("READ", "reads"), ("WRITE", "writes")):
@@ -50,6 +51,8 @@ def collective_used(ctx):
     coll = total(frame, ["MPIIO_COLL_READS", "MPIIO_COLL_WRITES"]).sum()
     allops = total(frame, [f"MPIIO_{k}_{op}S" for k in ("INDEP", "COLL", "SPLIT", "NB")
                            for op in ("READ", "WRITE")]).sum()
+    ctx.measure("collective / all MPI-IO data operations (most: at least half)",
+                coll / allops if allops else 0.0)
     if coll == 0 or coll < 0.5 * allops:
         return None
     return Hit("Collective MPI-IO is used",

@@ -78,8 +78,6 @@ def explain_lines(diag) -> list:
         out.append(f"  [{check['rule']}] {check['status']}")
         out.append(f"      condition: {check['condition']}")
         out += [f"      {t}" for t in check["tests"]]
-        if not check["tests"] and check["status"] == "silent":
-            out.append("      (no data this rule reads: its module or trace is not in the log)")
     return out
 
 
