@@ -5,7 +5,7 @@ import numpy as np
 
 from .checks_time import collective_ids
 from .context import col
-from .measure import file_lines, pct, per_process, size, top, total, view_seconds
+from .measure import FS_LAYERS, file_lines, pct, per_process, size, top, total, view_seconds
 from .model import Hit
 
 
@@ -169,7 +169,7 @@ def no_mpiio(ctx):
         ctx.skip("the job uses MPI-IO")
         return None
     moved = 0.0
-    for module in ("POSIX", "STDIO"):          # the file-system layers without MPI-IO
+    for module in FS_LAYERS:
         frame = ctx.frame(module)
         if frame is not None and len(frame):
             moved += total(frame, [f"{module}_BYTES_READ", f"{module}_BYTES_WRITTEN"]).sum()
@@ -177,7 +177,7 @@ def no_mpiio(ctx):
         return None
     return Hit("No MPI-IO in a many-process job",
                [f"{ctx.nprocs} processes moved {size(moved)} through POSIX/STDIO only"],
-               view_seconds(ctx, ("POSIX", "STDIO")).mean(),
+               view_seconds(ctx, FS_LAYERS).mean(),
                "POSIX+STDIO I/O seconds per process (the view's per-process time), "
                "averaged: an upper bound",
                {"nprocs": ctx.nprocs, "bytes": moved})

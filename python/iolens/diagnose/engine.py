@@ -11,6 +11,7 @@ from typing import List, Optional
 from .._meta import modules
 from .context import Context
 from .grouping import cap_per_process, group_findings
+from .measure import TRACES
 from .model import Finding, Group, severity_rank
 from .rules import RULES
 from .scale import judge, project
@@ -111,7 +112,7 @@ def diagnose_log(log, thresholds: Optional[dict] = None, rules=RULES) -> Diagnos
 def _untested(rule, ctx) -> list:
     """Why a rule made no threshold test: the data it reads is not in the log."""
     missing = [m for m in rule.needs if not ctx.has(m)]
-    if rule.dxt and not any(m in ctx.modules for m in ("DXT_POSIX", "DXT_MPIIO")):
+    if rule.dxt and not any(m in ctx.modules for m in TRACES):
         missing.append("DXT")
     if missing and len(missing) == len(rule.needs) + (1 if rule.dxt else 0):
         return [f"not applicable: the log has no {' or '.join(missing)} records"]
