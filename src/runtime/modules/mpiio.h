@@ -22,7 +22,7 @@ typedef struct mpiio_rec {
 IOL_ASSERT_RECORD_LAYOUT(mpiio_rec, MPIIO);
 
 typedef struct mpiio_aux {
-    iol_lock_t lock;         /* the record's lock (first: desc.rec_locks) */
+    IOL_REC_HEAD;            /* lock and sequence word (rt.h): first */
     int last_io;             /* 0 none, 1 read, 2 write */
     double last_meta_end, last_read_end, last_write_end;
     iol_cv access;

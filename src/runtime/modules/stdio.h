@@ -22,7 +22,7 @@ IOL_ASSERT_RECORD_LAYOUT(stdio_rec, STDIO);
 /* Runtime-only state per record; `rec` as in posix.h (records do not move while
  * the module is active). */
 typedef struct stdio_aux {
-    iol_lock_t lock;         /* the record's lock (first: desc.rec_locks) */
+    IOL_REC_HEAD;            /* lock and sequence word (rt.h): first */
     stdio_rec *rec;
     int64_t offset;          /* our own offset, shared by reads and writes */
     double last_meta_end, last_read_end, last_write_end;
