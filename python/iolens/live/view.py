@@ -1,0 +1,185 @@
+"""Jobs on this node from their processes' live copies: totals and rates.
+
+:class:`LiveView` keeps one :class:`CopyReader` per copy between rounds (so a
+round reads only the records that changed) and the previous round's snapshots
+(so that rates are differences over the interval).  Processes are grouped into
+jobs by (owner uid, job id).
+"""
+from __future__ import annotations
+
+import pwd
+import time
+from typing import Dict, Iterable, List, Optional, Tuple
+
+import numpy as np
+
+from .copies import copy_dirs, find_copies
+from .snapshot import FIGURES, CopyReader, NotReady, ProcessSnapshot
+
+BUSIEST = 5
+
+
+def _user(uid: int) -> str:
+    try:
+        return pwd.getpwuid(uid).pw_name
+    except KeyError:
+        return str(uid)
+
+
+def _ops(fig: Dict[str, float]) -> float:
+    return fig["reads"] + fig["writes"]
+
+
+class LiveView:
+    def __init__(self, dirs: Iterable[str] = ()):
+        self.dirs = list(dirs)
+        self.readers: Dict[str, CopyReader] = {}
+        self.prev: Dict[str, ProcessSnapshot] = {}
+        self.now: Dict[str, ProcessSnapshot] = {}
+        self.removed: List[ProcessSnapshot] = []   # last readings of copies gone this round
+        self.interval = 0.0
+
+    def close(self):
+        for r in self.readers.values():
+            r.close()
+        self.readers.clear()
+
+    def poll(self) -> Dict[str, ProcessSnapshot]:
+        """Read every copy once; returns path -> snapshot (also in self.now)."""
+        t = time.time()
+        seen = {c.path: c for c in find_copies(copy_dirs(self.dirs))}
+        self.removed = []
+        for path in list(self.readers):
+            if path not in seen or self.readers[path].gone():
+                self.readers.pop(path).close()
+                if path in self.now:
+                    self.removed.append(self.now[path])
+        for path, name in seen.items():
+            if path not in self.readers:
+                try:
+                    self.readers[path] = CopyReader(name)
+                except (NotReady, OSError, ValueError):
+                    continue
+        self.prev = self.now
+        self.now = {}
+        for path, r in self.readers.items():
+            try:
+                self.now[path] = r.snapshot(t)
+            except (ValueError, IndexError, OSError):
+                continue                  # a copy torn down under us: next round
+        old = [s.taken for s in self.prev.values()]
+        self.interval = t - max(old) if old else 0.0
+        return self.now
+
+    # ----------------------------------------------------------- summaries
+    def _rates(self, s: ProcessSnapshot) -> Dict[str, Dict[str, float]]:
+        p = self.prev.get(s.path)
+        cur = s.totals()
+        if p is None or s.taken <= p.taken:
+            return {layer: {k: 0.0 for k in FIGURES} for layer in cur}
+        dt = s.taken - p.taken
+        before = p.totals()
+        return {layer: {k: max(0.0, v - before.get(layer, {}).get(k, 0.0)) / dt
+                        for k, v in figs.items()} for layer, figs in cur.items()}
+
+    def _process(self, s: ProcessSnapshot, t: float) -> dict:
+        totals = s.totals()
+        last = s.last_io
+        dead = not s.alive and not s.finished
+        return {
+            "pid": s.pid, "rank": s.rank, "copy": s.path, "start": s.start,
+            "alive": s.alive, "finished": s.finished,
+            "state": "running" if s.alive else ("finished" if s.finished else "dead"),
+            "recover": f"iolens recover {s.path}" if dead else None,
+            "last_io_ago": None if last is None else max(0.0, t - last),
+            "partial": s.partial, "busy_records": s.busy, "checked": s.checked,
+            "io_seconds": sum(f["read_seconds"] + f["write_seconds"] + f["meta_seconds"]
+                              for f in totals.values()),
+            "totals": totals, "rates": self._rates(s),
+        }
+
+    def _busiest(self, procs: List[ProcessSnapshot]) -> List[dict]:
+        """The files with most bytes moved in the interval (in total when there
+        is no earlier round), over the job's processes, by name."""
+        by_name: Dict[Tuple[str, str], List[float]] = {}
+        for s in procs:
+            p = self.prev.get(s.path)
+            reader = self.readers.get(s.path)
+            for layer, recs in s.layers.items():
+                moved = recs.fig("bytes_read") + recs.fig("bytes_written")
+                delta = moved.copy()
+                if p is not None and layer in p.layers:
+                    pl = p.layers[layer]
+                    old = pl.fig("bytes_read") + pl.fig("bytes_written")
+                    delta[:len(old)] -= old
+                k = min(BUSIEST, len(moved))
+                pick = np.argsort(-(delta if p is not None else moved), kind="stable")[:k]
+                for i in pick:
+                    if moved[i] <= 0:
+                        continue
+                    name = reader.names.get(int(recs.ids[i]), hex(int(recs.ids[i]))) \
+                        if reader else hex(int(recs.ids[i]))
+                    acc = by_name.setdefault((name, layer), [0.0, 0.0])
+                    acc[0] += float(moved[i])
+                    acc[1] += float(delta[i]) if p is not None else 0.0
+        dt = self.interval or 1.0
+        rows = [{"file": n, "layer": layer, "bytes": v[0], "bytes_per_s": v[1] / dt}
+                for (n, layer), v in by_name.items()]
+        rows.sort(key=lambda r: (-r["bytes_per_s"], -r["bytes"], r["file"]))
+        return rows[:BUSIEST]
+
+    def jobs(self) -> List[dict]:
+        """One summary per job, processes by rank then pid."""
+        t = time.time()
+        groups: Dict[Tuple[int, int], List[ProcessSnapshot]] = {}
+        for s in self.now.values():
+            groups.setdefault((s.uid, s.jobid), []).append(s)
+        out = []
+        for (uid, jobid), procs in groups.items():
+            procs.sort(key=lambda s: (s.rank, s.pid))
+            rows = [self._process(s, t) for s in procs]
+            layers = sorted({layer for r in rows for layer in r["totals"]})
+            totals = {layer: {k: sum(r["totals"].get(layer, {}).get(k, 0.0) for r in rows)
+                              for k in FIGURES} for layer in layers}
+            rates = {layer: {k: sum(r["rates"].get(layer, {}).get(k, 0.0) for r in rows)
+                             for k in FIGURES} for layer in layers}
+            slowest = max(rows, key=lambda r: r["io_seconds"]) if rows else None
+            out.append({
+                "jobid": jobid, "uid": uid, "user": _user(uid), "exe": procs[0].exe,
+                "processes": len(procs), "nprocs": max(s.nprocs for s in procs),
+                "alive": sum(1 for s in procs if s.alive),
+                "dead": sum(1 for r in rows if r["state"] == "dead"),
+                "running_seconds": max(0.0, t - min(s.start for s in procs)),
+                "totals": totals, "rates": rates,
+                "bytes_per_s": sum(v["bytes_read"] + v["bytes_written"] for v in rates.values()),
+                "ops_per_s": sum(_ops(v) for v in rates.values()),
+                "meta_ops_per_s": sum(v["meta_ops"] for v in rates.values()),
+                "busiest_files": self._busiest(procs),
+                "slowest_process": None if slowest is None else
+                {"pid": slowest["pid"], "rank": slowest["rank"],
+                 "io_seconds": slowest["io_seconds"]},
+                "partial": sorted({m for s in procs for m in s.partial}),
+                "processes_detail": rows,
+            })
+        out.sort(key=lambda j: (-j["bytes_per_s"], j["jobid"]))
+        return out
+
+
+def snapshot_once(dirs: Iterable[str] = (), interval: float = 1.0) -> dict:
+    """Two rounds `interval` apart: every job with totals and rates."""
+    view = LiveView(dirs)
+    try:
+        view.poll()
+        if interval > 0:
+            time.sleep(interval)
+            view.poll()
+        return {"time": time.time(), "interval": view.interval, "jobs": view.jobs()}
+    finally:
+        view.close()
+
+
+def job_of(jobs: List[dict], jobid: Optional[int]) -> Optional[dict]:
+    for j in jobs:
+        if jobid is None or j["jobid"] == jobid:
+            return j
+    return None
