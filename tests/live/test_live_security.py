@@ -1,6 +1,9 @@
 """A second user sees none of the first user's jobs (issue 30): the copies are
 0600, and `iolens top` and a user-run `iolens exporter` read only what their
-user can open.  Needs root (to run as another uid with setpriv)."""
+user can open, while root sees all.  Needs root and setpriv: the job runs as
+uid 65534; the viewer is uid 0 stripped of the capabilities that bypass file
+modes (DAC override and read search), so that files bind it as they bind any
+other user (the test's Python lives under /root, which uid 65534 cannot enter)."""
 import json
 import os
 import shutil
@@ -8,6 +11,7 @@ import socket
 import subprocess
 import time
 import urllib.request
+from pathlib import Path
 
 import pytest
 
@@ -19,8 +23,15 @@ pytestmark = pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("setpriv")
                                 reason="needs root and setpriv to act as a second user")
 
 
-def as_other(argv, **kw):
+def as_owner(argv):
+    """The job's user."""
     return [shutil.which("setpriv"), f"--reuid={OTHER}", f"--regid={OTHER}", "--clear-groups",
+            *map(str, argv)]
+
+
+def as_other(argv):
+    """Another user: no capability that passes over a file's mode."""
+    return [shutil.which("setpriv"), "--bounding-set=-dac_override,-dac_read_search",
             *map(str, argv)]
 
 
@@ -32,13 +43,16 @@ def free_port():
 
 def test_other_user_sees_nothing(tool, runtime, progs, tmp_path):
     shm, work = tmp_path / "shm", tmp_path / "work"
-    shm.mkdir(mode=0o1777)
+    shm.mkdir()
     os.chmod(shm, 0o1777)               # like /dev/shm: everyone may create files
-    os.chmod(tmp_path, 0o755)
     work.mkdir()
+    os.chown(work, OTHER, OTHER)
+    for d in [tmp_path, *tmp_path.parents]:
+        if d.stat().st_uid == 0 and d != Path("/"):
+            os.chmod(d, d.stat().st_mode | 0o005)   # the job's user reaches its dirs
     env = dict(os.environ, LD_PRELOAD=str(runtime), DARSHAN_ENABLE_NONMPI="1",
-               DARSHAN_MMAP_LOGPATH=str(shm), DARSHAN_LOGPATH=str(tmp_path))
-    p = subprocess.Popen([str(progs("steady")), str(work), "secret", "999"], env=env)
+               DARSHAN_MMAP_LOGPATH=str(shm), DARSHAN_LOGPATH=str(work), HOME=str(work))
+    p = subprocess.Popen(as_owner([progs("steady"), work, "secret", "999"]), env=env)
     try:
         end = time.monotonic() + 20
         while not find_copies([str(shm)]) and time.monotonic() < end:
@@ -46,9 +60,8 @@ def test_other_user_sees_nothing(tool, runtime, progs, tmp_path):
         assert find_copies([str(shm)]), "no copy appeared"
         mine = subprocess.run([str(tool), "top", "--once", "--json", "--interval", "0",
                                "--dir", str(shm)], capture_output=True, text=True, timeout=60)
-        assert json.loads(mine.stdout)["jobs"], "the owner (root) sees the job"
+        assert json.loads(mine.stdout)["jobs"], "root sees the job"
         env_other = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
-        env_other["HOME"] = "/"
         theirs = subprocess.run(as_other([tool, "top", "--once", "--json", "--interval", "0",
                                           "--dir", shm]),
                                 capture_output=True, text=True, timeout=60, env=env_other)
