@@ -82,12 +82,15 @@ def open_copy(path: str) -> int:
     return fd
 
 
+_BOOT = []
+
+
 def _boot_time() -> float:
-    with open("/proc/stat", "rb") as f:
-        for line in f:
-            if line.startswith(b"btime "):
-                return float(line.split()[1])
-    return 0.0
+    if not _BOOT:
+        with open("/proc/stat", "rb") as f:
+            _BOOT.append(next((float(line.split()[1]) for line in f
+                               if line.startswith(b"btime ")), 0.0))
+    return _BOOT[0]
 
 
 def process_alive(pid: int, started: float = 0.0) -> bool:

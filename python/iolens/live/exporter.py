@@ -169,7 +169,7 @@ class Metrics:
         for s in self.view.now.values():
             reader = self.view.readers.get(s.path)
             for layer, recs in s.layers.items():
-                moved = recs.fig("bytes_read") + recs.fig("bytes_written")
+                moved = recs.moved
                 for i in moved.nonzero()[0]:
                     rid = int(recs.ids[i])
                     name = reader.names.get(rid, hex(rid)) if reader else hex(rid)

@@ -101,14 +101,13 @@ def _layout() -> _Layout:
 
 @dataclass
 class LayerRecords:
-    """A layer's records as last read: ids, and per record the figures
-    (columns in FIGURES order) and the latest end timestamp."""
+    """A layer's records as last read: ids, bytes moved (read + written) per
+    record, the figures summed over the records, the latest end timestamp
+    (seconds since the job start, 0 none)."""
     ids: np.ndarray
-    figs: np.ndarray
-    last: np.ndarray
-
-    def fig(self, name: str) -> np.ndarray:
-        return self.figs[:, FIGURES.index(name)]
+    moved: np.ndarray
+    totals: Dict[str, float]
+    last: float
 
 
 @dataclass
@@ -130,17 +129,12 @@ class ProcessSnapshot:
     taken: float = 0.0               # time.time() of the snapshot
 
     def totals(self) -> Dict[str, Dict[str, float]]:
-        out = {}
-        for layer, r in self.layers.items():
-            sums = r.figs.sum(axis=0)
-            out[layer] = {k: float(sums[i]) for i, k in enumerate(FIGURES)}
-        return out
+        return {layer: r.totals for layer, r in self.layers.items()}
 
     @property
     def last_io(self) -> Optional[float]:
         """Seconds since the epoch of the last recorded operation, or None."""
-        last = max((float(r.last.max()) for r in self.layers.values() if r.last.size),
-                   default=0.0)
+        last = max((r.last for r in self.layers.values()), default=0.0)
         return self.start + last if last > 0 else None
 
 
@@ -220,6 +214,8 @@ class CopyReader:
         self.names: Dict[int, str] = {}
         self.names_read = 0
         self.cache: Dict[str, _RecordCache] = {}
+        self._job_head, self._exe = b"", ""
+        self._idx: Dict[str, Tuple[int, int, np.ndarray]] = {}
 
     def close(self):
         self.seqs = None
@@ -240,15 +236,19 @@ class CopyReader:
         return struct.unpack_from("<Q", self.map, off)[0]
 
     def _job(self):
-        """(uid, start, end_sec, nprocs, jobid, exe): read twice until stable
-        (an MPI process rewrites it once, after MPI_Init)."""
+        """(uid, start, end_sec, nprocs, jobid, exe): the fixed fields read twice
+        until stable (an MPI process rewrites the record once, after MPI_Init);
+        the executable string again only when they changed."""
         for _ in range(RETRIES):
-            a = self.map[HDR:HDR + 4096]
-            if a == self.map[HDR:HDR + 4096]:
+            head = self.map[HDR:HDR + 56]
+            if head == self.map[HDR:HDR + 56]:
                 break
-        uid, ssec, snsec, esec, _ensec, nprocs, jobid = struct.unpack_from("<7q", a, 0)
-        text = a[JOB_REC:].split(b"\0", 1)[0].split(b"\n", 1)[0]
-        return uid, ssec + snsec * 1e-9, esec, nprocs, jobid, text.decode("utf-8", "replace")
+        if head != self._job_head:
+            text = self.map[HDR + JOB_REC:HDR + 4096].split(b"\0", 1)[0].split(b"\n", 1)[0]
+            self._exe = text.decode("utf-8", "replace")
+            self._job_head = head
+        uid, ssec, snsec, esec, _ensec, nprocs, jobid = struct.unpack_from("<7q", head, 0)
+        return uid, ssec + snsec * 1e-9, esec, nprocs, jobid, self._exe
 
     def _read_names(self):
         off, length = self._u64(OFF_NAMES), self._u64(OFF_NAMES + 8)
@@ -280,7 +280,11 @@ class CopyReader:
         if self.seqs is None:                 # an old copy: no check possible
             cache.store(np.arange(n), live.copy(), cols)
             return cache, n, 0
-        idx = (off + np.arange(n, dtype=np.int64) * rs - self.pool_off) >> self.shift
+        known = self._idx.get(layer)
+        if known is None or known[:2] != (off, n):
+            known = (off, n, (off + np.arange(n, dtype=np.int64) * rs - self.pool_off) >> self.shift)
+            self._idx[layer] = known
+        idx = known[2]
         todo = np.nonzero((self.seqs[idx] != cache.seq[:n]) | ~cache.valid[:n])[0]
         for _ in range(RETRIES):
             if todo.size == 0:
@@ -310,8 +314,12 @@ class CopyReader:
             cache, n, b = self._region(layer, modid, words, cols)
             busy += b
             if n:
-                layers[layer] = LayerRecords(cache.ids[:n].copy(), cache.figs[:n].copy(),
-                                             cache.last[:n].copy())
+                figs = cache.figs[:n]
+                sums = figs.sum(axis=0)
+                moved = figs[:, FIGURES.index("bytes_read")] + figs[:, FIGURES.index("bytes_written")]
+                layers[layer] = LayerRecords(
+                    cache.ids[:n], moved, {k: float(sums[i]) for i, k in enumerate(FIGURES)},
+                    float(cache.last[:n].max()))
         # The pages read are the process's (tmpfs): drop them from this
         # process's page tables so that its resident size stays its own.
         self.map.madvise(mmap.MADV_DONTNEED)

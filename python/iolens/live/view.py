@@ -106,11 +106,10 @@ class LiveView:
             p = self.prev.get(s.path)
             reader = self.readers.get(s.path)
             for layer, recs in s.layers.items():
-                moved = recs.fig("bytes_read") + recs.fig("bytes_written")
+                moved = recs.moved
                 delta = moved.copy()
                 if p is not None and layer in p.layers:
-                    pl = p.layers[layer]
-                    old = pl.fig("bytes_read") + pl.fig("bytes_written")
+                    old = p.layers[layer].moved
                     delta[:len(old)] -= old
                 k = min(BUSIEST, len(moved))
                 pick = np.argsort(-(delta if p is not None else moved), kind="stable")[:k]
