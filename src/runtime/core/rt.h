@@ -433,6 +433,10 @@ int iol_rec_lock_frozen(iol_lock_t *l);
 #define IOL_REC_HEAD \
     iol_lock_t lock;         /* the record's lock (first: desc.rec_locks) */ \
     uint32_t *seq            /* its sequence word (iol_rec_seq_begin) */
+/* After an aux type with IOL_REC_HEAD: the lock paths find the word at l + 1. */
+#define IOL_REC_HEAD_CHECK(type)                                                     \
+    _Static_assert(offsetof(type, lock) == 0 && offsetof(type, seq) == sizeof(iol_lock_t), \
+                   #type " must start with IOL_REC_HEAD")
 static inline __attribute__((always_inline)) void iol_rec_seq_bump(iol_lock_t *l)
 {
     uint32_t *s = *(uint32_t *const *)(l + 1);

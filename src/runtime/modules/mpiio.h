@@ -28,7 +28,7 @@ typedef struct mpiio_aux {
     iol_cv access;
     iol_dxt_file *dxt;       /* the file's trace (dxt.h), NULL before its first op */
 } __attribute__((aligned(64))) mpiio_aux;   /* two records' locks never share a line */
-_Static_assert(offsetof(mpiio_aux, lock) == 0, "rec_locks: the aux starts with its lock");
+IOL_REC_HEAD_CHECK(mpiio_aux);
 
 /* What kind of data call (selects the INDEP/COLL/SPLIT/NB counter). */
 enum iol_mpiio_kind { IOL_MPIIO_INDEP, IOL_MPIIO_COLL, IOL_MPIIO_SPLIT, IOL_MPIIO_NB };

@@ -37,7 +37,7 @@ typedef struct posix_aux {
     iol_dxt_file *dxt;       /* the file's trace (dxt.h), NULL before its first op */
 } __attribute__((aligned(64))) posix_aux;   /* two records' locks and offsets never share
                                                a cache line */
-_Static_assert(offsetof(posix_aux, lock) == 0, "rec_locks: the aux starts with its lock");
+IOL_REC_HEAD_CHECK(posix_aux);
 
 /* The path is cleaned here; `sp` holds the clock readings around the real call. */
 void iol_posix_open(int fd, const char *path, int mode, const iol_span *sp);
