@@ -69,6 +69,7 @@ def main():
     ap.add_argument("--files", type=int, default=1000)
     ap.add_argument("--duration", type=float, default=30)
     args = ap.parse_args()
+    # (not in /dev/shm: the runtime does not record files under /dev)
     work = Path(tempfile.mkdtemp(prefix="iolens-live-bench-"))
     shm = Path(tempfile.mkdtemp(prefix="iolens-live-bench-", dir="/dev/shm"))
     exe = work / "livework"

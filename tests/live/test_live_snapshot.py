@@ -67,7 +67,7 @@ def test_hammer_snapshots_consistent(runtime, progs, tmp_path):
                 continue
             snapshots += 1
             for rec in recs:
-                name = reader.names.get(int(np.uint64(rec[0])), "")
+                name = reader.name_of(int(np.uint64(rec[0])))
                 if "live-hammer-" not in name:
                     continue
                 check_record(name, rec)

@@ -172,7 +172,7 @@ class Metrics:
                 moved = recs.moved
                 for i in moved.nonzero()[0]:
                     rid = int(recs.ids[i])
-                    name = reader.names.get(rid, hex(rid)) if reader else hex(rid)
+                    name = reader.name_of(rid) if reader else hex(rid)
                     k = (s.jobid, layer, name)
                     acc[k] = acc.get(k, 0.0) + float(moved[i])
         top = sorted(acc.items(), key=lambda kv: -kv[1])[:self.max_file_series]

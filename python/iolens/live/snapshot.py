@@ -32,6 +32,9 @@ OFF_PARTIAL, OFF_NAMES, OFF_MODS, OFF_VER = 24, 32, 48, 1072
 TRAILER = struct.Struct("<8sQQQII24x")
 LIVE_MAGIC = b"IOLLIVE1"
 RETRIES = 8
+KEEP = 8192          # bytes kept mapped between rounds: the header and job record
+NAMES_KEPT = 64      # names kept per copy once looked up
+ALIVE_EVERY = 5.0    # seconds between two looks at whether the process is alive
 
 # The layers shown, their module and the counters that make each figure.
 LAYERS = {
@@ -77,6 +80,32 @@ def _columns(module: str, names: List[str]):
     return ints, flts
 
 
+class _Weights:
+    """The figures of records as two matrix products: the integer counters
+    used (as float64) and the float counters used, each times a 0/1 matrix
+    (counter -> figure); and the end timestamps whose maximum is `last`."""
+
+    def __init__(self, cols):
+        self.ints = sorted({c for k in FIGURES for c in cols[k][0]})
+        self.flts = sorted({c for k in FIGURES for c in cols[k][1]})
+        self.wi = np.zeros((len(self.ints), len(FIGURES)))
+        self.wf = np.zeros((len(self.flts), len(FIGURES)))
+        for j, k in enumerate(FIGURES):
+            for c in cols[k][0]:
+                self.wi[self.ints.index(c), j] = 1.0
+            for c in cols[k][1]:
+                self.wf[self.flts.index(c), j] = 1.0
+        self.last = cols["last"][1]
+
+    def figures(self, rows: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+        flt = rows.view(np.float64)
+        figs = rows[:, self.ints].astype(np.float64) @ self.wi
+        if self.flts:
+            figs += flt[:, self.flts] @ self.wf
+        last = flt[:, self.last].max(axis=1) if self.last else np.zeros(len(rows))
+        return figs, last
+
+
 class _Layout:
     """Per layer: record words and the columns of each figure (computed once)."""
 
@@ -86,7 +115,7 @@ class _Layout:
             info = module_info(module)
             words = 2 + len(info.counters) + len(info.fcounters)
             cols = {k: _columns(module, v) for k, v in figs.items()}
-            self.layers[layer] = (modid, words, cols)
+            self.layers[layer] = (modid, words, _Weights(cols))
 
 
 _LAYOUT = None
@@ -106,8 +135,12 @@ class LayerRecords:
     (seconds since the job start, 0 none)."""
     ids: np.ndarray
     moved: np.ndarray
-    totals: Dict[str, float]
+    sums: np.ndarray     # the figures summed, in FIGURES order
     last: float
+
+    @property
+    def totals(self) -> Dict[str, float]:
+        return dict(zip(FIGURES, self.sums.tolist()))
 
 
 @dataclass
@@ -168,20 +201,10 @@ class _RecordCache:
             self.words = np.concatenate([self.words, np.zeros((n - old, self.words.shape[1]),
                                                               np.int64)])
 
-    def store(self, rows_at: np.ndarray, rows: np.ndarray, cols):
+    def store(self, rows_at: np.ndarray, rows: np.ndarray, weights: "_Weights"):
         """Keep the figures of records rows_at (their words in rows)."""
-        flt = rows.view(np.float64)
         self.ids[rows_at] = rows[:, 0].view(np.uint64)
-        for i, fig in enumerate(FIGURES):
-            ints, flts = cols[fig]
-            v = np.zeros(len(rows_at), np.float64)
-            if ints:
-                v += rows[:, ints].sum(axis=1)
-            if flts:
-                v += flt[:, flts].sum(axis=1)
-            self.figs[rows_at, i] = v
-        _, lflts = cols["last"]
-        self.last[rows_at] = flt[:, lflts].max(axis=1) if lflts else 0.0
+        self.figs[rows_at], self.last[rows_at] = weights.figures(rows)
         if self.words is not None:
             self.words[rows_at] = rows
 
@@ -211,10 +234,10 @@ class CopyReader:
         if t[0] == LIVE_MAGIC and t[2] + t[3] <= len(self.map):
             self.pool_off, seq_off, seq_len, self.shift = t[1], t[2], t[3], t[4]
             self.seqs = np.frombuffer(self.map, np.uint32, seq_len // 4, seq_off)
-        self.names: Dict[int, str] = {}
-        self.names_read = 0
         self.cache: Dict[str, _RecordCache] = {}
         self._job_head, self._exe = b"", ""
+        self.names: Dict[int, str] = {}     # the names looked up (at most NAMES_KEPT)
+        self._alive, self._alive_at = True, float("-inf")
         self._idx: Dict[str, Tuple[int, int, np.ndarray]] = {}
 
     def close(self):
@@ -250,18 +273,30 @@ class CopyReader:
         uid, ssec, snsec, esec, _ensec, nprocs, jobid = struct.unpack_from("<7q", head, 0)
         return uid, ssec + snsec * 1e-9, esec, nprocs, jobid, self._exe
 
-    def _read_names(self):
+    def name_of(self, rid: int) -> str:
+        """The name of record id rid (its id in hex when not found).  Looked up
+        in the name region on demand, not parsed every round: a viewer of 256
+        processes x 1,000 files would otherwise hold 256,000 names."""
+        name = self.names.get(rid)
+        if name is not None:
+            return name
         off, length = self._u64(OFF_NAMES), self._u64(OFF_NAMES + 8)
         end = min(off + length, len(self.map))
-        pos = off + self.names_read
-        while pos + 9 <= end:
-            nul = self.map.find(b"\0", pos + 8, end)
-            if nul < 0:
-                break
-            rid = self._u64(pos)
-            self.names[rid] = self.map[pos + 8:nul].decode("utf-8", "surrogateescape")
-            pos = nul + 1
-        self.names_read = pos - off
+        key = struct.pack("<Q", rid)
+        pos = self.map.find(key, off, end)
+        while pos >= 0:
+            # an entry starts the region or follows the NUL of the one before
+            if pos == off or self.map[pos - 1] == 0:
+                nul = self.map.find(b"\0", pos + 8, end)
+                if nul >= 0:
+                    name = self.map[pos + 8:nul].decode("utf-8", "surrogateescape")
+                    break
+            pos = self.map.find(key, pos + 1, end)
+        if name is None:
+            return hex(rid)
+        if len(self.names) < NAMES_KEPT:
+            self.names[rid] = name
+        return name
 
     def _region(self, layer, modid, words, cols) -> Tuple[_RecordCache, int, int]:
         """The layer's records, read consistently: (cache, records, busy)."""
@@ -307,7 +342,6 @@ class CopyReader:
 
     def snapshot(self, now: float) -> ProcessSnapshot:
         uid, start, end_sec, nprocs, jobid, exe = self._job()
-        self._read_names()
         partial_bits = self._u64(OFF_PARTIAL)
         layers, busy = {}, 0
         for layer, (modid, words, cols) in _layout().layers.items():
@@ -317,18 +351,20 @@ class CopyReader:
                 figs = cache.figs[:n]
                 sums = figs.sum(axis=0)
                 moved = figs[:, FIGURES.index("bytes_read")] + figs[:, FIGURES.index("bytes_written")]
-                layers[layer] = LayerRecords(
-                    cache.ids[:n], moved, {k: float(sums[i]) for i, k in enumerate(FIGURES)},
-                    float(cache.last[:n].max()))
+                layers[layer] = LayerRecords(cache.ids[:n], moved, sums,
+                                             float(cache.last[:n].max()))
         # The pages read are the process's (tmpfs): drop them from this
-        # process's page tables so that its resident size stays its own.
-        self.map.madvise(mmap.MADV_DONTNEED)
+        # process's page tables so that its resident size stays its own (but
+        # the header and job record, read every round).
+        self.map.madvise(mmap.MADV_DONTNEED, KEEP, len(self.map) - KEEP)
+        if now - self._alive_at >= ALIVE_EVERY:
+            self._alive, self._alive_at = process_alive(self.name.pid, start), now
         partial = [module_info(m).name for m in range(64)
                    if partial_bits >> m & 1 and _known(m)]
         return ProcessSnapshot(
             path=self.name.path, jobid=jobid, pid=self.name.pid, rank=self.name.rank,
             nprocs=nprocs, uid=uid, exe=exe, start=start,
-            alive=process_alive(self.name.pid, start), finished=end_sec != 0,
+            alive=self._alive, finished=end_sec != 0,
             partial=partial, layers=layers, busy=busy, checked=self.seqs is not None,
             taken=now)
 

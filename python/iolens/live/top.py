@@ -111,6 +111,8 @@ def _interactive(args) -> int:
                 view.poll()
                 jobs = _sorted(view.jobs(), sort, filt)
                 chosen = job_of(jobs, chosen_id) or (jobs[0] if jobs else None)
+                if chosen:               # the details of the chosen job only
+                    chosen = job_of(view.jobs(detail={chosen["jobid"]}), chosen["jobid"])
                 scr.erase()
                 h, w = scr.getmaxyx()
                 lines = render(jobs, chosen, sort, filt)

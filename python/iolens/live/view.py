@@ -19,11 +19,16 @@ from .snapshot import FIGURES, CopyReader, NotReady, ProcessSnapshot
 BUSIEST = 5
 
 
+_USERS: Dict[int, str] = {}
+
+
 def _user(uid: int) -> str:
-    try:
-        return pwd.getpwuid(uid).pw_name
-    except KeyError:
-        return str(uid)
+    if uid not in _USERS:
+        try:
+            _USERS[uid] = pwd.getpwuid(uid).pw_name
+        except KeyError:
+            _USERS[uid] = str(uid)
+    return _USERS[uid]
 
 
 def _ops(fig: Dict[str, float]) -> float:
@@ -72,6 +77,15 @@ class LiveView:
         return self.now
 
     # ----------------------------------------------------------- summaries
+    def _rate_vectors(self, s: ProcessSnapshot) -> Dict[str, np.ndarray]:
+        """Per layer, the figures' rates over the interval (FIGURES order)."""
+        p = self.prev.get(s.path)
+        if p is None or s.taken <= p.taken:
+            return {layer: np.zeros(len(FIGURES)) for layer in s.layers}
+        dt = s.taken - p.taken
+        return {layer: np.maximum(r.sums - (p.layers[layer].sums if layer in p.layers else 0.0),
+                                  0.0) / dt for layer, r in s.layers.items()}
+
     def _rates(self, s: ProcessSnapshot) -> Dict[str, Dict[str, float]]:
         p = self.prev.get(s.path)
         cur = s.totals()
@@ -116,8 +130,8 @@ class LiveView:
                 for i in pick:
                     if moved[i] <= 0:
                         continue
-                    name = reader.names.get(int(recs.ids[i]), hex(int(recs.ids[i]))) \
-                        if reader else hex(int(recs.ids[i]))
+                    rid = int(recs.ids[i])
+                    name = reader.name_of(rid) if reader else hex(rid)
                     acc = by_name.setdefault((name, layer), [0.0, 0.0])
                     acc[0] += float(moved[i])
                     acc[1] += float(delta[i]) if p is not None else 0.0
@@ -127,8 +141,10 @@ class LiveView:
         rows.sort(key=lambda r: (-r["bytes_per_s"], -r["bytes"], r["file"]))
         return rows[:BUSIEST]
 
-    def jobs(self) -> List[dict]:
-        """One summary per job, processes by rank then pid."""
+    def jobs(self, detail=None) -> List[dict]:
+        """One summary per job, busiest first.  The jobs whose id is in
+        `detail` (all when detail is True) also get their busiest files,
+        slowest process and processes (by rank then pid)."""
         t = time.time()
         groups: Dict[Tuple[int, int], List[ProcessSnapshot]] = {}
         for s in self.now.values():
@@ -136,30 +152,34 @@ class LiveView:
         out = []
         for (uid, jobid), procs in groups.items():
             procs.sort(key=lambda s: (s.rank, s.pid))
-            rows = [self._process(s, t) for s in procs]
-            layers = sorted({layer for r in rows for layer in r["totals"]})
-            totals = {layer: {k: sum(r["totals"].get(layer, {}).get(k, 0.0) for r in rows)
-                              for k in FIGURES} for layer in layers}
-            rates = {layer: {k: sum(r["rates"].get(layer, {}).get(k, 0.0) for r in rows)
-                             for k in FIGURES} for layer in layers}
-            slowest = max(rows, key=lambda r: r["io_seconds"]) if rows else None
-            out.append({
+            tot_v: Dict[str, np.ndarray] = {}
+            rate_v: Dict[str, np.ndarray] = {}
+            for s in procs:
+                for layer, r in s.layers.items():
+                    tot_v[layer] = tot_v.get(layer, 0.0) + r.sums
+                for layer, v in self._rate_vectors(s).items():
+                    rate_v[layer] = rate_v.get(layer, 0.0) + v
+            totals = {layer: dict(zip(FIGURES, v.tolist())) for layer, v in sorted(tot_v.items())}
+            rates = {layer: dict(zip(FIGURES, v.tolist())) for layer, v in sorted(rate_v.items())}
+            job = {
                 "jobid": jobid, "uid": uid, "user": _user(uid), "exe": procs[0].exe,
                 "processes": len(procs), "nprocs": max(s.nprocs for s in procs),
                 "alive": sum(1 for s in procs if s.alive),
-                "dead": sum(1 for r in rows if r["state"] == "dead"),
+                "dead": sum(1 for s in procs if not s.alive and not s.finished),
                 "running_seconds": max(0.0, t - min(s.start for s in procs)),
                 "totals": totals, "rates": rates,
                 "bytes_per_s": sum(v["bytes_read"] + v["bytes_written"] for v in rates.values()),
                 "ops_per_s": sum(_ops(v) for v in rates.values()),
                 "meta_ops_per_s": sum(v["meta_ops"] for v in rates.values()),
-                "busiest_files": self._busiest(procs),
-                "slowest_process": None if slowest is None else
-                {"pid": slowest["pid"], "rank": slowest["rank"],
-                 "io_seconds": slowest["io_seconds"]},
                 "partial": sorted({m for s in procs for m in s.partial}),
-                "processes_detail": rows,
-            })
+            }
+            if detail is True or (detail and jobid in detail):
+                rows = [self._process(s, t) for s in procs]
+                slowest = max(rows, key=lambda r: r["io_seconds"])
+                job.update(busiest_files=self._busiest(procs), processes_detail=rows,
+                           slowest_process={"pid": slowest["pid"], "rank": slowest["rank"],
+                                            "io_seconds": slowest["io_seconds"]})
+            out.append(job)
         out.sort(key=lambda j: (-j["bytes_per_s"], j["jobid"]))
         return out
 
@@ -172,7 +192,7 @@ def snapshot_once(dirs: Iterable[str] = (), interval: float = 1.0) -> dict:
         if interval > 0:
             time.sleep(interval)
             view.poll()
-        return {"time": time.time(), "interval": view.interval, "jobs": view.jobs()}
+        return {"time": time.time(), "interval": view.interval, "jobs": view.jobs(detail=True)}
     finally:
         view.close()
 
