@@ -26,6 +26,7 @@ class CopyName:
     jobid: int
     pid: int
     rank: int
+    inode: int = 0
 
 
 def copy_dirs(extra: Iterable[str] = ()) -> List[str]:
@@ -55,8 +56,9 @@ def parse_name(path: str) -> Optional[CopyName]:
     return CopyName(path, m["prog"], int(m["jobid"]), int(m["pid"]), int(m["rank"]))
 
 
-def find_copies(dirs: Iterable[str]) -> List[CopyName]:
-    """Copies in dirs that are regular files (not links) this user can read."""
+def find_copies(dirs: Iterable[str], known=()) -> List[CopyName]:
+    """Copies in dirs that are regular files (not links) this user can read
+    (not asked again for the paths in `known`, already open)."""
     found = []
     for d in dirs:
         try:
@@ -67,8 +69,9 @@ def find_copies(dirs: Iterable[str]) -> List[CopyName]:
             name = parse_name(e.path)
             if name is None or not e.is_file(follow_symlinks=False):
                 continue
-            if os.access(e.path, os.R_OK):
-                found.append(name)
+            if e.path in known or os.access(e.path, os.R_OK):
+                found.append(CopyName(name.path, name.prog, name.jobid, name.pid, name.rank,
+                                      e.inode()))
     return found
 
 

@@ -52,10 +52,11 @@ class LiveView:
     def poll(self) -> Dict[str, ProcessSnapshot]:
         """Read every copy once; returns path -> snapshot (also in self.now)."""
         t = time.time()
-        seen = {c.path: c for c in find_copies(copy_dirs(self.dirs))}
+        seen = {c.path: c for c in find_copies(copy_dirs(self.dirs), self.readers)}
         self.removed = []
         for path in list(self.readers):
-            if path not in seen or self.readers[path].gone():
+            # gone, or another file now at its name
+            if path not in seen or seen[path].inode != self.readers[path].ino[1]:
                 self.readers.pop(path).close()
                 if path in self.now:
                     self.removed.append(self.now[path])
