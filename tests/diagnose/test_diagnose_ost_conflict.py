@@ -1,0 +1,142 @@
+"""The slow-OST and conflicting-writes rules, both ways, on logs written with
+iolens' own writer (real LUSTRE and DXT records)."""
+from __future__ import annotations
+
+import pytest
+
+from diag_logs import MiB, build, rec, seg
+from iolens.diagnose import diagnose, load_thresholds
+
+NPROCS, NOSTS, SLOW = 16, 8, 5
+
+
+def per_process(slow_seconds, fast=(10.0, 14.0), nbytes=256 * MiB):
+    """File-per-process log: rank r writes /scratch/out.r (one stripe) on OST
+    r % 8; the files on OST 5 took `slow_seconds`, the others 10-14 s."""
+    posix, lustre = [], []
+    for r in range(NPROCS):
+        name = f"/scratch/out.{r}"
+        ost = r % NOSTS
+        t = slow_seconds if ost == SLOW else fast[0] + (fast[1] - fast[0]) * r / NPROCS
+        posix.append(rec(name, r, POSIX_OPENS=1, POSIX_WRITES=256, POSIX_BYTES_WRITTEN=nbytes,
+                         POSIX_MAX_BYTE_WRITTEN=nbytes - 1, POSIX_SEQ_WRITES=256,
+                         POSIX_SIZE_WRITE_1M_4M=256, POSIX_F_WRITE_TIME=t))
+        lustre.append((name, 1 * MiB, [ost]))
+    return dict(nprocs=NPROCS, run_time=700, POSIX=posix, lustre=lustre)
+
+
+def findings(tmp_path, name, **kwargs):
+    diag = diagnose(build(str(tmp_path / f"{name}.darshan"), **kwargs))
+    assert not diag.notes, diag.notes
+    return {f.rule.id: f for f in diag.findings}
+
+
+def test_slow_ost_named_with_its_files_and_ranks(tmp_path):
+    found = findings(tmp_path, "slow", **per_process(546.0))
+    assert "slow-ost" in found, sorted(found)
+    hit = found["slow-ost"].hit
+    assert hit.numbers["slow_osts"] == 1
+    assert any(line.strip().startswith(f"OST {SLOW}:") for line in hit.evidence)
+    assert sorted(hit.files) == sorted(f"/scratch/out.{r}" for r in (SLOW, SLOW + NOSTS))
+    assert hit.ranks == [SLOW, SLOW + NOSTS]
+    # the slowest rank lost about 546 s less what the others' rate gives (about 12 s)
+    assert 500 < hit.time_lost < 546
+    assert found["slow-ost"].severity == "critical"
+
+
+def test_equal_ost_times_are_silent(tmp_path):
+    assert "slow-ost" not in findings(tmp_path, "even", **per_process(12.0))
+
+
+def test_slow_ost_from_the_trace(tmp_path):
+    """With DXT the time per OST comes from the segments (view.ost source 'trace')."""
+    kw = per_process(12.0)
+    segs = []
+    for r in range(NPROCS):
+        dur = 300.0 if r % NOSTS == SLOW else 6.0
+        segs += [seg(f"/scratch/out.{r}", r, "write", k * dur / 4, (k + 1) * dur / 4,
+                     offset=k * 64 * MiB, length=64 * MiB) for k in range(4)]
+    found = findings(tmp_path, "traced", dxt={"POSIX": segs}, **kw)
+    assert "slow-ost" in found and found["slow-ost"].hit.numbers["slow_osts"] == 1
+
+
+def test_a_slow_majority_is_not_a_few_slow_osts(tmp_path):
+    """Half the OSTs slow is a slow file system (or job), not a slow target."""
+    kw = per_process(12.0)
+    for r, p in enumerate(kw["POSIX"]):
+        if r % NOSTS < NOSTS // 2:
+            p["counters"]["POSIX_F_WRITE_TIME"] = 546.0
+    assert "slow-ost" not in findings(tmp_path, "majority", **kw)
+
+
+# ------------------------------------------------------------------ conflicts
+SHARED = "/scratch/shared.dat"
+
+
+def writer(rank, opens=1, syncs=0, close=(9.0, 9.5)):
+    return rec(SHARED, rank, POSIX_OPENS=opens, POSIX_WRITES=1, POSIX_BYTES_WRITTEN=MiB,
+               POSIX_MAX_BYTE_WRITTEN=2 * MiB, POSIX_FSYNCS=syncs,
+               POSIX_F_CLOSE_START_TIMESTAMP=close[0], POSIX_F_CLOSE_END_TIMESTAMP=close[1])
+
+
+def two_writers(offset1, t0=(1.0, 1.5), t1=(1.2, 1.7), **rank0):
+    return dict(nprocs=2, run_time=10, POSIX=[writer(0, **rank0), writer(1)],
+                dxt={"POSIX": [seg(SHARED, 0, "write", *t0, offset=0, length=MiB),
+                               seg(SHARED, 1, "write", *t1, offset=offset1, length=MiB)]})
+
+
+def test_concurrent_overlapping_writes_conflict(tmp_path):
+    found = findings(tmp_path, "race", **two_writers(MiB // 2))
+    assert "conflicting-writes" in found, sorted(found)
+    f = found["conflicting-writes"]
+    assert f.severity == "critical" and f.hit.files == [SHARED] and f.hit.ranks == [0, 1]
+    assert f.hit.numbers["bytes"] == MiB // 2
+
+
+def test_disjoint_ranges_do_not_conflict(tmp_path):
+    assert "conflicting-writes" not in findings(tmp_path, "disjoint", **two_writers(MiB))
+
+
+def test_sequential_overwrite_without_close_conflicts(tmp_path):
+    """Rank 0 writes at 1 s and closes at 9 s; rank 1 overwrites at 3 s."""
+    found = findings(tmp_path, "late", **two_writers(0, t0=(1.0, 1.5), t1=(3.0, 3.5)))
+    assert found["conflicting-writes"].severity == "warning"
+
+
+def test_close_between_orders_the_writes(tmp_path):
+    """Rank 0 closed at 2 s, before rank 1's overwrite at 3 s: ordered, silent."""
+    kw = two_writers(0, t0=(1.0, 1.5), t1=(3.0, 3.5), close=(2.0, 2.1))
+    assert "conflicting-writes" not in findings(tmp_path, "closed", **kw)
+
+
+def test_a_sync_orders_the_writes(tmp_path):
+    kw = two_writers(0, t0=(1.0, 1.5), t1=(3.0, 3.5), syncs=1)
+    assert "conflicting-writes" not in findings(tmp_path, "synced", **kw)
+
+
+def test_big_trace_streams_in_windows(tmp_path):
+    """A budget far below the trace forces offset windows and several passes;
+    each conflicting pair is still counted once."""
+    segs = []
+    for k in range(200):          # ranks 0 and 1 each write 200 blocks; block 150 twice
+        segs.append(seg(SHARED, 0, "write", 1 + k * 0.01, 1.005 + k * 0.01, offset=k * MiB))
+        off = 150 * MiB if k == 150 else (200 + k) * MiB
+        segs.append(seg(SHARED, 1, "write", 1 + k * 0.01, 1.005 + k * 0.01, offset=off))
+    posix = [rec(SHARED, r, POSIX_OPENS=1, POSIX_WRITES=200, POSIX_BYTES_WRITTEN=200 * MiB,
+                 POSIX_MAX_BYTE_WRITTEN=400 * MiB - 1, POSIX_F_CLOSE_START_TIMESTAMP=9.0,
+                 POSIX_F_CLOSE_END_TIMESTAMP=9.1) for r in (0, 1)]
+    th = load_thresholds()
+    th["conflict"]["budget_segments"] = 50
+    path = build(str(tmp_path / "big.darshan"), nprocs=2, run_time=10, POSIX=posix,
+                 dxt={"POSIX": segs})
+    found = {f.rule.id: f for f in diagnose(path, th).findings}
+    f = found["conflicting-writes"]
+    assert f.hit.numbers["pairs"] == 1 and f.hit.numbers["bytes"] == MiB
+
+
+@pytest.mark.parametrize("mpiio", [True, False])
+def test_files_written_through_mpiio_are_not_judged(tmp_path, mpiio):
+    kw = two_writers(MiB // 2)
+    if mpiio:
+        kw["MPI_IO"] = [rec(SHARED, -1, MPIIO_INDEP_WRITES=2, MPIIO_BYTES_WRITTEN=2 * MiB)]
+    assert ("conflicting-writes" in findings(tmp_path, "mpi", **kw)) is not mpiio
