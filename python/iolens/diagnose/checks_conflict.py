@@ -11,6 +11,10 @@ the rule uses the POSIX record of the first writer (its file, its rank):
     start before the later write, last close end after its own write)
     -> a close may sit between them: assumed ordered;
   * otherwise (one open and its close outside the gap, or no record) -> conflict.
+When the runtime reduced the file to one shared record (rank -1; every process
+opened it), the per-rank figures are gone: its counts and its first close /
+last close are those of all processes, so a sync or close by ANY process is
+taken as one by the first writer (weaker: fewer conflicts are reported).
 Writes that overlap in time are conflicts whatever the closes say.  The rule
 therefore misses conflicts hidden behind an unplaced sync or close; what it
 reports did happen.
@@ -37,6 +41,7 @@ from .._meta import module_info
 from ..errors import LogError
 from ..view import damage as dmg
 from .context import col
+from .gates import gate_each, skip
 from .measure import size
 from .model import Hit
 
@@ -47,10 +52,12 @@ Pass = Tuple[np.ndarray, Tuple[float, float] | None]
 
 def conflicting_writes(ctx):
     if "DXT_POSIX" not in ctx.modules:
+        skip(ctx, "no DXT_POSIX trace (run with DXT_ENABLE_IO_TRACE=1)")
         return None
     th = ctx.th["conflict"]
     counts = _shared_writes(ctx)
     if not counts:
+        skip(ctx, "no traced file written by two or more processes outside MPI-IO")
         return None
     closes = _closes(ctx)
     found: Dict[int, dict] = {}
@@ -59,7 +66,11 @@ def conflicting_writes(ctx):
         for rid in np.unique(segs[0]):
             mine = segs[0] == rid
             _judge_file(int(rid), [a[mine] for a in segs[1:]], window, closes, th, found)
-    found = {k: v for k, v in found.items() if v["bytes"] >= th["min_bytes"]}
+    overlap = np.array([v["bytes"] for v in found.values()])
+    keep = gate_each(ctx, "bytes of a file written by several processes with nothing "
+                     "ordering the writes", overlap if len(overlap) else [0.0], ">=",
+                     "conflict.min_bytes")
+    found = {k: v for k, ok in zip(found, keep) for v in [found[k]] if ok}
     return _hit(ctx, found) if found else None
 
 
@@ -157,7 +168,8 @@ def _write_segments(ctx, ids: np.ndarray, window) -> tuple:
 
 # ------------------------------------------------------------------ judging
 def _closes(ctx) -> Dict[Tuple[int, int], tuple]:
-    """(file id, rank) -> (opens, syncs, first close start, last close end)."""
+    """(file id, rank) -> (opens, syncs, first close start, last close end); rank
+    -1 for a shared record."""
     frame = ctx.frame("POSIX")
     if frame is None or not len(frame):
         return {}
@@ -171,7 +183,7 @@ def _ordered(first: tuple, later_start: float, closes) -> bool:
     """Whether the log shows (or cannot exclude) a close or sync by the first
     writer between its write (ending first[1]) and the later write."""
     rank, end = first
-    info = closes.get(rank)
+    info = closes.get(rank, closes.get(-1))
     if info is None:
         return False
     opens, syncs, close_start, close_end = info

@@ -21,30 +21,45 @@ import numpy as np
 import pandas as pd
 
 from .context import col
+from .gates import gate, gate_each, skip
 from .measure import size
 from .model import Hit
 
 
 def _judged(ctx) -> pd.DataFrame | None:
-    """OST rows (ost, bytes, time) that moved enough bytes to be judged."""
+    """OST rows (ost, bytes, time, files) that moved enough bytes to be judged."""
     frame = ctx.view.ost
     if frame is None or not len(frame):
+        skip(ctx, "no bytes placed on Lustre OSTs (no LUSTRE layouts, or none of their "
+                  "files moved data)")
         return None
     out = pd.DataFrame({"ost": frame["ost"].astype(int).to_numpy(),
                         "bytes": frame["bytes"].to_numpy(dtype=float),
                         "time": (frame["read_time"] + frame["write_time"]).to_numpy(dtype=float),
                         "files": frame["files"].to_numpy()})
-    out = out[out["bytes"] >= ctx.th["slow_ost"]["min_bytes"]].reset_index(drop=True)
-    return out if len(out) >= ctx.th["slow_ost"]["min_osts"] else None
+    out = out[gate_each(ctx, "bytes moved by an OST", out["bytes"], ">=",
+                        "slow_ost.min_bytes")].reset_index(drop=True)
+    if not gate(ctx, "OSTs with enough bytes to judge", len(out), ">=", "slow_ost.min_osts"):
+        return None
+    return out
 
 
 def _median_of_others(rate: np.ndarray) -> np.ndarray:
-    """For each OST, the median seconds per byte of all the others."""
-    return np.array([np.median(np.delete(rate, i)) for i in range(len(rate))])
+    """For each OST, the median seconds per byte of all the others (sorted once:
+    removing one value moves the median of the rest by at most one place)."""
+    order = np.sort(rate)
+    n = len(order)
+    pos = np.searchsorted(order, rate)        # where each value sits (first of equals)
+    rest = n - 1
+    out = np.empty(n)
+    for k, p in enumerate(pos):
+        def at(i):                              # i-th smallest of the others
+            return order[i + 1] if i >= p else order[i]
+        out[k] = at(rest // 2) if rest % 2 else 0.5 * (at(rest // 2 - 1) + at(rest // 2))
+    return out
 
 
 def slow_osts(ctx):
-    th = ctx.th["slow_ost"]
     osts = _judged(ctx)
     if osts is None:
         return None
@@ -52,8 +67,13 @@ def slow_osts(ctx):
     typical = _median_of_others(rate)
     expected = typical * osts["bytes"].to_numpy()
     extra = osts["time"].to_numpy() - expected
-    slow = (rate > th["ratio"] * typical) & (extra >= th["min_seconds"])
-    if not slow.any() or slow.sum() > max(1, int(th["max_fraction"] * len(osts))):
+    ratio = np.divide(rate, typical, out=np.full(len(rate), np.inf), where=typical > 0)
+    slow = gate_each(ctx, "an OST's seconds per byte / the other OSTs' median", ratio, ">",
+                     "slow_ost.ratio")
+    slow &= gate_each(ctx, "its seconds beyond the other OSTs' median rate",
+                      np.where(slow, extra, 0.0), ">=", "slow_ost.min_seconds")
+    if not slow.any() or not gate(ctx, "slow OSTs / judged OSTs", slow.sum() / len(osts),
+                                  "<=", "slow_ost.max_fraction"):
         return None
     bad = osts[slow].assign(expected=expected[slow], extra=extra[slow])
     bad = bad.sort_values("extra", ascending=False)
@@ -66,16 +86,20 @@ def slow_osts(ctx):
         lines.append(f"  OST {r.ost}: {r.time:.1f} s for {size(r.bytes)} ({int(r.files)} files); "
                      f"at the other OSTs' median rate it would take {r.expected:.1f} s")
     lines += _user_lines(ctx, users)
-    lost = _rank_excess(users, bad)
-    return Hit("Slow storage targets (OSTs)", lines, lost,
-               "the slowest rank's extra seconds on the slow OSTs' files over the median "
-               "rate of the other OSTs (the job waits for that rank)",
-               {"slow_osts": int(len(bad)), "osts": int(len(osts)),
-                "extra_seconds": float(bad["extra"].sum()),
-                "worst_ratio": float(max(rate[slow] / typical[slow]))},
-               sorted({ctx.name(i) for i in users["id"].unique()})[:16] if len(users) else [],
-               sorted({int(r) for r in users["rank"]})[:64] if len(users) else [],
-               severity="critical" if bad["extra"].max() >= th["critical_seconds"] else None)
+    per_rank = _rank_extra(users, bad)
+    hit = Hit("Slow storage targets (OSTs)", lines,
+              float(max(per_rank.values())) if per_rank else float(bad["extra"].max()),
+              "the slowest rank's extra seconds on the slow OSTs' files over the median "
+              "rate of the other OSTs (the job waits for that rank)",
+              {"slow_osts": int(len(bad)), "osts": int(len(osts)),
+               "extra_seconds": float(bad["extra"].sum()),
+               "worst_ratio": float(ratio[slow].max())},
+              sorted({ctx.name(i) for i in users["id"].unique()})[:16] if len(users) else [],
+              sorted({int(r) for r in users["rank"]})[:64] if len(users) else [],
+              severity="critical" if bad["extra"].max() >= ctx.th["slow_ost"]["critical_seconds"]
+              else None)
+    hit.rank_seconds = per_rank or None      # the engine caps per process (diag-shared.md)
+    return hit
 
 
 def _source(ctx) -> str:
@@ -121,13 +145,15 @@ def _user_lines(ctx, users: pd.DataFrame) -> list:
     return lines
 
 
-def _rank_excess(users: pd.DataFrame, bad: pd.DataFrame) -> float:
-    """The largest per-rank extra time (a shared record's counts for every rank),
-    never above the slow OSTs' total extra time."""
+def _rank_extra(users: pd.DataFrame, bad: pd.DataFrame) -> dict:
+    """Extra seconds per rank on the slow OSTs' files (a shared record's go to
+    every rank), each at most the slow OSTs' total extra time; {} when the
+    files' records are unknown."""
     if not len(users):
-        return float(bad["extra"].max())
+        return {}
     per_rank = users.groupby("rank")["extra"].sum()
     shared = float(per_rank.get(-1, 0.0))
     own = per_rank.drop(index=-1, errors="ignore")
-    worst = (float(own.max()) if len(own) else 0.0) + shared
-    return float(min(worst, bad["extra"].sum()))
+    cap = float(bad["extra"].sum())
+    out = {int(r): min(float(v) + shared, cap) for r, v in own.items()}
+    return out

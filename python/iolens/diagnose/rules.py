@@ -3,6 +3,8 @@ check function and its two tests); the engine, the outputs, the SARIF rule table
 and docs/diagnosis.md all come from these entries."""
 from __future__ import annotations
 
+import dataclasses
+
 from . import checks_access as acc
 from . import checks_dxt as dxt
 from . import checks_libs as libs
@@ -36,6 +38,13 @@ SMALL = {"POSIX": tuple(size_bins("POSIX", "READ") + size_bins("POSIX", "WRITE")
          + MPIIO_OPS + _m("F_READ_TIME", "F_WRITE_TIME")}
 STDIO_IO = tuple(f"STDIO_{n}" for n in ("BYTES_READ", "BYTES_WRITTEN", "OPENS", "F_READ_TIME",
                                         "F_WRITE_TIME", "F_META_TIME"))
+
+
+def _shaped(**fields):
+    """The rule fields of diag-shared.md (scaling, explains, costed) that this
+    Rule knows; the others are dropped until the new Rule shape is in."""
+    known = {f.name for f in dataclasses.fields(Rule)}
+    return {k: v for k, v in fields.items() if k in known}
 
 
 def _imb(p):
@@ -286,7 +295,9 @@ RULES = (
          "Report the OSTs to the system administrators; meanwhile keep new files off them "
          "(lfs setstripe -o <good OST list>, or a pool that excludes them) and re-run.",
          ost.slow_osts, "lfs check osts\nlfs df -h <mount>   # look for full or degraded OSTs",
-         {"POSIX": _p("F_READ_TIME", "F_WRITE_TIME")}),
+         {"POSIX": _p("F_READ_TIME", "F_WRITE_TIME")},
+         **_shaped(scaling="per-process",
+                   explains=("dxt-stragglers", "imbalance-ranks", "imbalance-shared"))),
     Rule("conflicting-writes", "Conflicting writes to a shared file", "warning", (DEV,),
          "(DXT) writes by different processes to overlapping bytes of one file, at least "
          "1 byte, with no close or sync between them that the log can place: overlapping "
@@ -302,7 +313,8 @@ RULES = (
          "pwrite(fd, buf, n, off);\nfsync(fd);\nMPI_Barrier(MPI_COMM_WORLD);  /* before "
          "another rank writes these bytes */",
          {"POSIX": _p("OPENS", "FSYNCS", "FDSYNCS", "MAX_BYTE_WRITTEN", "F_CLOSE_START_TIMESTAMP",
-                      "F_CLOSE_END_TIMESTAMP")}, dxt=True),
+                      "F_CLOSE_END_TIMESTAMP")}, dxt=True,
+         **_shaped(scaling="none", costed=False)),
     Rule("read-by-all", "Every process reads the same file", "warning", (DEV,),
          "every process of a 4+ process job reads at least 90 % of the same read-only file "
          "(at least 1 MiB)",
