@@ -140,3 +140,24 @@ def test_files_written_through_mpiio_are_not_judged(tmp_path, mpiio):
     if mpiio:
         kw["MPI_IO"] = [rec(SHARED, -1, MPIIO_INDEP_WRITES=2, MPIIO_BYTES_WRITTEN=2 * MiB)]
     assert ("conflicting-writes" in findings(tmp_path, "mpi", **kw)) is not mpiio
+
+
+def test_report_shows_time_per_ost_beside_bytes(tmp_path):
+    """Equal bytes per OST, one OST's files far slower: the report's time-per-OST
+    figure sits next to the data-per-OST one, and the OST table has the seconds."""
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
+    from report_helpers import page_facts
+    import iolens
+    from iolens.report import render_html
+    path = build(str(tmp_path / "slow.darshan"), **per_process(546.0))
+    with iolens.open(path) as log:
+        page = render_html(log)
+    ids, values = page_facts(page)
+    assert {"fig-ost-spread", "fig-ost-time", "ost-table"} <= ids
+    assert page.index('id="fig-ost-spread"') < page.index('id="fig-ost-time"')
+    byte_values = {float(values[f"ost.{o}.bytes"]) for o in range(NOSTS)}
+    assert byte_values == {512.0 * MiB}
+    assert float(values[f"ost.{SLOW}.write_time"]) == pytest.approx(2 * 546.0)
+    assert all(float(values[f"ost.{o}.write_time"]) < 30 for o in range(NOSTS) if o != SLOW)
