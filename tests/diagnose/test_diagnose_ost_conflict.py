@@ -161,3 +161,17 @@ def test_report_shows_time_per_ost_beside_bytes(tmp_path):
     assert byte_values == {512.0 * MiB}
     assert float(values[f"ost.{SLOW}.write_time"]) == pytest.approx(2 * 546.0)
     assert all(float(values[f"ost.{o}.write_time"]) < 30 for o in range(NOSTS) if o != SLOW)
+
+
+def test_drishti_finds_neither(tmp_path):
+    """docs/diagnosis.md's Drishti 0.8 comparison: on the slow-OST log and a
+    conflicting-writes trace Drishti reports only job descriptions (its DXT
+    insights on); we report the slow OST and the conflict."""
+    from drishti_compare import drishti_bin, drishti_codes
+    if not drishti_bin():
+        pytest.skip("drishti (drishti-io==0.8) not installed")
+    for name, kw, rule in (("slow", per_process(546.0), "slow-ost"),
+                           ("conflict", two_writers(MiB // 2), "conflicting-writes")):
+        assert rule in findings(tmp_path, name, **kw)
+        codes = drishti_codes(str(tmp_path / f"{name}.darshan"))
+        assert codes <= {"M01", "P01", "P02", "P03", "P04", "P14"}, codes
