@@ -8,9 +8,15 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import List, Optional
 
+from .._meta import modules
 from .context import Context
-from .model import Finding, severity_rank
+from .grouping import cap_per_process, group_findings
+from .model import Finding, Group, severity_rank
 from .rules import RULES
+from .scale import judge, project
+
+
+TIME_COUNTERS = ("F_READ_TIME", "F_WRITE_TIME", "F_META_TIME", "F_SLOWEST_RANK_TIME")
 
 
 def default_thresholds() -> dict:
@@ -38,8 +44,13 @@ def load_thresholds(path: Optional[str] = None) -> dict:
 class Diagnosis:
     path: str
     job: dict
-    findings: List[Finding]
+    findings: List[Finding]         # roots first, each followed by the findings it explains
     notes: List[str] = field(default_factory=list)
+    groups: List[Group] = field(default_factory=list)   # root causes, costliest first
+    checks: List[dict] = field(default_factory=list)    # every rule: status, condition, tests
+    # per process (rank, or "others" for the ranks without records of their own):
+    # (seconds lost summed over root causes, that process's I/O seconds)
+    lost_by_process: dict = field(default_factory=dict)
 
     def worst(self) -> Optional[str]:
         sev = [f.severity for f in self.findings]
@@ -47,7 +58,13 @@ class Diagnosis:
 
 
 def _needs(rules) -> dict:
+    """The counters the rules declare, plus every I/O module's time counters: the
+    per-process I/O time (Context.io_time) that caps the time lost."""
     out: dict = {}
+    for m in modules().values():
+        if m.role == "io":
+            have = set(m.fcounters)
+            out[m.name] = {m.prefix + n for n in TIME_COUNTERS} & have
     for rule in rules:
         for module, counters in rule.needs.items():
             out.setdefault(module, set()).update(counters)
@@ -59,17 +76,39 @@ def diagnose_log(log, thresholds: Optional[dict] = None, rules=RULES) -> Diagnos
     the notes and skipped; it never stops the others."""
     th = copy.deepcopy(thresholds) if thresholds else default_thresholds()
     ctx = Context(log, th, _needs(rules))
-    findings = []
+    findings, status = [], {}
     for rule in rules:
+        ctx.rule = rule.id
         try:
             hit = rule.check(ctx)
         except Exception as err:  # noqa: BLE001 - one rule must not sink the diagnosis
             ctx.notes.append(f"rule {rule.id} could not run: {type(err).__name__}: {err}")
+            status[rule.id] = "failed"
             continue
+        status[rule.id] = "fired" if hit is not None else "silent"
         if hit is not None:
-            findings.append(Finding(rule, hit))
-    findings.sort(key=lambda f: (-f.hit.time_lost, severity_rank(f.severity), f.rule.id))
-    return Diagnosis(log.path, dict(log.job), findings, ctx.notes)
+            findings.append(_judged(Finding(rule, hit), ctx))
+    groups = group_findings(findings)
+    for g in groups:            # a root cause is as severe as what it causes
+        if g.root.rule.costed:
+            g.root.judged = g.severity
+    lost = cap_per_process(groups, ctx)
+    groups.sort(key=lambda g: (-g.time_lost, severity_rank(g.severity), g.root.rule.id))
+    ordered = [f for g in groups for f in [g.root] + g.members]
+    checks = [{"rule": r.id, "status": status.get(r.id, "silent"),
+               "condition": r.condition_text(th),
+               "tests": [t.text() for t in ctx.tests.get(r.id, [])]} for r in rules]
+    return Diagnosis(log.path, dict(log.job), ordered, ctx.notes, groups, checks, lost)
+
+
+def _judged(finding: Finding, ctx) -> Finding:
+    """Add the projection at scale and, for costed rules, the severity from cost."""
+    rule, now = finding.rule, float(finding.hit.time_lost)
+    finding.projection = project(rule.scaling, now, ctx.nprocs, ctx.th)
+    if rule.costed:
+        later = finding.projection.seconds if finding.projection else now
+        finding.judged = judge(now, later, ctx.run_time, ctx.th)
+    return finding
 
 
 def diagnose(path, thresholds: Optional[dict] = None, rules=RULES) -> Diagnosis:

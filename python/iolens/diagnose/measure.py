@@ -50,6 +50,35 @@ def io_time(frame, module: str) -> np.ndarray:
     return record_seconds(frame, module_info(module).prefix)
 
 
+def view_seconds(ctx, modules=("POSIX",), meta: bool = False) -> RankSums:
+    """Seconds per process from the view (iolens.view io_time), summed over
+    modules that do not contain each other (POSIX and STDIO): I/O seconds of each
+    process's own records plus the shared records' slowest-process time, which
+    every process took part in; with meta, the metadata seconds of its own records."""
+    ranks, sums, shared = [np.zeros(0, np.int64)], [np.zeros(0)], 0.0
+    nprocs = ctx.nprocs
+    for module in modules:
+        t = ctx.io_time(module) if module in ctx.modules else None
+        if t is None:
+            continue
+        part = t.meta if meta else t.per_process
+        ranks.append(part.ranks)
+        sums.append(part.sums)
+        shared += 0.0 if meta else t.shared
+    out = RankSums(np.concatenate(ranks), np.concatenate(sums), nprocs, spread=False)
+    out.sums = out.sums + shared
+    out.rest = out.rest + shared
+    return out
+
+
+def rank_map(sums: RankSums, limit: int = 4096):
+    """{rank: seconds} of a per-process figure, for Hit.rank_seconds; None when
+    ranks without records hold a value too, or there are too many to list."""
+    if len(sums.ranks) > limit or (sums.unnamed and sums.rest > 0):
+        return None
+    return {int(r): float(v) for r, v in zip(sums.ranks, sums.sums) if v > 0}
+
+
 def per_process(seconds: float, nprocs: int) -> float:
     """Summed seconds spread over the processes: the wall-clock share of one."""
     return seconds / max(nprocs, 1)
