@@ -41,7 +41,6 @@ from .._meta import module_info
 from ..errors import LogError
 from ..view import damage as dmg
 from .context import col
-from .gates import gate_each, skip
 from .measure import size
 from .model import Hit
 
@@ -52,12 +51,12 @@ Pass = Tuple[np.ndarray, Tuple[float, float] | None]
 
 def conflicting_writes(ctx):
     if "DXT_POSIX" not in ctx.modules:
-        skip(ctx, "no DXT_POSIX trace (run with DXT_ENABLE_IO_TRACE=1)")
+        ctx.skip("no DXT_POSIX trace (run with DXT_ENABLE_IO_TRACE=1)")
         return None
     th = ctx.th["conflict"]
     counts = _shared_writes(ctx)
     if not counts:
-        skip(ctx, "no traced file written by two or more processes outside MPI-IO")
+        ctx.skip("no traced file written by two or more processes outside MPI-IO")
         return None
     closes = _closes(ctx)
     found: Dict[int, dict] = {}
@@ -67,7 +66,7 @@ def conflicting_writes(ctx):
             mine = segs[0] == rid
             _judge_file(int(rid), [a[mine] for a in segs[1:]], window, closes, th, found)
     overlap = np.array([v["bytes"] for v in found.values()])
-    keep = gate_each(ctx, "bytes of a file written by several processes with nothing "
+    keep = ctx.gate_each("bytes of a file written by several processes with nothing "
                      "ordering the writes", overlap if len(overlap) else [0.0], ">=",
                      "conflict.min_bytes")
     found = {k: v for k, ok in zip(found, keep) for v in [found[k]] if ok}

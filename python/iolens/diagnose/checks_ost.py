@@ -21,7 +21,6 @@ import numpy as np
 import pandas as pd
 
 from .context import col
-from .gates import gate, gate_each, skip
 from .measure import size
 from .model import Hit
 
@@ -30,16 +29,16 @@ def _judged(ctx) -> pd.DataFrame | None:
     """OST rows (ost, bytes, time, files) that moved enough bytes to be judged."""
     frame = ctx.view.ost
     if frame is None or not len(frame):
-        skip(ctx, "no bytes placed on Lustre OSTs (no LUSTRE layouts, or none of their "
+        ctx.skip("no bytes placed on Lustre OSTs (no LUSTRE layouts, or none of their "
                   "files moved data)")
         return None
     out = pd.DataFrame({"ost": frame["ost"].astype(int).to_numpy(),
                         "bytes": frame["bytes"].to_numpy(dtype=float),
                         "time": (frame["read_time"] + frame["write_time"]).to_numpy(dtype=float),
                         "files": frame["files"].to_numpy()})
-    out = out[gate_each(ctx, "bytes moved by an OST", out["bytes"], ">=",
+    out = out[ctx.gate_each("bytes moved by an OST", out["bytes"], ">=",
                         "slow_ost.min_bytes")].reset_index(drop=True)
-    if not gate(ctx, "OSTs with enough bytes to judge", len(out), ">=", "slow_ost.min_osts"):
+    if not ctx.gate("OSTs with enough bytes to judge", len(out), ">=", "slow_ost.min_osts"):
         return None
     return out
 
@@ -68,11 +67,11 @@ def slow_osts(ctx):
     expected = typical * osts["bytes"].to_numpy()
     extra = osts["time"].to_numpy() - expected
     ratio = np.divide(rate, typical, out=np.full(len(rate), np.inf), where=typical > 0)
-    slow = gate_each(ctx, "an OST's seconds per byte / the other OSTs' median", ratio, ">",
+    slow = ctx.gate_each("an OST's seconds per byte / the other OSTs' median", ratio, ">",
                      "slow_ost.ratio")
-    slow &= gate_each(ctx, "its seconds beyond the other OSTs' median rate",
+    slow &= ctx.gate_each("its seconds beyond the other OSTs' median rate",
                       np.where(slow, extra, 0.0), ">=", "slow_ost.min_seconds")
-    if not slow.any() or not gate(ctx, "slow OSTs / judged OSTs", slow.sum() / len(osts),
+    if not slow.any() or not ctx.gate("slow OSTs / judged OSTs", slow.sum() / len(osts),
                                   "<=", "slow_ost.max_fraction"):
         return None
     bad = osts[slow].assign(expected=expected[slow], extra=extra[slow])
@@ -87,19 +86,16 @@ def slow_osts(ctx):
                      f"at the other OSTs' median rate it would take {r.expected:.1f} s")
     lines += _user_lines(ctx, users)
     per_rank = _rank_extra(users, bad)
-    hit = Hit("Slow storage targets (OSTs)", lines,
-              float(max(per_rank.values())) if per_rank else float(bad["extra"].max()),
-              "the slowest rank's extra seconds on the slow OSTs' files over the median "
-              "rate of the other OSTs (the job waits for that rank)",
-              {"slow_osts": int(len(bad)), "osts": int(len(osts)),
-               "extra_seconds": float(bad["extra"].sum()),
-               "worst_ratio": float(ratio[slow].max())},
-              sorted({ctx.name(i) for i in users["id"].unique()})[:16] if len(users) else [],
-              sorted({int(r) for r in users["rank"]})[:64] if len(users) else [],
-              severity="critical" if bad["extra"].max() >= ctx.th["slow_ost"]["critical_seconds"]
-              else None)
-    hit.rank_seconds = per_rank or None      # the engine caps per process (diag-shared.md)
-    return hit
+    return Hit("Slow storage targets (OSTs)", lines,
+               float(max(per_rank.values())) if per_rank else float(bad["extra"].max()),
+               "the slowest rank's extra seconds on the slow OSTs' files over the median "
+               "rate of the other OSTs (the job waits for that rank)",
+               {"slow_osts": int(len(bad)), "osts": int(len(osts)),
+                "extra_seconds": float(bad["extra"].sum()),
+                "worst_ratio": float(ratio[slow].max())},
+               sorted({ctx.name(i) for i in users["id"].unique()})[:16] if len(users) else [],
+               sorted({int(r) for r in users["rank"]})[:64] if len(users) else [],
+               rank_seconds=per_rank or None)
 
 
 def _source(ctx) -> str:

@@ -3,8 +3,6 @@ check function and its two tests); the engine, the outputs, the SARIF rule table
 and docs/diagnosis.md all come from these entries."""
 from __future__ import annotations
 
-import dataclasses
-
 from . import checks_access as acc
 from . import checks_dxt as dxt
 from . import checks_libs as libs
@@ -38,13 +36,6 @@ SMALL = {"POSIX": tuple(size_bins("POSIX", "READ") + size_bins("POSIX", "WRITE")
          + MPIIO_OPS + _m("F_READ_TIME", "F_WRITE_TIME")}
 STDIO_IO = tuple(f"STDIO_{n}" for n in ("BYTES_READ", "BYTES_WRITTEN", "OPENS", "F_READ_TIME",
                                         "F_WRITE_TIME", "F_META_TIME"))
-
-
-def _shaped(**fields):
-    """The rule fields of diag-shared.md (scaling, explains, costed) that this
-    Rule knows; the others are dropped until the new Rule shape is in."""
-    known = {f.name for f in dataclasses.fields(Rule)}
-    return {k: v for k, v in fields.items() if k in known}
 
 
 def _imb(p):
@@ -330,10 +321,11 @@ RULES = (
          "Stripe output directories wider (lfs setstripe -c) or spread files over OSTs.",
          place.ost_usage, "", {"POSIX": _p("BYTES_READ", "BYTES_WRITTEN")}),
     Rule("slow-ost", "Slow storage targets (OSTs)", "warning", (USER, SYS),
-         "a few Lustre OSTs (at most 25 %, each with at least 1 MiB moved, of at least 3) "
-         "take over 4x the median seconds per byte of the other OSTs, costing at least 1 s "
-         "more than that median rate would (time per OST from the DXT trace, else each "
-         "file's POSIX times spread over its stripes)",
+         "a few Lustre OSTs (at most {slow_ost.max_fraction} of the OSTs that moved at least "
+         "{slow_ost.min_bytes}, of which there are at least {slow_ost.min_osts}) take over "
+         "{slow_ost.ratio} the median seconds per byte of the other OSTs, costing at least "
+         "{slow_ost.min_seconds} more than that median rate would (time per OST from the DXT "
+         "trace, else each file's POSIX times spread over its stripes)",
          "On a healthy file system a byte costs about the same on every OST; a target far "
          "slower than its peers (failing disk, rebuilding RAID, overloaded server, full OST) "
          "holds back every process whose files it stores, and equal bytes per OST hide it.",
@@ -341,11 +333,12 @@ RULES = (
          "(lfs setstripe -o <good OST list>, or a pool that excludes them) and re-run.",
          ost.slow_osts, "lfs check osts\nlfs df -h <mount>   # look for full or degraded OSTs",
          {"POSIX": _p("F_READ_TIME", "F_WRITE_TIME")},
-         **_shaped(scaling="per-process",
-                   explains=("dxt-stragglers", "imbalance-ranks", "imbalance-shared"))),
+         scaling="per-process",
+         explains=("dxt-stragglers", "imbalance-ranks", "imbalance-shared")),
     Rule("conflicting-writes", "Conflicting writes to a shared file", "warning", (DEV,),
          "(DXT) writes by different processes to overlapping bytes of one file, at least "
-         "1 byte, with no close or sync between them that the log can place: overlapping "
+         "{conflict.min_bytes}, with no close or sync between them that the log can place: "
+         "overlapping "
          "in time, or the first writer neither closed nor synced the file in between "
          "(files written through MPI-IO are not judged; docs/diagnosis.md)",
          "Which process's bytes end up in the file depends on timing: a correctness "
@@ -359,7 +352,7 @@ RULES = (
          "another rank writes these bytes */",
          {"POSIX": _p("OPENS", "FSYNCS", "FDSYNCS", "MAX_BYTE_WRITTEN", "F_CLOSE_START_TIMESTAMP",
                       "F_CLOSE_END_TIMESTAMP")}, dxt=True,
-         **_shaped(scaling="none", costed=False)),
+         scaling="none", costed=False),
     Rule("read-by-all", "Every process reads the same file", "warning", (DEV,),
          "every process of a job of {read_by_all.min_procs} or more reads at least "
          "{read_by_all.coverage} of the same file (at least {read_by_all.min_bytes}), "
