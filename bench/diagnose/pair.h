@@ -10,6 +10,7 @@
 #ifndef BENCH_PAIR_H
 #define BENCH_PAIR_H
 
+#include <fcntl.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,13 +23,13 @@ struct pair_args {
     int rank, size;
 };
 
-static void pair_die(const char *what)
+static inline void pair_die(const char *what)
 {
     perror(what);
     MPI_Abort(MPI_COMM_WORLD, 1);
 }
 
-static struct pair_args pair_init(int *argc, char ***argv)
+static inline struct pair_args pair_init(int *argc, char ***argv)
 {
     struct pair_args a = {0};
     MPI_Init(argc, argv);
@@ -47,20 +48,20 @@ static struct pair_args pair_init(int *argc, char ***argv)
     return a;
 }
 
-static long pair_scaled(const struct pair_args *a, long n)
+static inline long pair_scaled(const struct pair_args *a, long n)
 {
     long v = (long)(n * a->scale);
     return v > 0 ? v : 1;
 }
 
-static double pair_start(void)
+static inline double pair_start(void)
 {
     MPI_Barrier(MPI_COMM_WORLD);
     return MPI_Wtime();
 }
 
 /* End of the timed phase: print it and finish MPI. */
-static int pair_finish(const struct pair_args *a, double t0)
+static inline int pair_finish(const struct pair_args *a, double t0)
 {
     MPI_Barrier(MPI_COMM_WORLD);
     double t = MPI_Wtime() - t0;
@@ -70,13 +71,25 @@ static int pair_finish(const struct pair_args *a, double t0)
     return 0;
 }
 
-static void *pair_buffer(size_t n, int fill)
+static inline void *pair_buffer(size_t n, int fill)
 {
     char *buf = malloc(n);
     if (!buf)
         pair_die("malloc");
     memset(buf, fill, n);
     return buf;
+}
+
+/* Create (truncate) the rank's own file DIR/NAME.RANK with `flags` added to
+ * O_CREAT | O_TRUNC. */
+static inline int pair_create(const struct pair_args *a, const char *name, int flags)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s.%d", a->dir, name, a->rank);
+    int fd = open(path, flags | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0)
+        pair_die(path);
+    return fd;
 }
 
 #endif

@@ -14,12 +14,8 @@ int main(int argc, char **argv)
 {
     struct pair_args a = pair_init(&argc, &argv);
     long pieces = pair_scaled(&a, (64L << 20) / PIECE);
-    char path[4096];
-    snprintf(path, sizeof path, "%s/input.%d", a.dir, a.rank);
     char *buf = pair_buffer(PIECE, 'a' + a.rank);
-    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0)
-        pair_die("open");
+    int fd = pair_create(&a, "input", O_RDWR);
     for (long k = 0; k < pieces; k++)
         if (write(fd, buf, PIECE) != PIECE)
             pair_die("write");

@@ -10,13 +10,9 @@ int main(int argc, char **argv)
 {
     struct pair_args a = pair_init(&argc, &argv);
     long total = pair_scaled(&a, 8L << 20), piece = a.bad ? 64 : 4L << 20;
-    char path[4096];
-    snprintf(path, sizeof path, "%s/small.%d", a.dir, a.rank);
     char *buf = pair_buffer(piece, 'a' + a.rank);
     double t0 = pair_start();
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0)
-        pair_die("open");
+    int fd = pair_create(&a, "small", O_WRONLY);
     for (long done = 0; done < total; done += piece) {
         long n = total - done < piece ? total - done : piece;
         if (!a.bad)

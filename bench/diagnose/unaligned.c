@@ -15,13 +15,9 @@ int main(int argc, char **argv)
     struct pair_args a = pair_init(&argc, &argv);
     long xfers = pair_scaled(&a, 64);
     long header = a.bad ? 100 : XFER;
-    char path[4096];
-    snprintf(path, sizeof path, "%s/data.%d", a.dir, a.rank);
     char *buf = pair_buffer(XFER, 'a' + a.rank);
     double t0 = pair_start();
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0)
-        pair_die("open");
+    int fd = pair_create(&a, "data", O_WRONLY);
     if (pwrite(fd, buf, 100, 0) != 100)
         pair_die("pwrite header");
     for (long k = 0; k < xfers; k++)
