@@ -114,21 +114,23 @@ def test_a_sync_orders_the_writes(tmp_path):
     assert "conflicting-writes" not in findings(tmp_path, "synced", **kw)
 
 
-def test_big_trace_streams_in_windows(tmp_path):
-    """A budget far below the trace forces offset windows and several passes;
-    each conflicting pair is still counted once."""
+@pytest.mark.parametrize("posix", [True, False])
+def test_big_trace_streams_in_windows(tmp_path, posix):
+    """A budget far below the trace forces offset windows (of the POSIX written
+    extent, or without POSIX records of the trace's); each conflicting pair is
+    still counted once."""
     segs = []
     for k in range(200):          # ranks 0 and 1 each write 200 blocks; block 150 twice
         segs.append(seg(SHARED, 0, "write", 1 + k * 0.01, 1.005 + k * 0.01, offset=k * MiB))
         off = 150 * MiB if k == 150 else (200 + k) * MiB
         segs.append(seg(SHARED, 1, "write", 1 + k * 0.01, 1.005 + k * 0.01, offset=off))
-    posix = [rec(SHARED, r, POSIX_OPENS=1, POSIX_WRITES=200, POSIX_BYTES_WRITTEN=200 * MiB,
+    records = [rec(SHARED, r, POSIX_OPENS=1, POSIX_WRITES=200, POSIX_BYTES_WRITTEN=200 * MiB,
                  POSIX_MAX_BYTE_WRITTEN=400 * MiB - 1, POSIX_F_CLOSE_START_TIMESTAMP=9.0,
                  POSIX_F_CLOSE_END_TIMESTAMP=9.1) for r in (0, 1)]
     th = load_thresholds()
     th["conflict"]["budget_segments"] = 50
-    path = build(str(tmp_path / "big.darshan"), nprocs=2, run_time=10, POSIX=posix,
-                 dxt={"POSIX": segs})
+    kw = {"POSIX": records} if posix else {}
+    path = build(str(tmp_path / "big.darshan"), nprocs=2, run_time=10, dxt={"POSIX": segs}, **kw)
     found = {f.rule.id: f for f in diagnose(path, th).findings}
     f = found["conflicting-writes"]
     assert f.hit.numbers["pairs"] == 1 and f.hit.numbers["bytes"] == MiB

@@ -24,15 +24,21 @@ collective buffering rewrite byte ranges at the POSIX layer under their own
 locks, and DXT's MPI-IO segments give an offset and a length, not the shape of
 a file view, so neither layer shows the application's bytes exactly.
 
-Bounded memory: a first pass reads only the DXT record headers to find files
-written by two or more ranks; then the trace is streamed once per group of
-those files, keeping only their write segments, at most ``budget_segments`` at
-a time.  A file with more writes than that is split into offset windows (from
-its POSIX largest written byte), one pass each; a pair is judged in the window
-holding the start of its overlap, so none is counted twice."""
+Bounded memory: the DXT record headers (no segments) give the files written by
+two or more ranks and their write counts.  Those files are put in buckets of at
+most ``budget_segments`` writes; a file with more is cut into offset windows
+of its POSIX written extent, a bucket each.  The trace is streamed once, chunk
+by chunk, and each write of a candidate file is appended to its bucket's file
+in a temporary directory (48 bytes a write); then the buckets are judged one at
+a time.  (The extent comes from the file's POSIX records; without them, from
+one extra pass over the trace.)  A pair is judged in the window holding the start of its overlap, so
+none is counted twice.  Memory: one chunk of the trace plus one bucket (more
+only when a file's writes crowd into one window of its extent)."""
 from __future__ import annotations
 
-from typing import Dict, Iterator, List, Tuple
+import os
+import tempfile
+from typing import Dict, List, Tuple
 
 import numpy as np
 
@@ -45,8 +51,9 @@ from .measure import size
 from .model import Hit
 
 CHUNK = 1 << 20
-# one pass: (file ids, offset window [lo, hi) or None for the whole file)
-Pass = Tuple[np.ndarray, Tuple[float, float] | None]
+SLICE = 1 << 18         # segments of a chunk worked on at once
+SOURCE = (("seg_rec", np.int64), ("start", np.float64), ("end", np.float64),
+          ("offset", np.int64), ("length", np.int64), ("seg_write", np.int8))
 
 
 def conflicting_writes(ctx):
@@ -60,11 +67,18 @@ def conflicting_writes(ctx):
         return None
     closes = _closes(ctx)
     found: Dict[int, dict] = {}
-    for ids, window in _passes(ctx, counts, th["budget_segments"]):
-        segs = _write_segments(ctx, ids, window)
-        for rid in np.unique(segs[0]):
-            mine = segs[0] == rid
-            _judge_file(int(rid), [a[mine] for a in segs[1:]], window, closes, th, found)
+    plan = Buckets(counts, _extents(ctx, counts, th["budget_segments"]),
+                   th["budget_segments"])
+    with tempfile.TemporaryDirectory(prefix="iolens-conflict-") as spill:
+        paths = _spill(ctx, plan, spill)
+        for b, path in paths.items():
+            segs = np.fromfile(path, dtype=SEGMENT)
+            window = plan.window(b)
+            for rid in np.unique(segs["id"]):
+                mine = segs[segs["id"] == rid]
+                _judge_file(int(rid), [mine[k] for k in SEGMENT.names[1:]], window, closes,
+                            th, found)
+            del segs
     overlap = np.array([v["bytes"] for v in found.values()])
     keep = ctx.gate_each("bytes of a file written by several processes with nothing "
                      "ordering the writes", overlap if len(overlap) else [0.0], ">=",
@@ -102,27 +116,79 @@ def _shared_writes(ctx) -> Dict[int, int]:
     return {int(i): int(n) for i, n in by_file["writes"].items() if int(i) not in skip}
 
 
-def _passes(ctx, counts: Dict[int, int], budget: int) -> Iterator[Pass]:
-    """Groups of files whose writes fit the budget; a bigger file alone, in
-    offset windows."""
-    extent = _write_extent(ctx)
-    group: List[int] = []
-    held = 0
-    for rid, n in sorted(counts.items()):
-        if n > budget:
-            k = -(-n // budget)
-            top = max(extent.get(rid, 0.0), 1.0)
-            for w in range(k):
-                hi = float("inf") if w == k - 1 else top * (w + 1) / k
-                yield np.array([rid], np.uint64), (top * w / k if w else 0.0, hi)
-            continue
-        if held + n > budget and group:
-            yield np.array(group, np.uint64), None
-            group, held = [], 0
-        group.append(rid)
-        held += n
-    if group:
-        yield np.array(group, np.uint64), None
+class Buckets:
+    """Where each candidate file's write segments go: files with few writes share
+    a bucket (up to ``budget`` writes); a file with more is cut into equal offset
+    windows of its written extent, one bucket each.  Bucket b of a windowed file
+    covers offsets [lo, hi) (``window(b)``); a shared bucket has no window."""
+
+    def __init__(self, counts: Dict[int, int], extent: Dict[int, float], budget: int):
+        self.ids = np.array(sorted(counts), np.uint64)
+        n = len(self.ids)
+        self.base, self.k, self.width = np.zeros(n, np.int64), np.ones(n, np.int64), np.zeros(n)
+        self.windows: Dict[int, Tuple[float, float]] = {}
+        bucket, held = 0, 0
+        for i, rid in enumerate(self.ids.tolist()):
+            writes = counts[rid]
+            if writes > budget:
+                k = -(-writes // budget)
+                top = max(extent.get(rid, 0.0), 1.0)
+                bucket += held > 0
+                self.base[i], self.k[i], self.width[i] = bucket, k, top / k
+                for w in range(k):
+                    self.windows[bucket + w] = (w * top / k, top * (w + 1) / k
+                                                if w < k - 1 else float("inf"))
+                bucket, held = bucket + k, 0
+                continue
+            if held and held + writes > budget:
+                bucket, held = bucket + 1, 0
+            self.base[i], self.width[i] = bucket, np.inf
+            held += writes
+
+    def window(self, b: int):
+        return self.windows.get(b)
+
+    def of(self, ids: np.ndarray, lo: np.ndarray, hi: np.ndarray):
+        """(candidate mask, first bucket, last bucket) of each segment."""
+        if not len(self.ids):
+            return np.zeros(len(ids), bool), None, None
+        pos = np.minimum(np.searchsorted(self.ids, ids), len(self.ids) - 1)
+        mine = self.ids[pos] == ids
+        pos = pos[mine]
+        width, top = self.width[pos], self.k[pos] - 1
+        first = np.clip(np.floor_divide(lo[mine], width), 0, top).astype(np.int64)
+        last = np.clip(np.floor_divide(np.maximum(hi[mine] - 1, lo[mine]), width), 0,
+                       top).astype(np.int64)
+        return mine, self.base[pos] + first, self.base[pos] + last
+
+
+def _extents(ctx, counts: Dict[int, int], budget: int) -> Dict[int, float]:
+    """Written extent (largest written byte + 1) of the files too big for one
+    bucket: from their POSIX records, else from one extra pass over the trace."""
+    big = [rid for rid, n in counts.items() if n > budget]
+    if not big:
+        return {}
+    known = _write_extent(ctx)
+    missing = np.array([rid for rid in big if known.get(rid, 0.0) <= 0], np.uint64)
+    if len(missing):
+        known.update(_trace_extent(ctx, np.sort(missing)))
+    return known
+
+
+def _trace_extent(ctx, ids: np.ndarray) -> Dict[int, float]:
+    top = np.zeros(len(ids))
+    reader = ctx.log._c.dxt_reader(module_info("DXT_POSIX").id)
+    rec_ids = np.zeros(0, np.uint64)
+    while (d := reader.read(CHUNK)) is not None:
+        rec_ids = np.concatenate([rec_ids, _frames.view(d["id"], np.uint64)])
+        if d["nseg"]:
+            seg_ids = rec_ids[_frames.view(d["seg_rec"], np.int64)]
+            ends = _frames.view(d["offset"], np.int64) + _frames.view(d["length"], np.int64)
+            pos = np.minimum(np.searchsorted(ids, seg_ids), len(ids) - 1)
+            mine = (ids[pos] == seg_ids) & _frames.view(d["seg_write"], np.int8).astype(bool)
+            np.maximum.at(top, pos[mine], ends[mine])
+        del d
+    return {int(i): float(t) for i, t in zip(ids, top)}
 
 
 def _write_extent(ctx) -> Dict[int, float]:
@@ -137,32 +203,60 @@ def _write_extent(ctx) -> Dict[int, float]:
 
 
 # ------------------------------------------------------------------ streaming
-def _write_segments(ctx, ids: np.ndarray, window) -> tuple:
-    """(id, rank, lo, hi, start, end) of the undamaged write segments of `ids`
-    (touching `window`), streamed chunk by chunk."""
+# one write segment as spilled to its bucket's file
+SEGMENT = np.dtype([("id", np.uint64), ("rank", np.int64), ("lo", np.float64),
+                    ("hi", np.float64), ("start", np.float64), ("end", np.float64)])
+
+
+def _spill(ctx, plan: Buckets, spill: str) -> Dict[int, str]:
+    """Stream the trace once, chunk by chunk, appending the undamaged write
+    segments of the candidate files to their buckets' files in `spill`; a
+    segment that spans several windows goes to each.  Returns bucket -> path."""
     reader = ctx.log._c.dxt_reader(module_info("DXT_POSIX").id)
     rec_ids, rec_ranks = np.zeros(0, np.uint64), np.zeros(0, np.int64)
-    parts = []
+    paths: Dict[int, str] = {}
     while (d := reader.read(CHUNK)) is not None:
         rec_ids = np.concatenate([rec_ids, _frames.view(d["id"], np.uint64)])
         rec_ranks = np.concatenate([rec_ranks, _frames.view(d["rank"], np.int64)])
         if not d["nseg"]:
             continue
-        rec = _frames.view(d["seg_rec"], np.int64)
-        start, end = _frames.view(d["start"], np.float64), _frames.view(d["end"], np.float64)
-        offset, length = _frames.view(d["offset"], np.int64), _frames.view(d["length"], np.int64)
-        write = _frames.view(d["seg_write"], np.int8).astype(bool)
-        bad, _ = dmg.segment_checks(start, end, offset, length, ctx.run_time, False)
-        keep = write & ~bad & (length > 0) & np.isin(rec_ids[rec], ids)
-        lo, hi = offset.astype(np.float64), (offset + length).astype(np.float64)
-        if window is not None:
-            keep &= (hi > window[0]) & (lo < window[1])
-        parts.append((rec_ids[rec][keep], rec_ranks[rec][keep], lo[keep], hi[keep],
-                      start[keep], end[keep]))
-        del d
-    if not parts:
-        return tuple(np.zeros(0) for _ in range(6))
-    return tuple(np.concatenate(c) for c in zip(*parts))
+        cols = [_frames.view(d[k], t) for k, t in SOURCE]
+        # a chunk holds whole records (one rank's segments of a file), so it can be
+        # large: it is worked on in slices to keep the copies below small
+        for at in range(0, int(d["nseg"]), SLICE):
+            part = [c[at:at + SLICE] for c in cols]
+            _spill_slice(ctx, plan, rec_ids, rec_ranks, part, spill, paths)
+        del d, cols
+    return paths
+
+
+def _spill_slice(ctx, plan, rec_ids, rec_ranks, part, spill, paths) -> None:
+    rec, start, end, offset, length, write = part
+    write = write.astype(bool)
+    bad, _ = dmg.segment_checks(start, end, offset, length, ctx.run_time, False)
+    keep = np.flatnonzero(write & ~bad & (length > 0))
+    mine, first, last = plan.of(rec_ids[rec[keep]], offset[keep].astype(np.float64),
+                                (offset[keep] + length[keep]).astype(np.float64))
+    keep = keep[mine]
+    seg = np.empty(len(keep), SEGMENT)
+    seg["id"], seg["rank"] = rec_ids[rec[keep]], rec_ranks[rec[keep]]
+    seg["lo"], seg["hi"] = offset[keep], offset[keep] + length[keep]
+    seg["start"], seg["end"] = start[keep], end[keep]
+    _append(seg, first, last, spill, paths)
+
+
+def _append(seg: np.ndarray, first: np.ndarray, last: np.ndarray, spill: str, paths) -> None:
+    """Append each segment to its buckets' files (first .. last)."""
+    for shift in range(int((last - first).max()) + 1 if len(seg) else 0):
+        at = first + shift
+        sel = at <= last
+        order = np.argsort(at[sel], kind="stable")
+        rows, where = seg[sel][order], at[sel][order]
+        cuts = np.flatnonzero(np.diff(where)) + 1
+        for part, b in zip(np.split(rows, cuts), where[np.r_[0, cuts]] if len(where) else []):
+            path = paths.setdefault(int(b), os.path.join(spill, f"{int(b)}.seg"))
+            with open(path, "ab") as fh:
+                part.tofile(fh)
 
 
 # ------------------------------------------------------------------ judging

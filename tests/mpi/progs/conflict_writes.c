@@ -1,6 +1,7 @@
 /* Two or more ranks write one shared file with pwrite.
- *   overlap:  rank r writes 1 MiB at r * 512 KiB - neighbours overlap by half,
- *             at about the same time, then close: a conflict.
+ *   overlap:  rank r writes 1 MiB at r * 512 KiB - neighbours overlap by half -
+ *             and every rank closes only after a barrier that follows all the
+ *             writes, so no close or sync orders them: a conflict.
  *   disjoint: rank r writes 1 MiB at r * 1 MiB: no conflict.
  *   ordered:  the same overlap, but each rank writes, fsyncs and closes in turn,
  *             a barrier between turns: ordered, no conflict.
@@ -14,7 +15,8 @@
 
 #define BLOCK (1 << 20)
 
-static int write_block(const char *path, int rank, off_t offset, int sync)
+/* sync: fsync before closing; hold: a barrier between the write and the close */
+static int write_block(const char *path, int rank, off_t offset, int sync, int hold)
 {
     int fd = open(path, O_WRONLY | O_CREAT, 0644);
     if (fd < 0)
@@ -26,6 +28,8 @@ static int write_block(const char *path, int rank, off_t offset, int sync)
     int bad = pwrite(fd, buf, BLOCK, offset) != BLOCK;
     if (sync)
         bad |= fsync(fd) != 0;
+    if (hold)
+        MPI_Barrier(MPI_COMM_WORLD);
     bad |= close(fd) != 0;
     free(buf);
     return bad;
@@ -48,12 +52,12 @@ int main(int argc, char **argv)
     if (strcmp(mode, "ordered") == 0) {
         for (int turn = 0; turn < size; turn++) {
             if (turn == rank)
-                bad |= write_block(path, rank, (off_t)rank * BLOCK / 2, 1);
+                bad |= write_block(path, rank, (off_t)rank * BLOCK / 2, 1, 0);
             MPI_Barrier(MPI_COMM_WORLD);
         }
     } else {
         off_t step = strcmp(mode, "disjoint") == 0 ? BLOCK : BLOCK / 2;
-        bad |= write_block(path, rank, (off_t)rank * step, 0);
+        bad |= write_block(path, rank, (off_t)rank * step, 0, 1);
     }
     MPI_Finalize();
     return bad;
