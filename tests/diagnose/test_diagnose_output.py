@@ -19,8 +19,10 @@ from iolens.diagnose.cli import main
 from iolens.diagnose.out_json import schema
 
 HERE = Path(__file__).resolve().parent
+# a shared file read by 4 processes at once: 10 s summed, 2.5 s for the slowest
 SMALL = dict(POSIX=[rec("/scratch/a", -1, POSIX_READS=5000, POSIX_SEQ_READS=5000,
-                        POSIX_SIZE_READ_1K_10K=5000, POSIX_F_READ_TIME=10.0)])
+                        POSIX_SIZE_READ_1K_10K=5000, POSIX_F_READ_TIME=10.0,
+                        POSIX_F_SLOWEST_RANK_TIME=2.5)])
 CLEAN = dict(POSIX=[rec("/scratch/a", 0, POSIX_READS=10, POSIX_SEQ_READS=10,
                         POSIX_SIZE_READ_1M_4M=10, POSIX_BYTES_READ=20 * MiB,
                         POSIX_MAX_BYTE_READ=20 * MiB - 1)])

@@ -242,15 +242,20 @@ def test_lustre_rule_both_ways(tmp_path, rule):
     assert rule not in fired(tmp_path, "no", no, no_layout)
 
 
-def test_misaligned_on_node_local_storage_is_silent(tmp_path):
-    """Alignment matters on shared servers: the same misaligned accesses on a mount
-    the log calls node-local (mntfs) are not reported, on a shared one they are."""
+def test_misaligned_on_node_local_storage_is_info(tmp_path):
+    """Alignment costs on servers shared by nodes: the same misaligned accesses on a
+    mount the log calls node-local (mntfs) are reported as info, with no time; on a
+    shared one they are judged from their cost."""
     def scenario(path):
         return dict(metadata="mntfs=l4K,s1M,l4K\n", mounts=LOCAL_MOUNTS,
                     POSIX=[posix(path, POSIX_WRITES=5000, POSIX_FILE_NOT_ALIGNED=4000,
-                                 POSIX_FILE_ALIGNMENT=4096, POSIX_BYTES_WRITTEN=5000 * MiB)])
-    assert "misaligned-file" not in fired(tmp_path, "local", scenario("/local/ssd/out.dat"))
-    assert "misaligned-file" in fired(tmp_path, "shared", scenario("/scratch/out.dat"))
+                                 POSIX_FILE_ALIGNMENT=4096, POSIX_BYTES_WRITTEN=5000 * MiB,
+                                 POSIX_F_WRITE_TIME=50.0)])
+    local = fired(tmp_path, "local", scenario("/local/ssd/out.dat"))["misaligned-file"]
+    assert local.severity == "info" and local.hit.time_lost == 0
+    assert "node-local" in local.hit.message
+    shared = fired(tmp_path, "shared", scenario("/scratch/out.dat"))["misaligned-file"]
+    assert shared.hit.time_lost > 0 and "node-local" not in shared.hit.message
 
 
 def test_node_local_rule_needs_several_nodes(tmp_path):

@@ -15,6 +15,7 @@ from diag_logs import MiB, build, rec
 from iolens.diagnose import diagnose, diagnose_log
 from iolens.diagnose.cli import main
 from iolens.diagnose.grouping import OTHERS
+from iolens.diagnose.out_json import dumps
 from iolens.view import JobView
 from test_diagnose_rules import LOCAL_MOUNTS, SCENARIOS
 
@@ -190,14 +191,17 @@ def test_explain_in_json(tmp_path, capsys):
     assert any("random.min_count" in t for t in checks["random-access"]["tests"])
 
 
-def test_node_local_misalignment_explained(tmp_path, capsys):
+def test_node_local_misalignment_is_info_and_explained(tmp_path, capsys):
     log = build(str(tmp_path / "local.darshan"), metadata="mntfs=l4K,s1M,l4K\n",
                 mounts=LOCAL_MOUNTS, **{k: v for k, v in unaligned_1m(SMALL_SCALE).items()
                                         if k != "POSIX"},
                 POSIX=[dict(r, name="/local/ssd/out.dat") for r in unaligned_1m(4)["POSIX"]])
+    f = {f.rule.id: f for f in diagnose(log).findings}["misaligned-file"]
+    assert f.severity == "info" and "node-local" in f.hit.evidence[0]
     out = explain([log], capsys)
-    block = out.split("[misaligned-file] silent")[1].split("\n  [")[0]
-    assert "misaligned accesses on node-local mounts (not counted" in block and "= 64" in block
+    block = out.split("[misaligned-file] fired")[1].split("\n  [")[0]
+    assert "misaligned accesses (shared storage) = 0 >= alignment.min_count (16): no" in block
+    assert "misaligned accesses (node-local) = 64 >= alignment.min_count (16): yes" in block
 
 
 def collective_job(nodes, aggregators, metadata=""):
@@ -297,6 +301,9 @@ def test_imbalanced_io_no_longer_claims_more_than_the_run():
     diag = check_cap(path)
     run = float(diag.job["run_time"])
     assert all(lost <= run for lost, _ in diag.lost_by_process.values())
+    doc = json.loads(dumps(diag))
+    assert doc["time_lost_by_process"]
+    assert all(r["lost_seconds"] <= r["io_seconds"] + 1e-9 for r in doc["time_lost_by_process"])
 
 
 def test_small_io_shared_and_no_collective_are_one_cause(tmp_path):

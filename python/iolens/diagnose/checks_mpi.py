@@ -5,7 +5,7 @@ import numpy as np
 
 from .checks_time import collective_ids
 from .context import col
-from .measure import file_lines, io_time, pct, per_process, size, top, total
+from .measure import file_lines, pct, per_process, size, top, total, view_seconds
 from .model import Hit
 
 
@@ -151,12 +151,11 @@ def stdio_heavy(ctx):
                     "stdio.fraction")
     if not (big and most):
         return None
-    t = io_time(frame, "STDIO")
     return Hit("Heavy use of STDIO",
                [f"STDIO moved {size(s.sum())} of {size(allb)} ({pct(s.sum(), allb)})"]
                + file_lines(top(frame, s, ctx, 3, s > 0), size),
-               per_process(float(t.sum()), ctx.nprocs),
-               "STDIO I/O seconds summed over processes divided by the process count",
+               view_seconds(ctx, ("STDIO",)).mean(),
+               "STDIO I/O seconds per process (the view's per-process time), averaged",
                {"stdio_bytes": s.sum(), "bytes": allb})
 
 
@@ -166,17 +165,16 @@ def no_mpiio(ctx):
     if "MPI-IO" in ctx.modules:
         ctx.skip("the job uses MPI-IO")
         return None
-    moved, t = 0.0, 0.0
-    for module in ("POSIX", "STDIO"):
+    moved = 0.0
+    for module in ("POSIX", "STDIO"):          # the file-system layers without MPI-IO
         frame = ctx.frame(module)
         if frame is not None and len(frame):
-            p = "POSIX" if module == "POSIX" else "STDIO"
-            moved += total(frame, [f"{p}_BYTES_READ", f"{p}_BYTES_WRITTEN"]).sum()
-            t += io_time(frame, module).sum()
+            moved += total(frame, [f"{module}_BYTES_READ", f"{module}_BYTES_WRITTEN"]).sum()
     if not ctx.gate("POSIX+STDIO bytes", moved, ">=", "no_mpiio.min_bytes"):
         return None
     return Hit("No MPI-IO in a many-process job",
                [f"{ctx.nprocs} processes moved {size(moved)} through POSIX/STDIO only"],
-               per_process(t, ctx.nprocs),
-               "POSIX+STDIO I/O seconds per process: an upper bound",
+               view_seconds(ctx, ("POSIX", "STDIO")).mean(),
+               "POSIX+STDIO I/O seconds per process (the view's per-process time), "
+               "averaged: an upper bound",
                {"nprocs": ctx.nprocs, "bytes": moved})

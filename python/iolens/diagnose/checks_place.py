@@ -76,7 +76,6 @@ def ost_usage(ctx):
     lus = ctx.lustre
     if lus is None or not len(lus):
         return None
-    th = ctx.th["lustre"]
     # every component's OSTs (a PFL file reaches more than its first component's)
     layouts = ctx.view.lustre()
     every = layouts["ost_ids"] if layouts is not None else lus["osts"]
@@ -107,7 +106,6 @@ def ost_usage(ctx):
 def read_by_all(ctx):
     """Files every process reads whole.  A file the job wrote first counts too:
     reading back what one process wrote, on every process, is the same load."""
-    th = ctx.th["read_by_all"]
     frame = ctx.frame("POSIX")
     if frame is None or not len(frame):
         return None

@@ -26,6 +26,8 @@ def collective_ids(ctx) -> set:
 
 def metadata_time(ctx):
     th = ctx.th["metadata"]
+    # the file-system layers whose metadata calls reach the servers (MPI-IO's
+    # metadata time contains them again)
     meta = view_seconds(ctx, ("POSIX", "STDIO"), meta=True)
     worst = meta.max()
     share = worst / ctx.run_time if ctx.run_time else 1.0
@@ -152,53 +154,48 @@ def imbalance_shared(ctx):
                rank_seconds={worst[3]: worst[0]} if worst[3] >= 0 else None)
 
 
-def _layer(ctx):
-    """The layer whose per-process figures say how the work is spread: MPI-IO when
-    most of its operations are collective (the aggregators' POSIX share is by
-    design), else POSIX."""
-    frame = ctx.frame("MPI-IO")
-    if frame is not None and len(frame):
-        coll, every = total(frame, COLLECTIVE).sum(), total(frame, ALL_MPIIO).sum()
-        if every and coll >= 0.5 * every:
-            return "MPI-IO"
-    return "POSIX"
-
-
 def imbalance_ranks(ctx):
-    th = ctx.th["imbalance"]
+    """Bytes and I/O time per process.  Files accessed collectively through MPI-IO
+    are left out: their aggregators carry the POSIX data by design."""
     if not ctx.gate("processes", ctx.nprocs, ">=", "imbalance.min_procs"):
         return None
-    layer = _layer(ctx)
-    frame = ctx.frame(layer)
+    frame = ctx.frame("POSIX")
     if frame is None or not len(frame):
-        ctx.skip(f"no {layer} records")
+        ctx.skip("no POSIX records")
         return None
-    p = PREFIX[layer]
-    moved = total(frame, [f"{p}_BYTES_READ", f"{p}_BYTES_WRITTEN"])
-    b_rank = per_rank(frame, moved, ctx.nprocs)
-    t_rank = view_seconds(ctx, (layer,))
+    coll = collective_ids(ctx)
+    ids = frame["id"].to_numpy()
+    keep = ~np.isin(ids, np.array(sorted(coll), dtype=ids.dtype)) if coll else None
+    moved = total(frame, ["POSIX_BYTES_READ", "POSIX_BYTES_WRITTEN"])
+    b_rank = per_rank(frame, moved if keep is None else moved * keep, ctx.nprocs)
+    t_rank = view_seconds(ctx, ("POSIX",), keep=None if keep is None else {"POSIX": keep})
+    if coll:
+        ctx.measure("files accessed collectively through MPI-IO, left out", len(coll))
     lines, lost = [], 0.0
-    slow_enough = ctx.gate(f"{layer} I/O seconds of the slowest process", t_rank.max(), ">=",
+    slow_enough = ctx.gate("POSIX I/O seconds of the slowest process", t_rank.max(), ">=",
                            "imbalance.min_seconds")
     spread_b = (b_rank.max() - b_rank.min()) / b_rank.max() if b_rank.max() else 0.0
     spread_t = (t_rank.max() - t_rank.median()) / t_rank.max() if t_rank.max() else 0.0
-    enough_b = ctx.gate(f"{layer} bytes of the busiest process", b_rank.max(), ">=",
+    enough_b = ctx.gate("POSIX bytes of the busiest process", b_rank.max(), ">=",
                         "imbalance.min_bytes")
     if ctx.gate("(most - least bytes) / most", spread_b, ">", "imbalance.fraction") and \
             enough_b and slow_enough:
-        lines.append(f"{layer} bytes per process range from {size(b_rank.min())} (rank "
+        lines.append(f"bytes per process range from {size(b_rank.min())} (rank "
                      f"{b_rank.argmin()}) to {size(b_rank.max())} (rank "
                      f"{b_rank.argmax()}); median {size(b_rank.median())}")
     if ctx.gate("(slowest - median seconds) / slowest", spread_t, ">", "imbalance.fraction") \
             and slow_enough:
         lost = float(t_rank.max() - t_rank.median())
-        lines.append(f"{layer} I/O time per process ranges from {t_rank.min():.2f} s to "
+        lines.append(f"POSIX I/O time per process ranges from {t_rank.min():.2f} s to "
                      f"{t_rank.max():.2f} s (rank {t_rank.argmax()}); median "
                      f"{t_rank.median():.2f} s")
     if not lines:
         return None
+    if coll:
+        lines.append(f"({len(coll)} files accessed collectively through MPI-IO are left out: "
+                     "their aggregators carry the data by design)")
     return Hit("Imbalanced I/O across processes", lines, lost,
-               f"slowest process's {layer} I/O time minus the median process's (the view's "
+               "slowest process's POSIX I/O time minus the median process's (the view's "
                "per-process I/O time)",
                {"max_bytes": b_rank.max(), "min_bytes": b_rank.min(),
                 "max_seconds": t_rank.max(), "median_seconds": t_rank.median()},
@@ -259,7 +256,6 @@ def mpiio_skew(ctx):
     if not ctx.has("MPI-IO") or not ctx.has("POSIX") or ctx.nprocs < 2:
         ctx.skip("needs MPI-IO and POSIX records in a multi-process job")
         return None
-    th = ctx.th["skew"]
     m_rank, p_rank = view_seconds(ctx, ("MPI-IO",)), view_seconds(ctx, ("POSIX",))
     m, p = m_rank.max(), p_rank.max()
     gap = m - p

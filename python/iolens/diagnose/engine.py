@@ -52,6 +52,12 @@ class Diagnosis:
     # (seconds lost summed over root causes, that process's I/O seconds)
     lost_by_process: dict = field(default_factory=dict)
 
+    def most_lost(self, k: int = 16) -> list:
+        """The k processes that lose the most, summed over the root causes:
+        [(process, seconds lost, its I/O seconds)], largest first."""
+        rows = sorted(self.lost_by_process.items(), key=lambda kv: -kv[1][0])[:k]
+        return [(p, lost, io) for p, (lost, io) in rows if lost > 0]
+
     def worst(self) -> Optional[str]:
         sev = [f.severity for f in self.findings]
         return min(sev, key=severity_rank) if sev else None
@@ -89,10 +95,10 @@ def diagnose_log(log, thresholds: Optional[dict] = None, rules=RULES) -> Diagnos
         if hit is not None:
             findings.append(_judged(Finding(rule, hit), ctx))
     groups = group_findings(findings)
-    for g in groups:            # a root cause is as severe as what it causes
-        if g.root.rule.costed:
-            g.root.judged = g.severity
+    raw = [g.time_lost for g in groups]
     lost = cap_per_process(groups, ctx)
+    for g, before in zip(groups, raw):
+        _judge_group(g, g.time_lost / before if before > 0 else 1.0, ctx)
     groups.sort(key=lambda g: (-g.time_lost, severity_rank(g.severity), g.root.rule.id))
     ordered = [f for g in groups for f in [g.root] + g.members]
     checks = [{"rule": r.id, "status": status.get(r.id, "silent"),
@@ -102,13 +108,25 @@ def diagnose_log(log, thresholds: Optional[dict] = None, rules=RULES) -> Diagnos
 
 
 def _judged(finding: Finding, ctx) -> Finding:
-    """Add the projection at scale and, for costed rules, the severity from cost."""
-    rule, now = finding.rule, float(finding.hit.time_lost)
-    finding.projection = project(rule.scaling, now, ctx.nprocs, ctx.th)
-    if rule.costed:
-        later = finding.projection.seconds if finding.projection else now
-        finding.judged = judge(now, later, ctx.run_time, ctx.th)
+    """Add the projection at scale (severity comes after grouping)."""
+    finding.projection = project(finding.rule.scaling, float(finding.hit.time_lost),
+                                 ctx.nprocs, ctx.th)
     return finding
+
+
+def _judge_group(group, kept: float, ctx) -> None:
+    """Severity of costed findings from their cost now and at scale, both scaled by
+    the share of the group's time the per-process cap kept; the root is as severe
+    as the worst finding it explains.  A serial job is judged on its cost now:
+    a projection to many processes says little about a program that has one."""
+    parallel = ctx.nprocs >= ctx.th["scale"]["min_procs"]
+    for f in [group.root] + group.members:
+        if f.rule.costed:
+            now = float(f.hit.time_lost) * kept
+            later = f.projection.seconds * kept if f.projection and parallel else now
+            f.judged = judge(now, later, ctx.run_time, ctx.th)
+    if group.root.rule.costed:
+        group.root.judged = group.severity
 
 
 def diagnose(path, thresholds: Optional[dict] = None, rules=RULES) -> Diagnosis:

@@ -10,9 +10,11 @@ passes its members up, so every group has one root.
 Time: a group's seconds on one process are the largest of its members' there
 (they describe the same seconds, so they are not added).  Summed over groups,
 a process's seconds are capped at its I/O time (the view's io_time: read, write
-and metadata seconds, its own records plus the shared ones); when the sum
-passes it, every group's share on that process is scaled down alike.  A group's
-time is then the most any one process loses to it."""
+and metadata seconds, its own records plus the shared ones); when the sum of
+the causes passes it, every cause's share on that process is scaled down alike.
+Residual rules (an umbrella over a whole layer's time: blocking-mpiio, no-mpiio)
+get only what the causes leave.  A group's time is then the most any one process
+loses to it."""
 from __future__ import annotations
 
 from typing import Dict, List
@@ -106,12 +108,22 @@ def cap_per_process(groups: List[Group], ctx) -> dict:
                     io.setdefault(int(r), _io_of_unnamed(io))
     share = {p: [max(_seconds_on(f, p) for f in [g.root] + g.members) for g in groups]
              for p in io}
+    residual = [g.root.rule.residual for g in groups]
     lost = {}
     for p, secs in share.items():
-        total = sum(secs)
-        scale = min(1.0, io[p] / total) if total > 0 else 1.0
-        share[p] = [s * scale for s in secs]
-        lost[p] = (total * scale, io[p])
+        causes = sum(x for x, r in zip(secs, residual) if not r)
+        scale = min(1.0, io[p] / causes) if causes > 0 else 1.0
+        left = max(io[p] - causes * scale, 0.0)
+        out = []
+        for x, r in zip(secs, residual):
+            if r:                       # the residual findings share what is left
+                x = min(x, left)
+                left -= x
+            else:
+                x *= scale
+            out.append(x)
+        share[p] = out
+        lost[p] = (sum(out), io[p])
     for k, g in enumerate(groups):
         g.time_lost = max([share[p][k] for p in share] or [0.0])
     return lost

@@ -6,6 +6,7 @@ import numpy as np
 
 from .._meta import module_info, modules
 from .._ranks import RankSums
+from ..view.parser import record_times, seq_sum
 from ..view.times import record_seconds
 from .context import col
 
@@ -50,14 +51,22 @@ def io_time(frame, module: str) -> np.ndarray:
     return record_seconds(frame, module_info(module).prefix)
 
 
-def view_seconds(ctx, modules=("POSIX",), meta: bool = False) -> RankSums:
+def view_seconds(ctx, modules=("POSIX",), meta: bool = False, keep=None) -> RankSums:
     """Seconds per process from the view (iolens.view io_time), summed over
     modules that do not contain each other (POSIX and STDIO): I/O seconds of each
     process's own records plus the shared records' slowest-process time, which
-    every process took part in; with meta, the metadata seconds of its own records."""
+    every process took part in; with meta, the metadata seconds of its own records.
+    keep: {module: boolean mask of its records} to count only those records (the
+    view's per-record arithmetic, iolens.view.parser.record_times)."""
     ranks, sums, shared = [np.zeros(0, np.int64)], [np.zeros(0)], 0.0
-    nprocs = ctx.nprocs
     for module in modules:
+        mask = (keep or {}).get(module)
+        if mask is not None:
+            r, v, s = _kept_seconds(ctx, module, mask, meta)
+            ranks.append(r)
+            sums.append(v)
+            shared += s
+            continue
         t = ctx.io_time(module) if module in ctx.modules else None
         if t is None:
             continue
@@ -65,10 +74,21 @@ def view_seconds(ctx, modules=("POSIX",), meta: bool = False) -> RankSums:
         ranks.append(part.ranks)
         sums.append(part.sums)
         shared += 0.0 if meta else t.shared
-    out = RankSums(np.concatenate(ranks), np.concatenate(sums), nprocs, spread=False)
+    out = RankSums(np.concatenate(ranks), np.concatenate(sums), ctx.nprocs, spread=False)
     out.sums = out.sums + shared
     out.rest = out.rest + shared
     return out
+
+
+def _kept_seconds(ctx, module, mask, meta):
+    frame = ctx.frame(module)
+    if frame is None or not len(frame):
+        return np.zeros(0, np.int64), np.zeros(0), 0.0
+    times = record_times(frame, module_info(module).prefix)
+    own = ~times.shared & mask
+    values = times.meta if meta else times.io
+    shared = 0.0 if meta else seq_sum(times.io[times.shared & mask])
+    return frame["rank"].to_numpy()[own], values[own], shared
 
 
 def rank_map(sums: RankSums, limit: int = 4096):

@@ -44,6 +44,9 @@ class Rule:
     scaling: str = "per-process"    # one of SCALINGS
     explains: Tuple[str, ...] = ()
     costed: bool = True
+    # its time is what the other causes leave (an umbrella over a whole layer's time,
+    # e.g. blocking-mpiio): capped by the I/O time the other root causes do not claim
+    residual: bool = False
 
     def condition_text(self, thresholds: dict) -> str:
         from .scale import fill

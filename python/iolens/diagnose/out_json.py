@@ -14,6 +14,8 @@ def to_dict(diag, explain: bool = False) -> dict:
                    "run_time": float(job.get("run_time") or 0.0)},
            "findings": [f.to_dict() for f in diag.findings],
            "groups": [g.to_dict() for g in diag.groups],
+           "time_lost_by_process": [{"process": str(p), "lost_seconds": float(lost),
+                                     "io_seconds": float(io)} for p, lost, io in diag.most_lost()],
            "notes": list(diag.notes)}
     if explain:
         out["checks"] = [dict(c) for c in diag.checks]

@@ -21,6 +21,12 @@ def render(diag, colour: bool = False, verbose: bool = False, explain: bool = Fa
     out = [f"{diag.path}: {job.get('nprocs', '?')} processes, "
            f"{float(job.get('run_time') or 0):.0f} s, {len(diag.findings)} findings in "
            f"{len(diag.groups)} root causes"]
+    most = diag.most_lost(1)
+    if most:
+        proc, lost, io = most[0]
+        who = "processes without records of their own" if proc == "others" else f"rank {proc}"
+        out.append(f"time lost, summed over the root causes: at most {lost:.2f} s on one "
+                   f"process ({who}, of its {io:.2f} s of I/O)")
     for sev in SEVERITIES:
         groups = [g for g in diag.groups if g.severity == sev]
         if not groups:

@@ -93,8 +93,8 @@ RULES = (
          "more than {alignment.fraction} of POSIX accesses (at least "
          "{alignment.min_count}, on files moving at least {alignment.min_bytes}) start at "
          "an offset that is not a multiple of the file-system block size (the Lustre "
-         "stripe size when known); accesses to files on node-local mounts (mntfs) are "
-         "reported apart, as costing no shared server anything",
+         "stripe size when known); files on node-local mounts (mntfs) are judged apart and "
+         "reported as info without a time: no shared server pays for them",
          "An access that straddles a block or stripe boundary touches two servers or forces "
          "a read-modify-write of the partial block.",
          "Align offsets and sizes to the stripe size: pad headers, set the HDF5 alignment, or "
@@ -176,15 +176,14 @@ RULES = (
          {"POSIX": _imb("POSIX"), "STDIO": _imb("STDIO"),
           "MPI-IO": _imb("MPIIO") + MPIIO_OPS}),
     Rule("imbalance-ranks", "Imbalanced I/O across processes", "warning", (USER, DEV),
-         "over all files, bytes per process or I/O time per process vary by more than "
+         "over all files, bytes per process or POSIX I/O time per process vary by more than "
          "{imbalance.fraction} (of the largest), and the slowest process spends at least "
-         "{imbalance.min_seconds} in I/O; measured at the MPI-IO layer when most MPI-IO "
-         "operations are collective (aggregators carry the POSIX data by design), else at "
-         "POSIX",
+         "{imbalance.min_seconds} in I/O; files accessed collectively through MPI-IO are "
+         "left out (their aggregators carry the POSIX data by design)",
          "A job waits for its slowest process at the next synchronisation point.",
          "Distribute the I/O evenly or dedicate I/O processes deliberately (and overlap "
          "their work with computation).", tm.imbalance_ranks, "",
-         {"POSIX": POSIX_IO, "MPI-IO": MPIIO_OPS + _m("BYTES_READ", "BYTES_WRITTEN")},
+         {"POSIX": POSIX_IO, "MPI-IO": MPIIO_OPS},
          explains=("imbalance-shared", "dxt-stragglers")),
     Rule("mpiio-skew", "MPI-IO time far above POSIX time (skew)", "warning", (USER, DEV),
          "the slowest process's MPI-IO time is over {skew.ratio} the POSIX time beneath "
@@ -231,7 +230,8 @@ RULES = (
          "overlap I/O; worth it only when I/O is a real share of the run.",
          "Overlap I/O with computation using nonblocking MPI-IO.", mpi.blocking,
          "MPI_File_iwrite_at_all(fh, off, buf, n, type, &req);  /* compute */  MPI_Wait(&req, "
-         "&status);", {"MPI-IO": MPIIO_OPS + _m("F_READ_TIME", "F_WRITE_TIME")}),
+         "&status);", {"MPI-IO": MPIIO_OPS + _m("F_READ_TIME", "F_WRITE_TIME")},
+         residual=True),
     Rule("aggregators", "MPI-IO aggregators versus nodes", "info", (USER, SYS),
          "collective MPI-IO in a job on at least {aggregators.min_nodes} nodes (job "
          "metadata or DXT host names) where the processes that do the file-system I/O of "
@@ -257,7 +257,8 @@ RULES = (
          "Without MPI-IO there is no collective buffering, no hints and no aggregation; each "
          "process hits the file system on its own.",
          "Use MPI-IO (or HDF5/PnetCDF over it) for shared data.", mpi.no_mpiio, "",
-         {"POSIX": POSIX_IO, "STDIO": STDIO_IO}),
+         {"POSIX": POSIX_IO, "STDIO": STDIO_IO},
+         residual=True),
     Rule("hdf5-chunking", "HDF5 chunking versus the access pattern", "warning", (DEV,),
          "a chunked dataset (at least {hdf5.min_count} accesses) has chunks below "
          "{hdf5.small_chunk}, or is accessed in selections that are not whole chunks",
