@@ -1,5 +1,6 @@
 """Conflicting writes: different processes writing the same bytes of one file
-with nothing that orders them (docs/diagnosis.md, "Conflicting writes").
+with nothing that orders them (docs/diagnosis.md, "Slow storage targets and
+conflicting writes").
 
 What the log can say about "ordered".  DXT segments carry no close or sync, so
 the rule uses the POSIX record of the first writer (its file, its rank):
@@ -31,9 +32,10 @@ of its POSIX written extent, a bucket each.  The trace is streamed once, chunk
 by chunk, and each write of a candidate file is appended to its bucket's file
 in a temporary directory (48 bytes a write); then the buckets are judged one at
 a time.  (The extent comes from the file's POSIX records; without them, from
-one extra pass over the trace.)  A pair is judged in the window holding the start of its overlap, so
-none is counted twice.  Memory: one chunk of the trace plus one bucket (more
-only when a file's writes crowd into one window of its extent)."""
+one extra pass over the trace.)  A pair is judged in the window holding the
+start of its overlap, so none is counted twice.  Memory: one chunk of the trace
+plus one bucket (more only when a file's writes crowd into one window of its
+extent)."""
 from __future__ import annotations
 
 import os
@@ -65,7 +67,7 @@ def conflicting_writes(ctx):
     if not counts:
         ctx.skip("no traced file written by two or more processes outside MPI-IO")
         return None
-    closes = _closes(ctx)
+    closes = _closes(ctx, counts)
     found: Dict[int, dict] = {}
     plan = Buckets(counts, _extents(ctx, counts, th["budget_segments"]),
                    th["budget_segments"])
@@ -81,8 +83,8 @@ def conflicting_writes(ctx):
             del segs
     overlap = np.array([v["bytes"] for v in found.values()])
     keep = ctx.gate_each("bytes of a file written by several processes with nothing "
-                     "ordering the writes", overlap if len(overlap) else [0.0], ">=",
-                     "conflict.min_bytes")
+                         "ordering the writes", overlap if len(overlap) else [0.0], ">=",
+                         "conflict.min_bytes")
     found = {k: v for k, ok in zip(found, keep) for v in [found[k]] if ok}
     return _hit(ctx, found) if found else None
 
@@ -260,16 +262,21 @@ def _append(seg: np.ndarray, first: np.ndarray, last: np.ndarray, spill: str, pa
 
 
 # ------------------------------------------------------------------ judging
-def _closes(ctx) -> Dict[Tuple[int, int], tuple]:
-    """(file id, rank) -> (opens, syncs, first close start, last close end); rank
-    -1 for a shared record."""
+def _closes(ctx, files: Dict[int, int]) -> Dict[int, Dict[int, tuple]]:
+    """For the candidate `files`: file id -> {rank: (opens, syncs, first close
+    start, last close end)}; rank -1 for a shared record."""
     frame = ctx.frame("POSIX")
     if frame is None or not len(frame):
         return {}
+    ids = frame["id"].to_numpy().astype(np.uint64)
+    on = np.flatnonzero(np.isin(ids, np.fromiter(files, np.uint64, len(files))))
     cols = (col(frame, "POSIX_OPENS"), col(frame, "POSIX_FSYNCS") + col(frame, "POSIX_FDSYNCS"),
             col(frame, "POSIX_F_CLOSE_START_TIMESTAMP"), col(frame, "POSIX_F_CLOSE_END_TIMESTAMP"))
-    return {(int(i), int(r)): v for i, r, *v in zip(frame["id"].to_numpy(),
-                                                  frame["rank"].to_numpy(), *cols)}
+    ranks = frame["rank"].to_numpy()
+    out: Dict[int, Dict[int, tuple]] = {}
+    for k in on:
+        out.setdefault(int(ids[k]), {})[int(ranks[k])] = tuple(c[k] for c in cols)
+    return out
 
 
 def _ordered(first: tuple, later_start: float, closes) -> bool:
@@ -287,13 +294,13 @@ def _ordered(first: tuple, later_start: float, closes) -> bool:
     return opens > 1 and close_start < later_start and close_end > end
 
 
-def _judge_file(rid, seg, window, closes_all, th, found) -> None:
+def _judge_file(rid, seg, window, closes_of, th, found) -> None:
     """Sweep one file's writes in offset order, comparing each with the earlier
     (by offset) writes of OTHER ranks that still cover its start."""
     rank, lo, hi, start, end = seg
     order = np.argsort(lo, kind="stable")
     rank, lo, hi, start, end = (a[order] for a in (rank, lo, hi, start, end))
-    closes = {r: v for (i, r), v in closes_all.items() if i == rid}
+    closes = closes_of.get(rid, {})
     # only writes that overlap another one (a neighbour in offset order) can
     # conflict: a vectorised test keeps the Python sweep to those
     before = np.maximum.accumulate(hi)

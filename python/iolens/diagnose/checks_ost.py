@@ -30,32 +30,30 @@ def _judged(ctx) -> pd.DataFrame | None:
     frame = ctx.view.ost
     if frame is None or not len(frame):
         ctx.skip("no bytes placed on Lustre OSTs (no LUSTRE layouts, or none of their "
-                  "files moved data)")
+                 "files moved data)")
         return None
     out = pd.DataFrame({"ost": frame["ost"].astype(int).to_numpy(),
                         "bytes": frame["bytes"].to_numpy(dtype=float),
                         "time": (frame["read_time"] + frame["write_time"]).to_numpy(dtype=float),
                         "files": frame["files"].to_numpy()})
     out = out[ctx.gate_each("bytes moved by an OST", out["bytes"], ">=",
-                        "slow_ost.min_bytes")].reset_index(drop=True)
+                            "slow_ost.min_bytes")].reset_index(drop=True)
     if not ctx.gate("OSTs with enough bytes to judge", len(out), ">=", "slow_ost.min_osts"):
         return None
     return out
 
 
 def _median_of_others(rate: np.ndarray) -> np.ndarray:
-    """For each OST, the median seconds per byte of all the others (sorted once:
-    removing one value moves the median of the rest by at most one place)."""
+    """For each OST, the median seconds per byte of all the others, from one sort:
+    the i-th smallest of the others is the (i+1)-th of all when i reaches the
+    OST's own place (the first of its equals)."""
     order = np.sort(rate)
-    n = len(order)
-    pos = np.searchsorted(order, rate)        # where each value sits (first of equals)
-    rest = n - 1
-    out = np.empty(n)
-    for k, p in enumerate(pos):
-        def at(i):                              # i-th smallest of the others
-            return order[i + 1] if i >= p else order[i]
-        out[k] = at(rest // 2) if rest % 2 else 0.5 * (at(rest // 2 - 1) + at(rest // 2))
-    return out
+    own = np.searchsorted(order, rate)
+    rest = len(rate) - 1
+
+    def nth(i):
+        return order[i + (i >= own)]
+    return nth(rest // 2) if rest % 2 else 0.5 * (nth(rest // 2 - 1) + nth(rest // 2))
 
 
 def slow_osts(ctx):
@@ -66,13 +64,14 @@ def slow_osts(ctx):
     typical = _median_of_others(rate)
     expected = typical * osts["bytes"].to_numpy()
     extra = osts["time"].to_numpy() - expected
-    ratio = np.divide(rate, typical, out=np.full(len(rate), np.inf), where=typical > 0)
+    # others with no recorded time give no reference: not judged (ratio 0)
+    ratio = np.divide(rate, typical, out=np.zeros(len(rate)), where=typical > 0)
     slow = ctx.gate_each("an OST's seconds per byte / the other OSTs' median", ratio, ">",
-                     "slow_ost.ratio")
+                         "slow_ost.ratio")
     slow &= ctx.gate_each("its seconds beyond the other OSTs' median rate",
-                      np.where(slow, extra, 0.0), ">=", "slow_ost.min_seconds")
+                          np.where(slow, extra, 0.0), ">=", "slow_ost.min_seconds")
     if not slow.any() or not ctx.gate("slow OSTs / judged OSTs", slow.sum() / len(osts),
-                                  "<=", "slow_ost.max_fraction"):
+                                      "<=", "slow_ost.max_fraction"):
         return None
     bad = osts[slow].assign(expected=expected[slow], extra=extra[slow])
     bad = bad.sort_values("extra", ascending=False)
