@@ -10,19 +10,20 @@ from iolens.diagnose import diagnose, load_thresholds
 NPROCS, NOSTS, SLOW = 16, 8, 5
 
 
-def per_process(slow_seconds, fast=(10.0, 14.0), nbytes=256 * MiB):
+def per_process(slow_seconds, fast=(10.0, 14.0), nbytes=256 * MiB, nprocs=NPROCS,
+                nosts=NOSTS, slow=SLOW):
     """File-per-process log: rank r writes /scratch/out.r (one stripe) on OST
-    r % 8; the files on OST 5 took `slow_seconds`, the others 10-14 s."""
+    r % nosts; the files on OST `slow` took `slow_seconds`, the others 10-14 s."""
     posix, lustre = [], []
-    for r in range(NPROCS):
+    for r in range(nprocs):
         name = f"/scratch/out.{r}"
-        ost = r % NOSTS
-        t = slow_seconds if ost == SLOW else fast[0] + (fast[1] - fast[0]) * r / NPROCS
+        ost = r % nosts
+        t = slow_seconds if ost == slow else fast[0] + (fast[1] - fast[0]) * r / nprocs
         posix.append(rec(name, r, POSIX_OPENS=1, POSIX_WRITES=256, POSIX_BYTES_WRITTEN=nbytes,
                          POSIX_MAX_BYTE_WRITTEN=nbytes - 1, POSIX_SEQ_WRITES=256,
                          POSIX_SIZE_WRITE_1M_4M=256, POSIX_F_WRITE_TIME=t))
         lustre.append((name, 1 * MiB, [ost]))
-    return dict(nprocs=NPROCS, run_time=700, POSIX=posix, lustre=lustre)
+    return dict(nprocs=nprocs, run_time=700, POSIX=posix, lustre=lustre)
 
 
 def findings(tmp_path, name, **kwargs):
@@ -46,6 +47,30 @@ def test_slow_ost_named_with_its_files_and_ranks(tmp_path):
 
 def test_equal_ost_times_are_silent(tmp_path):
     assert "slow-ost" not in findings(tmp_path, "even", **per_process(12.0))
+
+
+@pytest.mark.parametrize("slow_seconds, fires", [(3.0, True), (0.6, False)])
+def test_slow_ost_at_test_scale(tmp_path, slow_seconds, fires):
+    """4 processes, 4 OSTs, seconds: rank 2's OST took 3 s for what the others
+    wrote in about 0.5 s."""
+    kw = per_process(slow_seconds, fast=(0.5, 0.6), nbytes=16 * MiB, nprocs=4, nosts=4, slow=2)
+    found = findings(tmp_path, "small", **kw)
+    assert ("slow-ost" in found) is fires
+    if fires:
+        assert found["slow-ost"].hit.ranks == [2]
+
+
+@pytest.mark.parametrize("slow_seconds, fires", [(60.0, True), (12.0, False)])
+def test_slow_ost_at_scale(tmp_path, slow_seconds, fires):
+    """4,096 processes over 256 OSTs: one OST (16 files) 5x slower fires, equal
+    times stay silent."""
+    found = findings(tmp_path, "scale", **per_process(slow_seconds, nprocs=4096, nosts=256,
+                                                     nbytes=64 * MiB))
+    assert ("slow-ost" in found) is fires
+    if fires:
+        hit = found["slow-ost"].hit
+        assert hit.numbers["slow_osts"] == 1 and len(hit.ranks) == 16
+        assert all(r % 256 == SLOW for r in hit.ranks)
 
 
 def test_slow_ost_from_the_trace(tmp_path):
@@ -177,3 +202,19 @@ def test_drishti_finds_neither(tmp_path):
         assert rule in findings(tmp_path, name, **kw)
         codes = drishti_codes(str(tmp_path / f"{name}.darshan"))
         assert codes <= {"M01", "P01", "P02", "P03", "P04", "P14"}, codes
+
+
+@pytest.mark.parametrize("stray", [True, False])
+def test_four_processes_one_stray_write(tmp_path, stray):
+    """4 processes each write their own MiB of a shared file; rank 3 also writes
+    a 4 KiB piece into rank 1's MiB (stray) or into its own (not)."""
+    segs = [seg(SHARED, r, "write", 1 + r * 0.1, 1.05 + r * 0.1, offset=r * MiB)
+            for r in range(4)]
+    segs.append(seg(SHARED, 3, "write", 2.0, 2.01, offset=(1 if stray else 3) * MiB + 4096,
+                    length=4096))
+    found = findings(tmp_path, "four", nprocs=4, run_time=10, dxt={"POSIX": segs},
+                     POSIX=[writer(r) for r in range(4)])
+    assert ("conflicting-writes" in found) is stray
+    if stray:
+        hit = found["conflicting-writes"].hit
+        assert hit.ranks == [1, 3] and hit.numbers["bytes"] == 4096
