@@ -103,7 +103,7 @@ def ost_time_figure(data):
     ax.bar(labels, frame["read_time"], color=READ, label="read")
     ax.bar(labels, frame["write_time"], bottom=frame["read_time"], color=WRITE, label="write")
     ax.set_xlabel("OST index")
-    ax.set_ylabel(f"{word} (s)")
+    ax.set_ylabel(f"{word} (seconds)")
     ax.set_title("Time per OST")
     ax.legend(fontsize="small")
     ax.tick_params(axis="x", labelsize="small", labelrotation=90)
