@@ -18,7 +18,9 @@ from iolens.diagnose import diagnose  # noqa: E402
 NPROCS = 4
 # rule -> (mode with the pattern, mode without it)
 PAIRS = {"rank0-io": ("rank0", "shares"), "read-by-all": ("readall", "readpart"),
-         "random-access": ("random", "sorted"), "misaligned-file": ("unaligned", "aligned")}
+         "random-access": ("random", "sorted"), "misaligned-file": ("unaligned", "aligned"),
+         "small-io": ("small", "large"), "open-close": ("reopen", "once"),
+         "tiny-files": ("tiny", "packed")}
 
 
 @pytest.fixture(scope="module")

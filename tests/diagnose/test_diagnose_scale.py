@@ -6,6 +6,7 @@ node-local alignment, aggregators, read-by-all of a file the job wrote)."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -189,6 +190,9 @@ def test_explain_in_json(tmp_path, capsys):
     checks = {c["rule"]: c for c in doc["checks"]}
     assert checks["random-access"]["status"] == "silent"
     assert any("random.min_count" in t for t in checks["random-access"]["tests"])
+    # a rule whose data is not in the log says so
+    assert checks["hdf5-chunking"]["tests"] == ["not applicable: the log has no H5D records"]
+    assert checks["damaged-log"]["tests"] == ["records and trace segments set aside = 0"]
 
 
 def test_node_local_misalignment_is_info_and_explained(tmp_path, capsys):
@@ -346,3 +350,63 @@ def test_damaged_values_replaced_by_one_finding(tmp_path):
     rest = {f.rule.id: f.hit.evidence for f in diag.findings if f.rule.id != "damaged-log"}
     assert rest == {f.rule.id: f.hit.evidence for f in diag_clean.findings}
     assert "3 records" in diag.findings[ids.index("damaged-log")].hit.evidence[0]
+
+
+# ------------------------------------------------------------------ every rule, large
+K = 64          # 4 processes -> 256, 8 -> 512, 16 -> 1,024
+
+
+def scaled(kwargs, k=K):
+    """The same job on k times the processes, each new process doing what its
+    counterpart did (rank r's records again for r + n, r + 2n, ...; the same file
+    names, so files shared stay shared): fractions and shapes stay, counts grow.
+    A shared record (rank -1) stands for every process: its counts, bytes and
+    summed times grow k times, its slowest/fastest-process figures stay."""
+    n = kwargs.get("nprocs", 4)
+    out = dict(kwargs, nprocs=n * k)
+    if "metadata" in kwargs:
+        out["metadata"] = re.sub(r"nnodes=(\d+)", lambda m: f"nnodes={int(m.group(1)) * k}",
+                                 kwargs["metadata"])
+    for module, records in kwargs.items():
+        if module == "mounts" or not isinstance(records, list):
+            continue
+        grown = []
+        for r in records:
+            if r["rank"] < 0:
+                c = {key: (v * k if _summed(key) else v) for key, v in r["counters"].items()}
+                grown.append(dict(r, counters=c))
+            else:
+                grown += [dict(r, rank=r["rank"] + n * j) for j in range(k)]
+        out[module] = grown
+    if kwargs.get("dxt"):
+        out["dxt"] = {m: [dict(s, rank=s["rank"] + n * j) for s in segs for j in range(k)]
+                      for m, segs in kwargs["dxt"].items()}
+    return out
+
+
+def _summed(counter: str) -> bool:
+    """A shared record's counter that adds up over processes."""
+    kept = ("SLOWEST", "FASTEST", "MAX_BYTE", "ALIGNMENT", "ACCESS", "STRIDE", "MODE",
+            "TIMESTAMP", "VARIANCE", "DATASPACE", "DATATYPE", "CHUNK", "USE_MPIIO",
+            "MAX_READ_TIME", "MAX_WRITE_TIME")
+    return not any(word in counter for word in kept)
+
+
+# rules whose scenario is about one process among few (or one process's file),
+# which copying processes changes on purpose; rank0-io has its large test in PATTERNS
+NOT_SCALED = {
+    "rank0-io": "copies give other ranks rank 0's data; PATTERNS has it at 1,024",
+    "imbalance-ranks": "copies of the slow rank make many slow ranks: the median moves",
+    "dxt-stragglers": "copies of the straggler make the median a straggler",
+    "damaged-log": "the out-of-job rank 9 is copied into the job",
+    "node-local-shared": "the silent case's per-process file becomes one name written by many",
+}
+
+
+@pytest.mark.parametrize("rule", sorted(set(SCENARIOS) - set(NOT_SCALED)))
+def test_rule_both_ways_on_a_large_log(tmp_path, rule):
+    yes, no = SCENARIOS[rule]
+    _, hits = found(tmp_path, "yes", scaled(yes))
+    assert rule in hits, sorted(hits)
+    _, hits = found(tmp_path, "no", scaled(no))
+    assert rule not in hits, sorted(hits)

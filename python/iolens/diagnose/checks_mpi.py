@@ -5,7 +5,7 @@ import numpy as np
 
 from .checks_time import collective_ids
 from .context import col
-from .measure import file_lines, pct, per_process, size, top, total, view_seconds
+from .measure import FS_LAYERS, file_lines, pct, per_process, size, top, total, view_seconds
 from .model import Hit
 
 
@@ -17,6 +17,7 @@ def _mpiio(ctx):
 def no_collective(ctx):
     frame = _mpiio(ctx)
     if frame is None or ctx.nprocs < 2:
+        ctx.skip("needs MPI-IO records in a multi-process job")
         return None
     lines, lost, files = [], 0.0, []
     for op, word in (("READ", "reads"), ("WRITE", "writes")):
@@ -50,6 +51,8 @@ def collective_used(ctx):
     coll = total(frame, ["MPIIO_COLL_READS", "MPIIO_COLL_WRITES"]).sum()
     allops = total(frame, [f"MPIIO_{k}_{op}S" for k in ("INDEP", "COLL", "SPLIT", "NB")
                            for op in ("READ", "WRITE")]).sum()
+    ctx.measure("collective / all MPI-IO data operations (most: at least half)",
+                coll / allops if allops else 0.0)
     if coll == 0 or coll < 0.5 * allops:
         return None
     return Hit("Collective MPI-IO is used",
@@ -166,7 +169,7 @@ def no_mpiio(ctx):
         ctx.skip("the job uses MPI-IO")
         return None
     moved = 0.0
-    for module in ("POSIX", "STDIO"):          # the file-system layers without MPI-IO
+    for module in FS_LAYERS:
         frame = ctx.frame(module)
         if frame is not None and len(frame):
             moved += total(frame, [f"{module}_BYTES_READ", f"{module}_BYTES_WRITTEN"]).sum()
@@ -174,7 +177,7 @@ def no_mpiio(ctx):
         return None
     return Hit("No MPI-IO in a many-process job",
                [f"{ctx.nprocs} processes moved {size(moved)} through POSIX/STDIO only"],
-               view_seconds(ctx, ("POSIX", "STDIO")).mean(),
+               view_seconds(ctx, FS_LAYERS).mean(),
                "POSIX+STDIO I/O seconds per process (the view's per-process time), "
                "averaged: an upper bound",
                {"nprocs": ctx.nprocs, "bytes": moved})

@@ -34,6 +34,7 @@ def _posix_with_lustre(ctx):
 def lustre_striping(ctx):
     files = _posix_with_lustre(ctx)
     if files is None:
+        ctx.skip("no Lustre layouts for the files with POSIX records")
         return None
     th = ctx.th["lustre"]
     shared = (files["shared"] < 0) | (files["ranks"] > 1)
@@ -75,6 +76,7 @@ def lustre_striping(ctx):
 def ost_usage(ctx):
     lus = ctx.lustre
     if lus is None or not len(lus):
+        ctx.skip("no Lustre layouts in the log")
         return None
     # every component's OSTs (a PFL file reaches more than its first component's)
     layouts = ctx.view.lustre()

@@ -11,6 +11,7 @@ from typing import List, Optional
 from .._meta import modules
 from .context import Context
 from .grouping import cap_per_process, group_findings
+from .measure import TRACES
 from .model import Finding, Group, severity_rank
 from .rules import RULES
 from .scale import judge, project
@@ -103,8 +104,20 @@ def diagnose_log(log, thresholds: Optional[dict] = None, rules=RULES) -> Diagnos
     ordered = [f for g in groups for f in [g.root] + g.members]
     checks = [{"rule": r.id, "status": status.get(r.id, "silent"),
                "condition": r.condition_text(th),
-               "tests": [t.text() for t in ctx.tests.get(r.id, [])]} for r in rules]
+               "tests": [t.text() for t in ctx.tests.get(r.id, [])] or _untested(r, ctx)}
+              for r in rules]
     return Diagnosis(log.path, dict(log.job), ordered, ctx.notes, groups, checks, lost)
+
+
+def _untested(rule, ctx) -> list:
+    """Why a rule made no threshold test: the data it reads is not in the log."""
+    missing = [m for m in rule.needs if not ctx.has(m)]
+    if rule.dxt and not any(m in ctx.modules for m in TRACES):
+        missing.append("DXT")
+    if missing and len(missing) == len(rule.needs) + (1 if rule.dxt else 0):
+        return [f"not applicable: the log has no {' or '.join(missing)} records"]
+    return ["no threshold test was made: the condition's precondition does not hold in this "
+            "log (see the condition)"]
 
 
 def _judged(finding: Finding, ctx) -> Finding:

@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import Dict, List
 
 from .._meta import modules
+from .measure import FS_LAYERS
 from .model import Finding, Group
 
 OTHERS = "others"       # every rank without records of its own (they hold only shared time)
@@ -82,8 +83,8 @@ def process_io_seconds(ctx) -> Dict[object, float]:
             if t is None:
                 return 0.0
             return t.shared if rank == OTHERS else t.of(rank)
-        base = one("POSIX") + one("STDIO")
-        return max([base] + [one(n) for n in times if n not in ("POSIX", "STDIO")])
+        base = sum(one(n) for n in FS_LAYERS)
+        return max([base] + [one(n) for n in times if n not in FS_LAYERS])
 
     out = {r: of(r) for r in sorted(ranks)}
     if len(ranks) < ctx.nprocs:

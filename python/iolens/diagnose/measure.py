@@ -15,6 +15,13 @@ _BIN_UPPER = {"0_100": 100, "100_1K": 1 << 10, "1K_10K": 10 << 10, "10K_100K": 1
               "100K_1M": 1 << 20, "1M_4M": 4 << 20, "4M_10M": 10 << 20,
               "10M_100M": 100 << 20, "100M_1G": 1 << 30, "1G_PLUS": float("inf")}
 
+# Module lists the rules share; iolens._meta's module facts (file_system_layers(),
+# trace_modules()) will give them from the module table.
+# File-system layers whose times add up (fread/fwrite's own system calls are not
+# intercepted, so STDIO time is not inside POSIX time):
+FS_LAYERS = ("POSIX", "STDIO")
+TRACES = ("DXT_POSIX", "DXT_MPIIO")    # DXT modules, POSIX's first
+
 # Counter name prefix (without its "_") of each I/O module, from the module table.
 PREFIX = {m.name: m.symbol for m in modules().values() if m.role == "io"}
 

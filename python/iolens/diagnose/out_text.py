@@ -19,8 +19,8 @@ def render(diag, colour: bool = False, verbose: bool = False, explain: bool = Fa
 
     job = diag.job
     out = [f"{diag.path}: {job.get('nprocs', '?')} processes, "
-           f"{float(job.get('run_time') or 0):.0f} s, {len(diag.findings)} findings in "
-           f"{len(diag.groups)} root causes"]
+           f"{float(job.get('run_time') or 0):.0f} s, {_count(len(diag.findings), 'finding')} in "
+           f"{_count(len(diag.groups), 'root cause')}"]
     most = diag.most_lost(1)
     if most:
         proc, lost, io = most[0]
@@ -51,6 +51,10 @@ def render(diag, colour: bool = False, verbose: bool = False, explain: bool = Fa
     return printable("\n".join(out) + "\n")   # names that are not UTF-8 as \xNN
 
 
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
 def _finding(f, time_lost, paint, verbose, pad) -> list:
     code = COLOURS[f.severity]
     shown = f.hit.time_lost if time_lost is None else time_lost
@@ -78,8 +82,6 @@ def explain_lines(diag) -> list:
         out.append(f"  [{check['rule']}] {check['status']}")
         out.append(f"      condition: {check['condition']}")
         out += [f"      {t}" for t in check["tests"]]
-        if not check["tests"] and check["status"] == "silent":
-            out.append("      (no data this rule reads: its module or trace is not in the log)")
     return out
 
 

@@ -155,7 +155,7 @@ RULES = (
          {"POSIX": _p("F_META_TIME"), "STDIO": ("STDIO_F_META_TIME",)},
          scaling="processes", explains=("open-close",)),
     Rule("open-close", "Time lost in open and close", "warning", (DEV,),
-         "a process opens the same file more than {open_close.opens_per_file} times, or "
+         "a process opens the same file more than {open_close.opens_per_file} times; or "
          "metadata takes over {open_close.meta_fraction} of POSIX I/O time, costing at "
          "least {open_close.min_seconds} per process",
          "Each open is a round trip to the metadata server and each close flushes; reopening "

@@ -2,13 +2,17 @@
  * fixed twin, run on a few processes under the runtime:
  *
  *   patterns MODE DIR      MODE = rank0 | shares | readall | readpart |
- *                                 random | sorted | unaligned | aligned
+ *                                 random | sorted | unaligned | aligned |
+ *                                 small | large | reopen | once | tiny | packed
  *
  * rank0/shares: rank 0 writes all 16 MiB x nprocs / every process its 16 MiB;
  * readall/readpart: rank 0 writes an 8 MiB input, then every process reads it
  * whole / its part; random/sorted: 256 reads of 4 KiB at random / increasing
  * offsets of a 16 MiB file per process; unaligned/aligned: 16 writes of 1 MiB
- * per process into one shared file at offsets 512 bytes past / on 1 MiB. */
+ * per process into one shared file at offsets 512 bytes past / on 1 MiB;
+ * small/large: 16 MiB per process in 4 KiB / 1 MiB writes; reopen/once: 200
+ * writes of 4 KiB per process, each in its own open and close / in one open;
+ * tiny/packed: 100 files of 1 KiB per process / one file of 100 KiB. */
 #include <fcntl.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -99,6 +103,43 @@ static void write_shared(int rank, const char *dir, int misaligned)
     close(fd);
 }
 
+static void write_sized(int rank, const char *dir, size_t each)
+{
+    char name[64];
+    snprintf(name, sizeof name, "sized.%d", rank);
+    int fd = open_in(dir, name, O_CREAT | O_WRONLY | O_TRUNC);
+    for (size_t done = 0; done < 16 * MIB; done += each)
+        put(fd, each, (off_t)done);
+    close(fd);
+}
+
+static void write_reopened(int rank, const char *dir, int reopen)
+{
+    char name[64];
+    snprintf(name, sizeof name, "log.%d", rank);
+    int fd = open_in(dir, name, O_CREAT | O_WRONLY | O_TRUNC);
+    for (int i = 0; i < 200; i++) {
+        if (reopen && i > 0)
+            fd = open_in(dir, name, O_WRONLY);
+        put(fd, 4096, (off_t)i * 4096);
+        if (reopen)
+            close(fd);
+    }
+    if (!reopen)
+        close(fd);
+}
+
+static void write_files(int rank, const char *dir, int tiny)
+{
+    char name[64];
+    for (int i = 0; i < (tiny ? 100 : 1); i++) {
+        snprintf(name, sizeof name, "file.%d.%d", rank, i);
+        int fd = open_in(dir, name, O_CREAT | O_WRONLY | O_TRUNC);
+        put(fd, tiny ? 1024 : 100 * 1024, 0);
+        close(fd);
+    }
+}
+
 int main(int argc, char **argv)
 {
     int rank, size;
@@ -120,6 +161,12 @@ int main(int argc, char **argv)
         read_blocks(rank, dir, !strcmp(mode, "random"));
     else if (!strcmp(mode, "unaligned") || !strcmp(mode, "aligned"))
         write_shared(rank, dir, !strcmp(mode, "unaligned"));
+    else if (!strcmp(mode, "small") || !strcmp(mode, "large"))
+        write_sized(rank, dir, !strcmp(mode, "small") ? 4096 : MIB);
+    else if (!strcmp(mode, "reopen") || !strcmp(mode, "once"))
+        write_reopened(rank, dir, !strcmp(mode, "reopen"));
+    else if (!strcmp(mode, "tiny") || !strcmp(mode, "packed"))
+        write_files(rank, dir, !strcmp(mode, "tiny"));
     else
         MPI_Abort(MPI_COMM_WORLD, 2);
     MPI_Finalize();
