@@ -43,6 +43,8 @@ def test_slow_ost_named_with_its_files_and_ranks(tmp_path):
     # the slowest rank lost about 546 s less what the others' rate gives (about 12 s)
     assert 500 < hit.time_lost < 546
     assert found["slow-ost"].severity == "critical"
+    # the slow ranks' imbalance is the slow OST's doing: one root cause
+    assert found["imbalance-ranks"].group == "slow-ost"
 
 
 def test_equal_ost_times_are_silent(tmp_path):
