@@ -338,14 +338,15 @@ def _pair(rid, i, j, rank, lo, hi, start, end, closes, found) -> None:
 def _hit(ctx, found: Dict[int, dict]) -> Hit:
     files = sorted(found, key=lambda k: -found[k]["bytes"])
     concurrent = sum(f["concurrent"] for f in found.values())
-    lines = [f"{len(files)} files hold bytes written by several processes with no close or "
-             "sync between the writes that the log can place; which data is in the file "
-             "depends on timing:"]
+    many = len(files) != 1
+    lines = [f"{len(files)} file{'s hold' if many else ' holds'} bytes written by several "
+             "processes with no close or sync between the writes that the log can place; "
+             "which data is in the file depends on timing:"]
     for rid in files[:5]:
         f = found[rid]
         ra, rb, a, b, ta, tb, conc = f["example"]
-        lines.append(f"  {ctx.name(rid)}: {f['pairs']} overlapping write pairs "
-                     f"({size(f['bytes'])}) from ranks {sorted(f['ranks'])[:8]}; e.g. ranks "
+        pairs = f"{f['pairs']} overlapping write pair" + ("s" if f["pairs"] != 1 else "")
+        lines.append(f"  {ctx.name(rid)}: {pairs} ({size(f['bytes'])}) from ranks {sorted(f['ranks'])[:8]}; e.g. ranks "
                      f"{ra} and {rb} both wrote bytes {int(a)}-{int(b) - 1} at {ta:.3f} s and "
                      f"{tb:.3f} s{' (at the same time)' if conc else ''}")
     return Hit("Conflicting writes: the file's content may be wrong", lines, 0.0,
