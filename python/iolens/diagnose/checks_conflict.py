@@ -347,8 +347,9 @@ def _hit(ctx, found: Dict[int, dict]) -> Hit:
         ra, rb, a, b, ta, tb, conc = f["example"]
         pairs = f"{f['pairs']} overlapping write pair" + ("s" if f["pairs"] != 1 else "")
         lines.append(f"  {ctx.name(rid)}: {pairs} ({size(f['bytes'])}) from ranks "
-                     f"{sorted(f['ranks'])[:8]}; e.g. ranks {ra} and {rb} both wrote bytes {int(a)}-{int(b) - 1} at {ta:.3f} s and "
-                     f"{tb:.3f} s{' (at the same time)' if conc else ''}")
+                     f"{sorted(f['ranks'])[:8]}; e.g. ranks {ra} and {rb} both wrote bytes "
+                     f"{int(a)}-{int(b) - 1} at {ta:.3f} s and {tb:.3f} s"
+                     f"{' (at the same time)' if conc else ''}")
     return Hit("Conflicting writes: the file's content may be wrong", lines, 0.0,
                "no time lost: a correctness problem",
                {"files": len(files), "pairs": sum(f["pairs"] for f in found.values()),
