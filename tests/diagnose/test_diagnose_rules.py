@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from diag_logs import MiB, LustreLog, build, rec, seg
+from test_diagnose_ost_conflict import per_process as slow_ost_log, two_writers
 from iolens.diagnose import RULES, diagnose, diagnose_log
 from iolens._meta import module_info
 
@@ -183,6 +184,9 @@ SCENARIOS = {
                    dxt([seg("/scratch/a", r, "write", 0, 60) for r in range(4)])),
     "dxt-rw-overlap": (dxt([seg("/scratch/a", 0, "write", 0, 5), seg("/scratch/a", 1, "read", 1, 4)]),
                        dxt([seg("/scratch/a", 0, "write", 0, 5), seg("/scratch/a", 1, "read", 6, 8)])),
+    # (more cases in test_diagnose_ost_conflict.py)
+    "slow-ost": (slow_ost_log(546.0), slow_ost_log(12.0)),
+    "conflicting-writes": (two_writers(MiB // 2), two_writers(MiB)),
 }
 
 # Lustre rules: the LUSTRE layout comes next to a written log (see diag_logs.LustreLog).

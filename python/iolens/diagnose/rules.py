@@ -9,6 +9,8 @@ from . import checks_libs as libs
 from . import checks_log as logchk
 from . import checks_mounts as mounts
 from . import checks_mpi as mpi
+from . import checks_ost as ost
+from . import checks_conflict as conflict
 from . import checks_place as place
 from . import checks_time as tm
 from .measure import size_bins
@@ -319,6 +321,39 @@ RULES = (
          "Aggregate bandwidth grows with the number of OSTs a job spreads its data over.",
          "Stripe output directories wider (lfs setstripe -c) or spread files over OSTs.",
          place.ost_usage, "", {"POSIX": _p("BYTES_READ", "BYTES_WRITTEN")}),
+    Rule("slow-ost", "Slow storage targets (OSTs)", "warning", (USER, SYS),
+         "a few Lustre OSTs (at most {slow_ost.max_fraction} of the OSTs that moved at least "
+         "{slow_ost.min_bytes}, of which there are at least {slow_ost.min_osts}) take over "
+         "{slow_ost.ratio} the median seconds per byte of the other OSTs, costing at least "
+         "{slow_ost.min_seconds} more than that median rate would (time per OST from the DXT "
+         "trace, else each file's POSIX times spread over its stripes)",
+         "On a healthy file system a byte costs about the same on every OST; a target far "
+         "slower than its peers (failing disk, rebuilding RAID, overloaded server, full OST) "
+         "holds back every process whose files it stores, and equal bytes per OST hide it.",
+         "Report the OSTs to the system administrators; meanwhile keep new files off them "
+         "(lfs setstripe -o <good OST list>, or a pool that excludes them) and re-run.",
+         ost.slow_osts, "lfs check osts\nlfs df -h <mount>   # look for full or degraded OSTs",
+         {"POSIX": _p("F_READ_TIME", "F_WRITE_TIME")},
+         scaling="per-process",
+         explains=("dxt-stragglers", "imbalance-ranks", "imbalance-shared")),
+    Rule("conflicting-writes", "Conflicting writes to a shared file", "warning", (DEV,),
+         "(DXT) writes by different processes to overlapping bytes of one file, at least "
+         "{conflict.min_bytes}, with no close or sync between them that the log can place: "
+         "overlapping "
+         "in time, or the first writer neither closed nor synced the file in between "
+         "(files written through MPI-IO are not judged; docs/diagnosis.md)",
+         "Which process's bytes end up in the file depends on timing: a correctness "
+         "problem, not a speed one.  Concurrent overlapping writes race; sequential ones are "
+         "safe only on file systems with strict POSIX coherence (not NFS or client caches, "
+         "and not under MPI-IO's default consistency semantics).",
+         "Give each process its own byte range; if ranges must be shared, order the writes "
+         "(close or fsync, then a barrier, before the next process writes).",
+         conflict.conflicting_writes,
+         "pwrite(fd, buf, n, off);\nfsync(fd);\nMPI_Barrier(MPI_COMM_WORLD);  /* before "
+         "another rank writes these bytes */",
+         {"POSIX": _p("OPENS", "FSYNCS", "FDSYNCS", "MAX_BYTE_WRITTEN", "F_CLOSE_START_TIMESTAMP",
+                      "F_CLOSE_END_TIMESTAMP")}, dxt=True,
+         scaling="none", costed=False),
     Rule("read-by-all", "Every process reads the same file", "warning", (DEV,),
          "every process of a job of {read_by_all.min_procs} or more reads at least "
          "{read_by_all.coverage} of the same file (at least {read_by_all.min_bytes}), "

@@ -124,6 +124,11 @@ ITEMS = (
          "Estimated bytes per OST: each file's bytes spread evenly over the stripes its extent "
          "covers.",
          place_tables.ost_spread_figure, FIGURE, LAYOUT_MODULES),
+    Item("Lustre", "fig-ost-time", "Time per OST",
+         "Read and write seconds per OST (from the DXT trace, else each file's POSIX times "
+         "spread like its bytes): next to the data per OST, equal bytes with unequal seconds "
+         "show a slow storage target (diagnosis rule slow-ost).",
+         place_tables.ost_time_figure, FIGURE, LAYOUT_MODULES),
     Item("Lustre", "ost-table", "Data per OST (numbers)",
          "The files on each OST and the estimated bytes it served, busiest first.",
          place_tables.ost_spread, TABLE, LAYOUT_MODULES),
