@@ -3,14 +3,16 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._meta import traced_module
 from .._ranks import RankSums
 from ..view.intervals import union
+from .measure import TRACES
 from .model import Hit
 
 
 def _segments(ctx):
     """DXT segments of POSIX (else MPI-IO), with the module name."""
-    for module in ("POSIX", "MPI-IO"):
+    for module in map(traced_module, TRACES):
         seg = ctx.dxt(module)
         if seg is not None:
             return module, seg

@@ -14,7 +14,7 @@ from typing import Dict, Iterable, Optional
 import numpy as np
 import pandas as pd
 
-from .._meta import module_info
+from .._meta import module_info, trace_modules
 from ..errors import LogError
 from ..view.times import io_time as view_io_time
 from .scale import show
@@ -209,8 +209,8 @@ class Context:
         n = self.meta_int("nnodes", "nodes", "SLURM_NNODES", "num_nodes")
         if n:
             return n, "job metadata"
-        for mod in ("POSIX", "MPIIO"):
-            name = "DXT_" + mod
+        for name in trace_modules():
+            mod = name[len("DXT_"):]          # dxt_records takes the traced module's symbol
             if name in self.modules:
                 try:
                     hosts = self.log.dxt_records(mod)["hostname"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._meta import module_info, modules
+from .._meta import file_system_layers, module_info, modules, trace_modules
 from .._ranks import RankSums
 from ..view.parser import record_times, seq_sum
 from ..view.times import record_seconds
@@ -15,12 +15,12 @@ _BIN_UPPER = {"0_100": 100, "100_1K": 1 << 10, "1K_10K": 10 << 10, "10K_100K": 1
               "100K_1M": 1 << 20, "1M_4M": 4 << 20, "4M_10M": 10 << 20,
               "10M_100M": 100 << 20, "100M_1G": 1 << 30, "1G_PLUS": float("inf")}
 
-# Module lists the rules share; iolens._meta's module facts (file_system_layers(),
-# trace_modules()) will give them from the module table.
-# File-system layers whose times add up (fread/fwrite's own system calls are not
-# intercepted, so STDIO time is not inside POSIX time):
-FS_LAYERS = ("POSIX", "STDIO")
-TRACES = ("DXT_POSIX", "DXT_MPIIO")    # DXT modules, POSIX's first
+# Module lists the rules share, from the module table (modules.def).
+# File-system layers, whose times add up: each is a separate path to storage
+# (fread/fwrite's own system calls are not intercepted, so STDIO time is not
+# inside POSIX time; DFS and DAOS calls never reach the kernel).
+FS_LAYERS = file_system_layers()
+TRACES = trace_modules()               # DXT modules, in id order: POSIX's first
 
 # Counter name prefix (without its "_") of each I/O module, from the module table.
 PREFIX = {m.name: m.symbol for m in modules().values() if m.role == "io"}
