@@ -30,6 +30,9 @@ PyObject *iol_py_array(PyObject *owner, const void *ptr, size_t nbytes);
 /* A fresh zero-initialised buffer that owns its own memory (malloc). */
 PyObject *iol_py_new_array(size_t nbytes, void **data);
 
+/* ---- export track placement (core_tracks.c) */
+extern PyTypeObject IolTrackPlacer_Type;
+
 /* ---- open logs (core_log.c) */
 typedef struct iol_idslot {
     uint64_t key;

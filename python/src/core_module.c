@@ -46,7 +46,8 @@ PyMODINIT_FUNC PyInit__core(void)
         return NULL;
     if (add_type(m, &IolArray_Type, "Array") < 0 || add_type(m, &IolLog_Type, "Log") < 0
         || add_type(m, &IolWriter_Type, "Writer") < 0
-        || add_type(m, &IolDxtReader_Type, "DxtReader") < 0 || add_constants(m) < 0
+        || add_type(m, &IolDxtReader_Type, "DxtReader") < 0
+        || add_type(m, &IolTrackPlacer_Type, "TrackPlacer") < 0 || add_constants(m) < 0
         || iol_py_errors_init(m) < 0) {
         Py_DECREF(m);
         return NULL;
