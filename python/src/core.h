@@ -32,6 +32,8 @@ PyObject *iol_py_new_array(size_t nbytes, void **data);
 
 /* ---- export track placement (core_tracks.c) */
 extern PyTypeObject IolTrackPlacer_Type;
+/* encode_slice_packets(...) -> bytes (core_protobuf.c) */
+PyObject *iol_py_encode_slice_packets(PyObject *self, PyObject *args);
 
 /* ---- open logs (core_log.c) */
 typedef struct iol_idslot {

@@ -13,6 +13,9 @@ static PyMethodDef core_functions[] = {
     {"strerror", iol_py_strerror, METH_O, "Short text of an iolens_status code."},
     {"write_copy", (PyCFunction)(void (*)(void))iol_py_write_copy, METH_VARARGS | METH_KEYWORDS,
      "write_copy(src, dst, comp_type=0): re-encode a log as a 3.41 log."},
+    {"encode_slice_packets", iol_py_encode_slice_packets, METH_VARARGS,
+     "encode_slice_packets(delta, begin, track, name_iid, file_iid, offset, size): the "
+     "export's Perfetto slice packets (core_protobuf.c)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -13,7 +13,7 @@ Two packet sequences:
   category, the four slice names and the three annotation names once, each file
   name once before its first use.  Track descriptors come as tracks first appear.
   Each begin is about 30 bytes, each end about 10; they are encoded a piece at a
-  time with numpy (protowire.Rows).
+  time in C (iolens._core.encode_slice_packets).
 - META (2) holds the job track and its metadata instant, and the bandwidth
   counters, with absolute timestamps (ns since job start)."""
 from __future__ import annotations
@@ -22,7 +22,8 @@ from typing import BinaryIO
 
 import numpy as np
 
-from .protowire import Rows, f_bytes, f_double, f_int, f_str
+from .. import _core
+from .protowire import f_bytes, f_double, f_int, f_str
 
 # TracePacket
 P_CLOCK_SNAPSHOT, P_TIMESTAMP, P_SEQ_ID, P_TRACK_EVENT = 6, 8, 10, 11
@@ -39,11 +40,11 @@ TD_UUID, TD_NAME, TD_PROCESS, TD_PARENT, TD_COUNTER = 1, 2, 3, 5, 8
 PD_PID, PD_NAME = 1, 6
 CD_UNIT_NAME = 6
 # TrackEvent
-TE_CATEGORY_IIDS, TE_ANNOTATIONS, TE_TYPE, TE_NAME_IID = 3, 4, 9, 10
+TE_ANNOTATIONS, TE_TYPE = 4, 9
 TE_TRACK, TE_NAME, TE_DOUBLE_COUNTER = 11, 23, 44
-SLICE_BEGIN, SLICE_END, INSTANT, COUNTER = 1, 2, 3, 4
+INSTANT, COUNTER = 3, 4        # (begin 1 and end 2: core_protobuf.c)
 # DebugAnnotation
-DA_NAME_IID, DA_INT, DA_STRING, DA_NAME, DA_STRING_IID = 1, 4, 6, 10, 17
+DA_INT, DA_STRING, DA_NAME = 4, 6, 10
 
 SLICES, META = 1, 2
 JOB_TRACK = 1
@@ -73,11 +74,6 @@ def _annotation(name: str, value) -> bytes:
     body = f_str(DA_NAME, name)
     body += f_int(DA_INT, value) if isinstance(value, int) else f_str(DA_STRING, str(value))
     return f_bytes(TE_ANNOTATIONS, body)
-
-
-def _key_bytes(field: int) -> bytes:
-    """A varint field's key (17 and above take two bytes)."""
-    return f_int(field, 0)[:-1]
 
 
 def _interned(field: int, iid: int, text: str) -> bytes:
@@ -155,33 +151,18 @@ def _new_files(files, codes: np.ndarray, seen: np.ndarray) -> bytes:
 
 
 def _events(export, batch, last_ts: int) -> bytes:
-    """The batch's begin and end packets, encoded at once."""
-    n = len(batch.ts)
+    """The batch's begin and end packets (iolens._core.encode_slice_packets)."""
     begin = batch.begin
-    row = np.where(begin, batch.row, 0)
     ops = batch.ops
     uuid = np.asarray([t.uuid for t in export.placement.tracks], np.int64)[batch.track]
     delta = np.diff(batch.ts, prepend=np.int64(last_ts))
     if len(ops):
+        row = np.where(begin, batch.row, 0)
         name_iid = 1 + 2 * ops["mod"][row].astype(np.int64) + ops["op"][row]
         file_iid = ops["file"][row].astype(np.int64) + 1
-        offset, size = ops["offset"][row], ops["length"][row]
+        offset = ops["offset"][row].astype(np.int64)
+        size = ops["length"][row].astype(np.int64)
     else:
-        name_iid = file_iid = offset = size = np.zeros(n, np.int64)
-    ann = [Rows(n).const(bytes([DA_NAME_IID << 3, 1]) + _key_bytes(DA_STRING_IID))
-           .varint(file_iid),
-           Rows(n).const(bytes([DA_NAME_IID << 3, 2, DA_INT << 3])).varint(offset),
-           Rows(n).const(bytes([DA_NAME_IID << 3, 3, DA_INT << 3])).varint(size)]
-    ev = Rows(n).const(bytes([TE_TYPE << 3])).varint(np.where(begin, SLICE_BEGIN, SLICE_END))
-    ev.const(bytes([TE_TRACK << 3])).varint(uuid)
-    ev.const(bytes([TE_CATEGORY_IIDS << 3, 1, TE_NAME_IID << 3]), begin).varint(name_iid, begin)
-    for a in ann:                     # each annotation under 128 bytes: one length byte
-        ev.const(bytes([TE_ANNOTATIONS << 3 | 2]), begin).varint(a.lengths(), begin)
-        ev.parts += [(k, p, begin) for k, p, _ in a.parts]
-    pkt = Rows(n).const(bytes([P_TIMESTAMP << 3])).varint(delta)
-    pkt.const(bytes([P_TRACK_EVENT << 3 | 2])).varint(ev.lengths())
-    pkt.parts += ev.parts
-    pkt.const(bytes([P_SEQ_ID << 3, SLICES, P_SEQ_FLAGS << 3, SEQ_NEEDS_INCREMENTAL_STATE]))
-    trace = Rows(n).const(bytes([1 << 3 | 2])).varint(pkt.lengths())
-    trace.parts += pkt.parts
-    return trace.encode()
+        name_iid = file_iid = offset = size = np.zeros(len(delta), np.int64)
+    return _core.encode_slice_packets(delta, begin.astype(np.int8), uuid, name_iid,
+                                      file_iid, offset, size)

@@ -12,10 +12,10 @@ operation):
 Perfetto's begin/end events must come in time order on one sequence (its
 timestamps are deltas).  Pieces arrive sorted by start; within a piece the
 operations are put in processing order (start, longer first, MPI-IO first at a
-tie) and numbered ``seq``.  Every begin and every end due by the piece's last
-start is then sorted by (time, ends before begins, ...): ends at one instant
-close the later-opened slice first (-seq), a zero-length slice closes right
-after it opens.  Ends after the piece's last start wait for the next piece:
+tie) and numbered ``seq``.  The piece's begins and every end due by its last
+start are merged in time order: ends at an instant come before begins at it,
+ends at one instant close the later-opened slice first (higher seq), and a
+zero-length slice closes right after it opens.  Ends after the piece's last start wait for the next piece:
 what waits is the operations open at that instant, never the trace.
 Times are integer nanoseconds, so containment is exact."""
 from __future__ import annotations
@@ -70,45 +70,71 @@ class Placement:
         self._track_of: Dict[Tuple[int, int], int] = {}
         self._placer = _core.TrackPlacer(len(lanes))
         self._seq = 0
-        # ends not yet written: ts, class (0 = end of a slice with a duration), key, track
-        self._wait = (np.zeros(0, np.int64),) * 3 + (np.zeros(0, np.int32),)
+        # ends not yet written, by (time, later-opened first): ts, seq, track
+        self._wait = (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int32))
 
     def batches(self, pieces) -> Iterator[Batch]:
         for piece in pieces:
             yield self._batch(piece)
-        ts, _, _, track = self._wait
-        order = np.lexsort((self._wait[2], self._wait[1], ts))
-        yield Batch({}, ts[order], np.zeros(len(ts), bool), np.full(len(ts), -1, np.int64),
-                    track[order], [])
+        ts, _, track = self._wait
+        yield Batch({}, ts, np.zeros(len(ts), bool), np.full(len(ts), -1, np.int64), track, [])
 
     def _batch(self, piece: dict) -> Batch:
-        start, end = to_ns(piece["start"]), to_ns(piece["end"])
-        end = np.maximum(end, start)
-        order = np.lexsort((-piece["mod"].astype(np.int16), -end, start))
-        ops = {k: np.ascontiguousarray(v[order]) for k, v in piece.items()}
-        ops["start_ns"], ops["end_ns"] = start[order], end[order]
-        number = np.empty(len(order), np.int32)
-        self._placer.place(ops["lane"].astype(np.int32), ops["start_ns"], ops["end_ns"],
-                           ops["mod"].astype(np.int8), number)
-        track, new = self._tracks_of(ops["lane"], number)
-        ops["track"] = track
-        n = len(order)
+        ops, new = self._place(piece)
+        start, end, track = ops["start_ns"], ops["end_ns"], ops["track"]
+        n = len(start)
         seq = self._seq + np.arange(n, dtype=np.int64)
         self._seq += n
-        zero = ops["end_ns"] == ops["start_ns"]
-        # begins: class 1, key 2*seq; ends: class 0 key -seq, or (zero length) class 1 key 2*seq+1
-        ts = np.concatenate([ops["start_ns"], ops["end_ns"], self._wait[0]])
-        cls = np.concatenate([np.ones(n, np.int64), zero.astype(np.int64), self._wait[1]])
-        key = np.concatenate([2 * seq, np.where(zero, 2 * seq + 1, -seq), self._wait[2]])
-        trk = np.concatenate([track, track, self._wait[3]])
-        row = np.concatenate([np.arange(n, dtype=np.int64), np.full(n + len(self._wait[0]), -1)])
-        last = ops["start_ns"][-1]
-        due = ts <= last
-        later = ~due
-        self._wait = (ts[later], cls[later], key[later], trk[later])
-        ts, cls, key, trk, row = ts[due], cls[due], key[due], trk[due], row[due]
-        out = np.lexsort((key, cls, ts))
-        return Batch(ops, ts[out], row[out] >= 0, row[out], trk[out], new)
+        zero = end == start
+        # ends of slices with a duration, this piece's and those waiting, by (time,
+        # later-opened first): a stable sort by time of rows in descending seq order
+        # (every waiting seq is below this piece's)
+        mine = np.flatnonzero(~zero)[::-1]
+        w_ts, w_seq, w_trk = self._wait
+        back = np.argsort(-w_seq, kind="stable")
+        e_ts = np.concatenate([end[mine], w_ts[back]])
+        e_seq = np.concatenate([seq[mine], w_seq[back]])
+        e_trk = np.concatenate([track[mine], w_trk[back]])
+        by_time = np.argsort(e_ts, kind="stable")
+        e_ts, e_seq, e_trk = e_ts[by_time], e_seq[by_time], e_trk[by_time]
+        due = int(np.searchsorted(e_ts, start[-1], side="right"))
+        self._wait = (e_ts[due:], e_seq[due:], e_trk[due:])
+        e_ts, e_trk = e_ts[:due], e_trk[:due]
+        # merge: an end at a begin's time goes first; a zero-length slice's end
+        # right after its begin
+        units = np.zeros(n + 1, np.int64)
+        np.cumsum(1 + zero, out=units[1:])
+        at_begin = units[:-1] + np.searchsorted(e_ts, start, side="right")
+        at_end = np.arange(due) + units[np.searchsorted(start, e_ts, side="left")]
+        total = n + int(zero.sum()) + due
+        ts = np.empty(total, np.int64)
+        begin = np.zeros(total, bool)
+        row = np.full(total, -1, np.int64)
+        trk = np.empty(total, np.int32)
+        ts[at_begin], begin[at_begin], row[at_begin], trk[at_begin] = start, True, \
+            np.arange(n), track
+        z = at_begin[zero] + 1
+        ts[z], trk[z] = start[zero], track[zero]
+        ts[at_end], trk[at_end] = e_ts, e_trk
+        return Batch(ops, ts, begin, row, trk, new)
+
+    def _place(self, piece: dict):
+        """The piece in processing order with start_ns, end_ns and track columns;
+        the tracks met for the first time."""
+        start, end = to_ns(piece["start"]), to_ns(piece["end"])
+        end = np.maximum(end, start)
+        order = _processing_order(start, end, piece["mod"])
+        if order is None:
+            ops = dict(piece)
+        else:
+            ops = {k: v[order] for k, v in piece.items()}
+            start, end = start[order], end[order]
+        ops["start_ns"], ops["end_ns"] = start, end
+        number = np.empty(len(start), np.int32)
+        self._placer.place(np.ascontiguousarray(ops["lane"], np.int32), start, end,
+                           np.ascontiguousarray(ops["mod"], np.int8), number)
+        ops["track"], new = self._tracks_of(ops["lane"], number)
+        return ops, new
 
     def _tracks_of(self, lane: np.ndarray, number: np.ndarray):
         """Track index per operation; the tracks met for the first time."""
@@ -126,3 +152,15 @@ class Placement:
                 new.append(self.tracks[t])
             index[j] = t
         return index[inv.ravel()], new
+
+
+def _processing_order(start: np.ndarray, end: np.ndarray, mod: np.ndarray):
+    """Order by (start, longer first, MPI-IO first) of rows already sorted by
+    start; None when no two rows share a start (the common case: no sort)."""
+    tie = np.flatnonzero(start[1:] == start[:-1])
+    if not len(tie):
+        return None
+    rows = np.union1d(tie, tie + 1)
+    order = np.arange(len(start))
+    order[rows] = rows[np.lexsort((-mod[rows].astype(np.int16), -end[rows], start[rows]))]
+    return order
