@@ -34,6 +34,8 @@ PyObject *iol_py_new_array(size_t nbytes, void **data);
 extern PyTypeObject IolTrackPlacer_Type;
 /* encode_slice_packets(...) -> bytes (core_protobuf.c) */
 PyObject *iol_py_encode_slice_packets(PyObject *self, PyObject *args);
+/* encode_json_slices(...) -> bytes (core_json.c) */
+PyObject *iol_py_encode_json_slices(PyObject *self, PyObject *args);
 
 /* ---- open logs (core_log.c) */
 typedef struct iol_idslot {

@@ -16,6 +16,9 @@ static PyMethodDef core_functions[] = {
     {"encode_slice_packets", iol_py_encode_slice_packets, METH_VARARGS,
      "encode_slice_packets(delta, begin, track, name_iid, file_iid, offset, size): the "
      "export's Perfetto slice packets (core_protobuf.c)."},
+    {"encode_json_slices", iol_py_encode_json_slices, METH_VARARGS,
+     "encode_json_slices(pid, tid, name, start, end, file, offset, size, names, files): the "
+     "export's Chrome \"X\" events (core_json.c)."},
     {NULL, NULL, 0, NULL},
 };
 

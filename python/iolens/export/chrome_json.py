@@ -10,9 +10,14 @@ from __future__ import annotations
 import json
 from typing import TextIO
 
+import numpy as np
+
+from .. import _core
+
 from .perfetto import SLICE_NAMES, pid_of
 
 COUNTER_PID = 0
+FORMAT_ROWS = 1 << 16       # events formatted at a time: bounds the strings held
 
 
 def write(export, out: TextIO) -> None:
@@ -26,7 +31,9 @@ def write(export, out: TextIO) -> None:
         lines += [dumps({"ph": "C", "name": name, "pid": COUNTER_PID, "ts": ts / 1e3,
                          "args": {unit: v}}) for ts, v in zip(times.tolist(), values.tolist())]
     out.write(",\n".join(lines))
-    file_arg = [dumps(f) for f in export.files]
+    # file names as JSON strings (ASCII: escapes for the rest, and for the bytes of a
+    # name that is not UTF-8, as json.dumps writes lone surrogates)
+    file_arg = [dumps(f).encode("ascii") for f in export.files]
     ranks_seen = set()
     for batch in export.placement.batches(export.source.pieces()):
         lines = []
@@ -37,23 +44,25 @@ def write(export, out: TextIO) -> None:
                                     "args": {"name": export.process_name(t.rank)}}))
             lines.append(dumps({"ph": "M", "name": "thread_name", "pid": pid_of(t.rank),
                                 "tid": t.uuid, "args": {"name": t.name}}))
-        ops = batch.ops
-        if len(ops):
-            lines += _slices(export, ops, file_arg)
         if lines:
             out.write(",\n" + ",\n".join(lines))
+        for a in range(0, len(batch.ops.get("start_ns", ())), FORMAT_ROWS):
+            part = {k: v[a:a + FORMAT_ROWS] for k, v in batch.ops.items()}
+            out.write(",\n" + _slices(export, part, file_arg))
     out.write("\n]}\n")
 
 
-def _slices(export, ops, file_arg):
-    """One "X" event per operation of the batch (begins only: X has a duration)."""
+def _slices(export, ops, file_arg) -> str:
+    """The "X" events of operations ``ops`` (iolens._core.encode_json_slices)."""
     tracks = export.placement.tracks
-    heads = [f'{{"ph":"X","cat":"io","pid":{pid_of(t.rank)},"tid":{t.uuid},"name":"'
-             for t in tracks]
-    name = (2 * ops["mod"].astype("int64") + ops["op"]).tolist()
-    start, end = ops["start_ns"].tolist(), ops["end_ns"].tolist()
-    return [f'{heads[t]}{SLICE_NAMES[k]}","ts":{s / 1e3!r},"dur":{(e - s) / 1e3!r},'
-            f'"args":{{"file":{file_arg[f]},"offset":{o},"size":{z}}}}}'
-            for t, k, s, e, f, o, z in zip(ops["track"].tolist(), name, start, end,
-                                           ops["file"].tolist(), ops["offset"].tolist(),
-                                           ops["length"].tolist())]
+    pid = np.asarray([pid_of(t.rank) for t in tracks], np.int64)[ops["track"]]
+    tid = np.asarray([t.uuid for t in tracks], np.int64)[ops["track"]]
+    name = (2 * ops["mod"].astype(np.int8) + ops["op"].astype(np.int8)).astype(np.int8)
+    text = _core.encode_json_slices(
+        pid, tid, name, ops["start_ns"], ops["end_ns"],
+        np.ascontiguousarray(ops["file"], np.int32), ops["offset"].astype(np.int64),
+        ops["length"].astype(np.int64), _NAMES, file_arg)
+    return text.decode("utf-8", "surrogateescape")
+
+
+_NAMES = [json.dumps(n).encode() for n in SLICE_NAMES]

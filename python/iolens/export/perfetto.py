@@ -47,6 +47,7 @@ INSTANT, COUNTER = 3, 4        # (begin 1 and end 2: core_protobuf.c)
 DA_INT, DA_STRING, DA_NAME = 4, 6, 10
 
 SLICES, META = 1, 2
+ENCODE_ROWS = 1 << 18       # events encoded at a time: bounds the temporary arrays
 JOB_TRACK = 1
 COUNTER_TRACK_BASE = 10
 SLICE_NAMES = ("POSIX read", "POSIX write", "MPI-IO read", "MPI-IO write")  # iid - 1
@@ -101,9 +102,9 @@ def write(export, out: BinaryIO) -> None:
         if len(batch.ops):
             head += _new_files(export.files, batch.ops["file"], files_seen)
         out.write(head)
-        if len(batch.ts):
-            out.write(_events(export, batch, last_ts))
-            last_ts = int(batch.ts[-1])
+        for a in range(0, len(batch.ts), ENCODE_ROWS):
+            out.write(_events(export, batch, slice(a, a + ENCODE_ROWS), last_ts))
+            last_ts = int(batch.ts[min(a + ENCODE_ROWS, len(batch.ts)) - 1])
 
 
 def _write_meta(export, out: BinaryIO) -> None:
@@ -150,14 +151,15 @@ def _new_files(files, codes: np.ndarray, seen: np.ndarray) -> bytes:
     return _packet(f_bytes(P_INTERNED, body), SLICES, flags=SEQ_NEEDS_INCREMENTAL_STATE)
 
 
-def _events(export, batch, last_ts: int) -> bytes:
-    """The batch's begin and end packets (iolens._core.encode_slice_packets)."""
-    begin = batch.begin
+def _events(export, batch, part: slice, last_ts: int) -> bytes:
+    """The begin and end packets of events ``part`` of the batch
+    (iolens._core.encode_slice_packets)."""
+    begin = batch.begin[part]
     ops = batch.ops
-    uuid = np.asarray([t.uuid for t in export.placement.tracks], np.int64)[batch.track]
-    delta = np.diff(batch.ts, prepend=np.int64(last_ts))
+    uuid = np.asarray([t.uuid for t in export.placement.tracks], np.int64)[batch.track[part]]
+    delta = np.diff(batch.ts[part], prepend=np.int64(last_ts))
     if len(ops):
-        row = np.where(begin, batch.row, 0)
+        row = np.where(begin, batch.row[part], 0)
         name_iid = 1 + 2 * ops["mod"][row].astype(np.int64) + ops["op"][row]
         file_iid = ops["file"][row].astype(np.int64) + 1
         offset = ops["offset"][row].astype(np.int64)

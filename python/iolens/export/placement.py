@@ -160,7 +160,9 @@ def _processing_order(start: np.ndarray, end: np.ndarray, mod: np.ndarray):
     tie = np.flatnonzero(start[1:] == start[:-1])
     if not len(tie):
         return None
-    rows = np.union1d(tie, tie + 1)
+    tied = np.zeros(len(start), bool)
+    tied[tie] = tied[tie + 1] = True
+    rows = np.flatnonzero(tied)
     order = np.arange(len(start))
     order[rows] = rows[np.lexsort((-mod[rows].astype(np.int16), -end[rows], start[rows]))]
     return order

@@ -28,8 +28,8 @@ from ..explore.index_sort import ExternalSort
 from ..view import damage as dmg
 from ..view.intervals import IntervalScan
 
-CHUNK_ROWS = 500_000        # segments decoded at a time
-SORT_ROWS = 1_000_000       # rows sorted in memory at a time
+CHUNK_ROWS = 250_000        # segments decoded at a time
+SORT_ROWS = 500_000         # rows sorted in memory at a time
 # Largest time written (s): 2^62 ns, so that no nanosecond count can overflow int64.
 MAX_SECONDS = float(1 << 62) / 1e9
 
