@@ -29,6 +29,8 @@ def parse_args(argv):
     p.add_argument("--files", metavar="PATTERN",
                    help="only files whose full name matches this shell pattern "
                         "('*/out/*.h5'; quote it)")
+    p.add_argument("--cache", type=Path, help="accepted and ignored: the export reads the log "
+                   "itself and needs no explorer index")
     args = p.parse_args(argv)
     if args.perfetto and args.format == "json":
         p.error("--perfetto and --format json contradict each other")
