@@ -125,12 +125,9 @@ def _write_meta(export, out: BinaryIO) -> None:
 
 
 def _write_preamble(out: BinaryIO) -> None:
-    """The slice sequence's clock (incremental, 0 = job start = BOOTTIME 0) and
-    its interned strings."""
-    clocks = (f_bytes(CS_CLOCKS, f_int(CLOCK_ID, DELTA_CLOCK) + f_int(CLOCK_TS, 0)
-                      + f_int(CLOCK_INCREMENTAL, 1))
-              + f_bytes(CS_CLOCKS, f_int(CLOCK_ID, BOOTTIME) + f_int(CLOCK_TS, 0)))
-    out.write(_packet(f_bytes(P_CLOCK_SNAPSHOT, clocks), SLICES))
+    """The slice sequence's interned strings and clock: incremental, 0 = job
+    start = BOOTTIME 0 (the snapshot after the packet that clears the sequence's
+    state, so no reader can take it for state to clear)."""
     interned = _interned(I_CATEGORIES, 1, "io")
     interned += b"".join(_interned(I_NAMES, i + 1, n) for i, n in enumerate(SLICE_NAMES))
     interned += b"".join(_interned(I_ANNOTATION_NAMES, i + 1, n)
@@ -138,6 +135,10 @@ def _write_preamble(out: BinaryIO) -> None:
     body = f_bytes(P_DEFAULTS, f_int(DEF_TIMESTAMP_CLOCK, DELTA_CLOCK)) + f_bytes(P_INTERNED,
                                                                                   interned)
     out.write(_packet(body, SLICES, flags=SEQ_INCREMENTAL_STATE_CLEARED))
+    clocks = (f_bytes(CS_CLOCKS, f_int(CLOCK_ID, DELTA_CLOCK) + f_int(CLOCK_TS, 0)
+                      + f_int(CLOCK_INCREMENTAL, 1))
+              + f_bytes(CS_CLOCKS, f_int(CLOCK_ID, BOOTTIME) + f_int(CLOCK_TS, 0)))
+    out.write(_packet(f_bytes(P_CLOCK_SNAPSHOT, clocks), SLICES))
 
 
 def _new_files(files, codes: np.ndarray, seen: np.ndarray) -> bytes:
