@@ -76,23 +76,12 @@ PyObject *iol_py_encode_json_slices(PyObject *self, PyObject *args)
         return NULL;
     static const Py_ssize_t item[8] = { 8, 8, 1, 8, 8, 4, 8, 8 };
     Py_buffer b[8];
-    int got = 0;
     PyObject *ret = NULL;
-    Py_ssize_t n = -1, nnames, nfiles;
+    Py_ssize_t n, nnames, nfiles;
     PyObject **name_tab, **file_tab;
-    if (table(names, &nnames, &name_tab) < 0 || table(files, &nfiles, &file_tab) < 0)
+    if (table(names, &nnames, &name_tab) < 0 || table(files, &nfiles, &file_tab) < 0
+        || iol_py_columns(o, 8, item, NULL, b, &n, "encode_json_slices") < 0)
         return NULL;
-    for (; got < 8; got++) {
-        if (PyObject_GetBuffer(o[got], &b[got], PyBUF_C_CONTIGUOUS) < 0)
-            goto done;
-        if (n < 0)
-            n = b[got].len / item[got];
-        if (b[got].len != n * item[got]) {
-            got++;
-            PyErr_SetString(PyExc_ValueError, "encode_json_slices: buffers of unequal length");
-            goto done;
-        }
-    }
     const int64_t *pid = b[0].buf, *tid = b[1].buf, *start = b[3].buf, *end = b[4].buf,
                   *offset = b[6].buf, *size = b[7].buf;
     const int8_t *name = b[2].buf;
@@ -132,7 +121,6 @@ PyObject *iol_py_encode_json_slices(PyObject *self, PyObject *args)
     if (_PyBytes_Resize(&ret, p - out) < 0)
         ret = NULL;
 done:
-    while (got-- > 0)
-        PyBuffer_Release(&b[got]);
+    iol_py_release_columns(b, 8);
     return ret;
 }

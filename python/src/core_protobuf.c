@@ -87,22 +87,11 @@ PyObject *iol_py_encode_slice_packets(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "OOOOOOO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6]))
         return NULL;
     Py_buffer b[7];
-    int got = 0;
-    PyObject *ret = NULL;
-    Py_ssize_t n = -1;
-    for (; got < 7; got++) {
-        if (PyObject_GetBuffer(o[got], &b[got], PyBUF_C_CONTIGUOUS) < 0)
-            goto done;
-        Py_ssize_t item = got == 1 ? 1 : 8;
-        if (n < 0)
-            n = b[got].len / 8;
-        if (b[got].len != n * item) {
-            got++;
-            PyErr_SetString(PyExc_ValueError, "encode_slice_packets: buffers of unequal length");
-            goto done;
-        }
-    }
-    ret = PyBytes_FromStringAndSize(NULL, n * (MAX_PACKET + 2));
+    static const Py_ssize_t item[7] = { 8, 1, 8, 8, 8, 8, 8 };
+    Py_ssize_t n;
+    if (iol_py_columns(o, 7, item, NULL, b, &n, "encode_slice_packets") < 0)
+        return NULL;
+    PyObject *ret = PyBytes_FromStringAndSize(NULL, n * (MAX_PACKET + 2));
     if (!ret)
         goto done;
     uint8_t *out = (uint8_t *)PyBytes_AS_STRING(ret), *at = out;
@@ -114,7 +103,6 @@ PyObject *iol_py_encode_slice_packets(PyObject *self, PyObject *args)
     if (_PyBytes_Resize(&ret, at - out) < 0)
         ret = NULL;
 done:
-    while (got-- > 0)
-        PyBuffer_Release(&b[got]);
+    iol_py_release_columns(b, 7);
     return ret;
 }

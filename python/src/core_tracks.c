@@ -78,18 +78,6 @@ static int32_t place_one(lane *ln, int64_t s, int64_t e, int8_t m)
     return k;
 }
 
-static int get(PyObject *o, Py_buffer *b, Py_ssize_t itemsize, int writable, Py_ssize_t n)
-{
-    if (PyObject_GetBuffer(o, b, PyBUF_C_CONTIGUOUS | (writable ? PyBUF_WRITABLE : 0)) < 0)
-        return -1;
-    if (b->len != n * itemsize) {
-        PyBuffer_Release(b);
-        PyErr_SetString(PyExc_ValueError, "TrackPlacer.place: buffers of unequal length");
-        return -1;
-    }
-    return 0;
-}
-
 static PyObject *placer_place(TrackPlacer *self, PyObject *args)
 {
     PyObject *o[5];
@@ -97,16 +85,11 @@ static PyObject *placer_place(TrackPlacer *self, PyObject *args)
         return NULL;
     Py_buffer b[5];
     static const Py_ssize_t size[5] = { 4, 8, 8, 1, 4 };
-    Py_buffer first;
-    if (PyObject_GetBuffer(o[0], &first, PyBUF_C_CONTIGUOUS) < 0)
+    static const int writable[5] = { 0, 0, 0, 0, 1 };
+    Py_ssize_t n;
+    if (iol_py_columns(o, 5, size, writable, b, &n, "TrackPlacer.place") < 0)
         return NULL;
-    Py_ssize_t n = first.len / 4;
-    PyBuffer_Release(&first);
-    int got = 0;
     PyObject *ret = NULL;
-    for (; got < 5; got++)
-        if (get(o[got], &b[got], size[got], got == 4, n) < 0)
-            goto done;
     const int32_t *ln = b[0].buf;
     const int64_t *s = b[1].buf, *e = b[2].buf;
     const int8_t *m = b[3].buf;
@@ -124,8 +107,7 @@ static PyObject *placer_place(TrackPlacer *self, PyObject *args)
     }
     ret = Py_NewRef(Py_None);
 done:
-    while (got-- > 0)
-        PyBuffer_Release(&b[got]);
+    iol_py_release_columns(b, 5);
     return ret;
 }
 

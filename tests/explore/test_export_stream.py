@@ -234,8 +234,9 @@ sys.exit(main(sys.argv[1:]))
 @pytest.mark.skipif(not os.environ.get("IOLENS_LONG"), reason="long: set IOLENS_LONG=1 "
                     "(exports 3 million segments twice, about a minute)")
 def test_export_memory_is_bounded(tmp_path):
-    """Peak RSS of the export of 3,000,000 segments (the old export held the
-    whole index and a Python tuple per event: over 700 MiB here)."""
+    """Peak RSS of the export of 3,000,000 segments: under 400 MiB in both formats
+    (ru_maxrss of the children is the largest of them all, the generator's included:
+    about 100 MiB).  The index-based export took 871 MiB on this log."""
     from explore_helpers import REPO
     gen = REPO / "build" / "bench" / "gen_big_log"
     if not os.access(gen, os.X_OK):
@@ -245,12 +246,11 @@ def test_export_memory_is_bounded(tmp_path):
     log = tmp_path / "big_dxt.darshan"
     for fmt in ("perfetto", "json"):
         out = tmp_path / f"big.{fmt}"
-        before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
         r = subprocess.run([sys.executable, "-c", MEMORY_CHILD, str(log), "--format", fmt,
                             "-o", str(out)], capture_output=True, text=True, timeout=1200)
         assert r.returncode == 0, r.stderr
         peak_mib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-        assert peak_mib < 400 or before / 1024 >= 400, f"{fmt}: peak {peak_mib:.0f} MiB"
+        assert peak_mib < 400, f"{fmt}: peak {peak_mib:.0f} MiB"
         assert "3000000 operations" in r.stdout
         if fmt == "json":
             with open(out) as f:
