@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import iolens
-from explore_helpers import decode, dxt_totals
+from explore_helpers import dxt_totals
 from iolens import _core
 from iolens.export import chrome_json, perfetto
 from iolens.export.cli import main as export_main

@@ -15,13 +15,14 @@ operations are put in processing order (start, longer first, MPI-IO first at a
 tie) and numbered ``seq``.  The piece's begins and every end due by its last
 start are merged in time order: ends at an instant come before begins at it,
 ends at one instant close the later-opened slice first (higher seq), and a
-zero-length slice closes right after it opens.  Ends after the piece's last start wait for the next piece:
-what waits is the operations open at that instant, never the trace.
+zero-length slice closes right after it opens.  Ends after the piece's last
+start wait for the next piece: what waits is the operations open at that
+instant, never the trace.
 Times are integer nanoseconds, so containment is exact."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, Iterator, List, Tuple
+from typing import Dict, Iterator, List
 
 import numpy as np
 
@@ -67,7 +68,7 @@ class Placement:
     def __init__(self, lanes: List[dict]):
         self.lanes = lanes
         self.tracks: List[Track] = []
-        self._track_of: Dict[Tuple[int, int], int] = {}
+        self._track_of: Dict[int, int] = {}       # lane << 32 | number -> track
         self._placer = _core.TrackPlacer(len(lanes))
         self._seq = 0
         # ends not yet written, by (time, later-opened first): ts, seq, track
