@@ -82,7 +82,7 @@ def run(args) -> int:
             for note in _notes(args, log, export):
                 print(f"iolens export: {args.log}: {note}", file=sys.stderr)
             if export.nseg == 0:
-                if not any(m in log.modules for m in ("DXT_POSIX", "DXT_MPIIO")):
+                if not export.source.modules:
                     raise VerbError(args.log, "no DXT trace to export (record one with "
                                     "`iolens run --trace`)")
                 raise VerbError(args.log, "no traced operation to export"
