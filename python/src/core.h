@@ -30,6 +30,21 @@ PyObject *iol_py_array(PyObject *owner, const void *ptr, size_t nbytes);
 /* A fresh zero-initialised buffer that owns its own memory (malloc). */
 PyObject *iol_py_new_array(size_t nbytes, void **data);
 
+/* ---- equal-length columns (core_columns.c) */
+/* Buffers of n objects (C-contiguous; writable where writable[k], which may be
+ * NULL) whose lengths are the same number of rows of itemsize[k] bytes each.
+ * 0 with every buffer held, or -1 with an exception set and none held. */
+int iol_py_columns(PyObject *const *objs, int n, const Py_ssize_t *itemsize,
+                   const int *writable, Py_buffer *bufs, Py_ssize_t *rows, const char *who);
+void iol_py_release_columns(Py_buffer *bufs, int n);
+
+/* ---- export track placement (core_tracks.c) */
+extern PyTypeObject IolTrackPlacer_Type;
+/* encode_slice_packets(...) -> bytes (core_protobuf.c) */
+PyObject *iol_py_encode_slice_packets(PyObject *self, PyObject *args);
+/* encode_json_slices(...) -> bytes (core_json.c) */
+PyObject *iol_py_encode_json_slices(PyObject *self, PyObject *args);
+
 /* ---- open logs (core_log.c) */
 typedef struct iol_idslot {
     uint64_t key;

@@ -13,6 +13,12 @@ static PyMethodDef core_functions[] = {
     {"strerror", iol_py_strerror, METH_O, "Short text of an iolens_status code."},
     {"write_copy", (PyCFunction)(void (*)(void))iol_py_write_copy, METH_VARARGS | METH_KEYWORDS,
      "write_copy(src, dst, comp_type=0): re-encode a log as a 3.41 log."},
+    {"encode_slice_packets", iol_py_encode_slice_packets, METH_VARARGS,
+     "encode_slice_packets(delta, begin, track, name_iid, file_iid, offset, size): the "
+     "export's Perfetto slice packets (core_protobuf.c)."},
+    {"encode_json_slices", iol_py_encode_json_slices, METH_VARARGS,
+     "encode_json_slices(pid, tid, name, start, end, file, offset, size, names, files): the "
+     "export's Chrome \"X\" events (core_json.c)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -46,7 +52,8 @@ PyMODINIT_FUNC PyInit__core(void)
         return NULL;
     if (add_type(m, &IolArray_Type, "Array") < 0 || add_type(m, &IolLog_Type, "Log") < 0
         || add_type(m, &IolWriter_Type, "Writer") < 0
-        || add_type(m, &IolDxtReader_Type, "DxtReader") < 0 || add_constants(m) < 0
+        || add_type(m, &IolDxtReader_Type, "DxtReader") < 0
+        || add_type(m, &IolTrackPlacer_Type, "TrackPlacer") < 0 || add_constants(m) < 0
         || iol_py_errors_init(m) < 0) {
         Py_DECREF(m);
         return NULL;

@@ -14,6 +14,59 @@ from explore_helpers import corpus_dxt_logs, decode, dxt_totals, traced_log
 from iolens.export.cli import main as export_main
 
 
+def _signed(v: int) -> int:
+    return v - (1 << 64) if v >= 1 << 63 else v
+
+
+class Sequence:
+    """A packet sequence's incremental state: interned strings and the delta clock."""
+
+    def __init__(self):
+        self.interned = defaultdict(dict)     # InternedData field -> iid -> text
+        self.delta_clock = None               # sequence clock id whose timestamps are deltas
+        self.default_clock = None
+        self.now = None
+
+    def read(self, pkt):
+        """The packet's absolute timestamp (None without one), after taking its
+        clock snapshot, defaults and interned data."""
+        if 6 in pkt:                          # ClockSnapshot
+            for c in decode(pkt[6][0])[1]:
+                clock = decode(c)
+                if clock.get(3) == [1]:
+                    self.delta_clock, self.now = clock[1][0], clock[2][0]
+        if 59 in pkt:                         # TracePacketDefaults
+            self.default_clock = decode(pkt[59][0])[58][0]
+        if 12 in pkt:                         # InternedData
+            for field, entries in decode(pkt[12][0]).items():
+                for e in entries:
+                    entry = decode(e)
+                    assert entry[1][0] not in self.interned[field], "an iid is defined once"
+                    self.interned[field][entry[1][0]] = entry[2][0].decode()
+        if 8 not in pkt:
+            return None
+        if self.default_clock is not None and self.default_clock == self.delta_clock:
+            self.now += pkt[8][0]
+            return self.now
+        return pkt[8][0]
+
+    def name(self, ev):
+        return ev[23][0].decode() if 23 in ev else self.interned[2][ev[10][0]]
+
+    def annotations(self, ev):
+        out = {}
+        for raw in ev[4]:
+            a = decode(raw)
+            name = a[10][0].decode() if 10 in a else self.interned[3][a[1][0]]
+            if 17 in a:
+                out[name] = self.interned[29][a[17][0]]
+            elif 6 in a:
+                out[name] = a[6][0].decode()
+            else:
+                out[name] = _signed(a[4][0])
+        return out
+
+
 def perfetto_readback(path):
     """(totals, facts) from a .pftrace: totals as dxt_totals() gives them."""
     trace = decode(path.read_bytes())
@@ -23,10 +76,12 @@ def perfetto_readback(path):
     last_ts = defaultdict(int)
     totals = defaultdict(lambda: [0, 0])
     counter_values = defaultdict(list)
-    meta = {}
+    meta, seqs, files = {}, defaultdict(Sequence), set()
     for raw in trace[1]:
         pkt = decode(raw)
-        assert pkt[10] == [1], "every packet is on our one sequence"
+        assert len(pkt[10]) == 1, "every packet is on a sequence"
+        seq = seqs[pkt[10][0]]
+        ts = seq.read(pkt)
         if 60 in pkt:
             td = decode(pkt[60][0])
             uuid = td[1][0]
@@ -39,38 +94,40 @@ def perfetto_readback(path):
             if 2 in td:
                 names[uuid] = td[2][0].decode()
             continue
+        if 11 not in pkt:
+            continue
+        assert ts is not None and 0 <= ts < 1 << 62, "a real timestamp"
         ev = decode(pkt[11][0])
-        ts, kind, track = pkt[8][0], ev[9][0], ev[11][0]
+        kind, track = ev[9][0], ev[11][0]
         if kind == 4:
             assert track in counters
             counter_values[names[track]].append(ev[44][0])
             continue
         if kind == 3:
-            for a in ev[4]:
-                ann = decode(a)
-                meta[ann[10][0].decode()] = ann[6][0].decode() if 6 in ann else ann[4][0]
+            meta.update(seq.annotations(ev))
             continue
         assert track in track_parent, "slice on a declared track"
         assert ts >= last_ts[track], "events of a track in time order"
         last_ts[track] = ts
         st = stacks[track]
         if kind == 1:
-            name = ev[23][0].decode()
+            name = seq.name(ev)
             if st:
                 assert st[-1][1].startswith("MPI-IO") and name.startswith("POSIX"), \
                     f"{name} nested in {st[-1][1]}"
-            ann = {decode(a)[10][0].decode(): decode(a) for a in ev[4]}
-            size = ann["size"][4][0]
+            ann = seq.annotations(ev)
+            files.add(ann["file"])
             st.append((ts, name))
             module, op = name.split()
             rank = proc_pid[track_parent[track]] - 1
             totals[(module, rank, op)][0] += 1
-            totals[(module, rank, op)][1] += size
+            totals[(module, rank, op)][1] += ann["size"]
         else:
             assert kind == 2 and st, "an end closes an open slice"
             assert st.pop()[0] <= ts
     assert all(not s for s in stacks.values()), "every slice ends"
-    return {k: tuple(v) for k, v in totals.items()}, {"meta": meta, "counters": counter_values}
+    return {k: tuple(v) for k, v in totals.items()}, {"meta": meta, "counters": counter_values,
+                                                      "files": files, "sequences": seqs}
 
 
 def json_readback(path):
@@ -101,10 +158,9 @@ def json_readback(path):
 def check_log(log, tmp_path):
     want = dxt_totals(log)
     assert want, "the log has traced operations"
-    cache = tmp_path / "cache"
     pf, js = tmp_path / "t.pftrace", tmp_path / "t.json"
-    assert export_main([str(log), "--perfetto", "-o", str(pf), "--cache", str(cache)]) == 0
-    assert export_main([str(log), "--format", "json", "-o", str(js), "--cache", str(cache)]) == 0
+    assert export_main([str(log), "--perfetto", "-o", str(pf)]) == 0
+    assert export_main([str(log), "--format", "json", "-o", str(js)]) == 0
     got, facts = perfetto_readback(pf)
     assert got == want
     assert "nprocs" in facts["meta"] and "exe" in facts["meta"]
@@ -138,8 +194,7 @@ def test_export_own_traced_log(tmp_path):
 def test_export_refuses_log_without_dxt(tmp_path, capsys):
     from explore_helpers import corpus_log
     log = corpus_log("imbalanced-io")
-    assert export_main([str(log), "-o", str(tmp_path / "x.pftrace"),
-                        "--cache", str(tmp_path / "c")]) == 1
+    assert export_main([str(log), "-o", str(tmp_path / "x.pftrace")]) == 1
     assert "no DXT trace" in capsys.readouterr().err
     assert not (tmp_path / "x.pftrace").exists()
 

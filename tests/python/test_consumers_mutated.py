@@ -258,7 +258,7 @@ def check_every_verb(path, original, tmp: Path):
         if idx.nseg:
             out = tmp / "trace.json"
             with open(out, "w", encoding="utf-8") as f:
-                chrome_json.write(model.build(log, idx), f)
+                chrome_json.write(model.Export(log), f)
             doc = json.loads(out.read_text())
             check_numbers(doc["traceEvents"], nprocs, "export", skip=("pid", "tid", "id",
                                                                       "offset"))

@@ -1,6 +1,7 @@
 """Just enough of the protobuf wire format to write Perfetto traces: varints,
 length-delimited fields and 64-bit doubles (encoded from the public wire-format
-rules; no generated code, no protobuf dependency)."""
+rules; no generated code, no protobuf dependency).  The slice packets,
+millions of them, are encoded in C (iolens._core.encode_slice_packets)."""
 from __future__ import annotations
 
 import functools
@@ -48,3 +49,4 @@ def f_bytes(field: int, payload: bytes) -> bytes:
 
 def f_str(field: int, text: str) -> bytes:
     return f_bytes(field, text.encode("utf-8", "replace"))
+
