@@ -91,7 +91,7 @@ enum iolens_module_kind {
 /* What a module tells about a job (modules.def explains each). */
 enum iolens_module_role {
     IOLENS_ROLE_NONE, IOLENS_ROLE_IO, IOLENS_ROLE_TRACE,
-    IOLENS_ROLE_HEATMAP, IOLENS_ROLE_LAYOUT, IOLENS_ROLE_PLATFORM
+    IOLENS_ROLE_HEATMAP, IOLENS_ROLE_LAYOUT, IOLENS_ROLE_PLATFORM, IOLENS_ROLE_PHASE
 };
 
 typedef struct iolens_module_info {

@@ -186,6 +186,7 @@ const char *iol_posix_at_path(int dirfd, const char *path, char *buf, size_t len
 static inline void meta_ns(posix_aux *a, int64_t d1, int64_t d2)
 {
     iol_time_add_ns(&a->rec->f[POSIX_F_META_TIME], &a->last_meta_end_ns, d1, d2);
+    iol_region_io_ns(IOL_REGION_POSIX, IOL_REGION_META, 0, d1, d2);
 }
 static inline void meta(posix_aux *a, const iol_span *sp)
 {
@@ -277,6 +278,11 @@ void iol_posix_sync(int fd, int data_only, const iol_span *sp)
         return;
     a->rec->c[data_only ? POSIX_FDSYNCS : POSIX_FSYNCS]++;
     iol_time_add_span(&a->rec->f[POSIX_F_WRITE_TIME], &a->last_write_end, sp);
+    if (__builtin_expect(iol_region_used, 0)) {
+        double t1, t2;
+        iol_span_sec(sp, &t1, &t2);
+        iol_region_io(IOL_REGION_POSIX, IOL_REGION_META, 0, t1, t2);
+    }
     iol_posix_leave(a);
 }
 

@@ -11,6 +11,7 @@
 #include "../core/stats.h"
 #include "heatmap.h"
 #include "dxt.h"
+#include "region.h"
 
 typedef struct posix_rec {
     uint64_t id;
@@ -196,6 +197,7 @@ static inline __attribute__((always_inline)) void iol_posix_io_update(posix_aux 
         __atomic_signal_fence(__ATOMIC_SEQ_CST);
         iol_dxt_add(iol_posix_st.dxt, IOL_DXT_SLOT_POSIX, &a->dxt, r->id, wr, off, n, d1, d2);
     }
+    iol_region_io_ns(IOL_REGION_POSIX, wr ? IOL_REGION_WRITE : IOL_REGION_READ, n, d1, d2);
 }
 
 /* A read or write of n bytes at off (off < 0: at the tracked offset). */
@@ -224,6 +226,7 @@ static inline __attribute__((always_inline)) void iol_posix_seek(int fd, int64_t
     a->offset = pos;
     r->c[POSIX_SEEKS]++;
     iol_time_add_ns(&r->f[POSIX_F_META_TIME], &a->last_meta_end_ns, d1, d2);
+    iol_region_io_ns(IOL_REGION_POSIX, IOL_REGION_META, 0, d1, d2);
     iol_posix_leave(a);
 }
 
