@@ -81,6 +81,14 @@ static iol_lock_t names_lock;
 static uint32_t epoch;                 /* inits of this process (setup) */
 static uint16_t base_slot = NO_SLOT;   /* IOLENS_REGION */
 static __thread region_stack stack __attribute__((tls_model("initial-exec")));
+/* Per thread, the slots of the last names begun, by the caller's pointer (most
+ * callers pass a literal): a hit is checked by comparing the text, so a reused
+ * buffer holding another name misses and is looked up. */
+#define PTR_CACHE 8
+static __thread struct {
+    const char *given;
+    uint16_t slot;
+} ptr_cache[PTR_CACHE] __attribute__((tls_model("initial-exec")));
 
 static inline iol_module *region_mod(void) { return iol_mod(IOL_MOD_REGION); }
 
@@ -123,6 +131,23 @@ static uint16_t name_slot(const char *name)
     iol_unlock(&names_lock);
     if (s == NO_SLOT)
         iol_partial_set(IOL_MOD_REGION);
+    return s;
+}
+
+/* name_slot through this thread's pointer cache. */
+static uint16_t name_slot_cached(const char *name)
+{
+    unsigned k = (unsigned)((uintptr_t)name >> 3) & (PTR_CACHE - 1);
+    if (ptr_cache[k].given == name) {
+        region_name *n = &names[ptr_cache[k].slot];
+        if (strncmp(n->name, name, IOL_REGION_NAME_MAX - 1) == 0)   /* (as cut) */
+            return ptr_cache[k].slot;
+    }
+    uint16_t s = name_slot(name);
+    if (s != NO_SLOT) {
+        ptr_cache[k].given = name;
+        ptr_cache[k].slot = s;
+    }
     return s;
 }
 
@@ -247,7 +272,7 @@ void iolens_region_begin(const char *name)
         return;
     int e = errno;
     region_stack *st = &stack;
-    uint16_t s = name_slot(name);
+    uint16_t s = name_slot_cached(name);
     __atomic_store_n(&iol_region_used, 1, __ATOMIC_RELAXED);
     if (s != NO_SLOT)
         touch(s);

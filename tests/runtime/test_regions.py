@@ -1,0 +1,176 @@
+"""Regions (issue 33, docs/regions.md): the annotation API of include/iolens/annotate.h
+and the REGION module.  The program under test is progs/region_probe.c (its modes
+say what each region does); every check compares a region's I/O with the POSIX
+counters of the files it touched, read back with our own reader."""
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from rt_helpers import REPO, logs_in, run_under
+
+iolens = pytest.importorskip("iolens")
+
+
+@pytest.fixture(scope="module")
+def probe(tmp_path_factory):
+    exe = tmp_path_factory.mktemp("regions") / "region_probe"
+    r = subprocess.run(["cc", "-O1", "-g", "-pthread", f"-I{REPO / 'include'}", "-o", str(exe),
+                        str(REPO / "tests" / "runtime" / "progs" / "region_probe.c")],
+                       capture_output=True, text=True)
+    if r.returncode:
+        pytest.skip(f"no C compiler for the region probe: {r.stderr[-300:]}")
+    return exe
+
+
+def run_mode(runtime, probe, tmp_path, mode, env=None):
+    """Run one mode under the runtime; the logs (one per process)."""
+    data, logdir = tmp_path / "data", tmp_path / "logs"
+    data.mkdir()
+    run_under(runtime, [probe, data, mode], logdir, extra_env=env)
+    return logs_in(logdir)
+
+
+def regions_of(log):
+    """{region name: its REGION record as a dict}."""
+    with iolens.open(log) as lg:
+        return {r["name"]: r for r in lg.records("REGION").to_dict("records")}
+
+
+def posix_totals(log):
+    with iolens.open(log) as lg:
+        df = lg.records("POSIX")
+    return {k: int(df[f"POSIX_{k}"].sum()) for k in ("BYTES_READ", "BYTES_WRITTEN")} | {
+        "DATA_OPS": int((df.POSIX_READS + df.POSIX_WRITES).sum())}
+
+
+def region_totals(regs):
+    return {k: sum(int(r[f"REGION_POSIX_{k}"]) for r in regs.values())
+            for k in ("BYTES_READ", "BYTES_WRITTEN", "DATA_OPS")}
+
+
+def test_runs_without_the_runtime(probe, tmp_path):
+    """The weak references: the annotated program links and runs with no iolens."""
+    env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
+    r = subprocess.run([str(probe), str(tmp_path), "nest"], env=env, capture_output=True)
+    assert r.returncode == 0, r.stderr
+
+
+def test_nesting(runtime, probe, tmp_path):
+    """Only the innermost region counts an operation; an end naming another region is
+    counted on the region left open and ignored; a region that did no I/O still has its
+    record; the regions' I/O equals the file's, since all of it ran inside some region."""
+    [log] = run_mode(runtime, probe, tmp_path, "nest")
+    regs = regions_of(log)
+    outer, inner = regs["outer"], regs["inner"]
+    assert outer["REGION_COUNT"] == 2 and inner["REGION_COUNT"] == 1
+    assert inner["REGION_POSIX_BYTES_WRITTEN"] == 20 and inner["REGION_POSIX_BYTES_READ"] == 10
+    assert inner["REGION_POSIX_DATA_OPS"] == 3 and inner["REGION_POSIX_META_OPS"] == 0
+    assert outer["REGION_POSIX_BYTES_WRITTEN"] == 1100 and outer["REGION_POSIX_DATA_OPS"] == 2
+    assert outer["REGION_POSIX_META_OPS"] == 2                     # open, close
+    assert inner["REGION_UNMATCHED_ENDS"] == 1 and "nope" not in regs
+    assert 0 < inner["REGION_F_TOTAL_TIME"] <= outer["REGION_F_TOTAL_TIME"]
+    assert outer["REGION_F_MAX_TIME"] <= outer["REGION_F_TOTAL_TIME"]
+    assert outer["REGION_F_START_TIMESTAMP"] <= inner["REGION_F_START_TIMESTAMP"]
+    assert region_totals(regs) == posix_totals(log)
+
+
+def test_threads(runtime, probe, tmp_path):
+    """Each thread's I/O counts in its own innermost region, not in the main thread's."""
+    [log] = run_mode(runtime, probe, tmp_path, "threads")
+    regs = regions_of(log)
+    for t in range(4):
+        r = regs[f"thread{t}"]
+        assert r["REGION_COUNT"] == 1
+        assert r["REGION_POSIX_DATA_OPS"] == (t + 1) * 3
+        assert r["REGION_POSIX_BYTES_WRITTEN"] == (t + 1) * 3 * 64
+    assert regs["main"]["REGION_POSIX_BYTES_WRITTEN"] == 1
+    assert region_totals(regs) == posix_totals(log)
+
+
+def test_fork_child_inherits_the_stack(runtime, probe, tmp_path):
+    """The child continues inside the forking thread's regions (its log counts them
+    from its own start) and opens its own inside them."""
+    logs = run_mode(runtime, probe, tmp_path, "fork")
+    assert len(logs) == 2
+    by_proc = {}
+    for log in logs:
+        regs = regions_of(log)
+        by_proc["child" if "child" in regs else "parent"] = (log, regs)
+    plog, parent = by_proc["parent"]
+    clog, child = by_proc["child"]
+    assert parent["parent"]["REGION_POSIX_BYTES_WRITTEN"] == 5
+    assert parent["parent"]["REGION_COUNT"] == 1
+    assert child["parent"]["REGION_POSIX_BYTES_WRITTEN"] == 7
+    assert child["parent"]["REGION_COUNT"] == 1
+    assert child["child"]["REGION_POSIX_BYTES_WRITTEN"] == 9
+    for log, regs in (by_proc["parent"], by_proc["child"]):
+        assert region_totals(regs) == posix_totals(log)
+
+
+def test_signal_handler_io_counts_in_the_interrupted_region(runtime, probe, tmp_path):
+    [log] = run_mode(runtime, probe, tmp_path, "signal")
+    regs = regions_of(log)
+    assert regs["work"]["REGION_POSIX_BYTES_WRITTEN"] == 3
+    assert regs["work"]["REGION_COUNT"] == 1
+
+
+def test_open_at_exit_and_base_region(runtime, probe, tmp_path):
+    """A region still open at exit is counted apart (OPEN_AT_END), with its time up to
+    the shutdown; IOLENS_REGION names the region of everything else."""
+    [log] = run_mode(runtime, probe, tmp_path, "open", env={"IOLENS_REGION": "job step 1"})
+    regs = regions_of(log)
+    left = regs["left open"]
+    assert left["REGION_COUNT"] == 0 and left["REGION_OPEN_AT_END"] == 1
+    assert left["REGION_POSIX_BYTES_WRITTEN"] == 4 and left["REGION_F_TOTAL_TIME"] > 0
+    base = regs["job step 1"]
+    assert base["REGION_OPEN_AT_END"] == 1 and base["REGION_POSIX_BYTES_WRITTEN"] == 0
+
+
+def test_base_region_takes_unannotated_io(runtime, probe, tmp_path):
+    [log] = run_mode(runtime, probe, tmp_path, "none", env={"IOLENS_REGION": "step"})
+    regs = regions_of(log)
+    assert set(regs) == {"step"}
+    assert regs["step"]["REGION_POSIX_BYTES_WRITTEN"] == 8
+    assert region_totals(regs) == posix_totals(log)
+
+
+def test_no_region_no_records(runtime, probe, tmp_path):
+    [log] = run_mode(runtime, probe, tmp_path, "none")
+    with iolens.open(log) as lg:
+        assert "REGION" not in lg.modules
+        assert lg.regions().empty
+
+
+def test_regions_frame(runtime, probe, tmp_path):
+    [log] = run_mode(runtime, probe, tmp_path, "nest")
+    with iolens.open(log) as lg:
+        df = lg.regions()
+    assert set(df.layer) == {"POSIX", "STDIO", "MPI-IO", "HDF5", "PnetCDF"}
+    inner = df[(df.region == "inner") & (df.layer == "POSIX")].iloc[0]
+    assert inner.bytes_written == 20 and inner.data_ops == 3 and inner["count"] == 1
+
+
+def test_fortran_bindings(runtime, tmp_path):
+    """include/iolens/iolens_regions.f90: the same regions from Fortran, with the
+    runtime and without it (the module finds the functions with dlsym)."""
+    import shutil
+    if not shutil.which("gfortran"):
+        pytest.skip("gfortran not installed")
+    exe = tmp_path / "probe_f"
+    r = subprocess.run(["gfortran", f"-J{tmp_path}", "-o", str(exe),
+                        str(REPO / "include" / "iolens" / "iolens_regions.f90"),
+                        str(REPO / "tests" / "runtime" / "progs" / "region_probe.f90")],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
+    assert subprocess.run([str(exe), str(tmp_path)], env=env).returncode == 0
+    data = tmp_path / "data"
+    data.mkdir()
+    run_under(runtime, [exe, data], tmp_path / "logs")
+    [log] = logs_in(tmp_path / "logs")
+    regs = regions_of(log)
+    assert set(regs) == {"fortran step"}      # trailing blanks dropped
+    assert regs["fortran step"]["REGION_COUNT"] == 1
+    assert regs["fortran step"]["REGION_POSIX_BYTES_WRITTEN"] == 100
