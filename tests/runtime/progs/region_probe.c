@@ -14,6 +14,7 @@
  *                             "work": the interrupted thread's region) ... }
  *   region_probe DIR open     "left open" { write 4 B } and exit without the end
  *   region_probe DIR none     writes 8 B outside any region
+ *   region_probe DIR kill     "before" { write 6 B }; "dying" { write 2 B; SIGKILL }
  * Every region's I/O is then checked against the POSIX counters of the files. */
 #include <fcntl.h>
 #include <pthread.h>
@@ -145,6 +146,17 @@ static void left_open(void)
     close(fd);
 }
 
+static void killed(void)
+{
+    int fd = open_in("kill.dat");
+    iolens_region_begin("before");
+    write_n(fd, 6);
+    iolens_region_end("before");
+    iolens_region_begin("dying");
+    write_n(fd, 2);
+    raise(SIGKILL);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3)
@@ -159,6 +171,8 @@ int main(int argc, char **argv)
         forked();
     else if (strcmp(mode, "signal") == 0)
         signalled();
+    else if (strcmp(mode, "kill") == 0)
+        killed();
     else if (strcmp(mode, "open") == 0)
         left_open();
     else if (strcmp(mode, "none") == 0) {
