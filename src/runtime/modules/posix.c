@@ -278,11 +278,7 @@ void iol_posix_sync(int fd, int data_only, const iol_span *sp)
         return;
     a->rec->c[data_only ? POSIX_FDSYNCS : POSIX_FSYNCS]++;
     iol_time_add_span(&a->rec->f[POSIX_F_WRITE_TIME], &a->last_write_end, sp);
-    if (__builtin_expect(iol_region_used, 0)) {
-        double t1, t2;
-        iol_span_sec(sp, &t1, &t2);
-        iol_region_io(IOL_REGION_POSIX, IOL_REGION_META, 0, t1, t2);
-    }
+    iol_region_io_span(IOL_REGION_POSIX, IOL_REGION_META, 0, sp);
     iol_posix_leave(a);
 }
 

@@ -7,6 +7,7 @@
 #define IOLENS_RUNTIME_REGION_H
 
 #include <stdint.h>
+#include "../core/stats.h"
 
 /* The layers a region's record counts, in the order of their counter blocks in
  * counters/region.def. */
@@ -38,6 +39,15 @@ static inline __attribute__((always_inline)) void iol_region_io_ns(int layer, in
 {
     if (__builtin_expect(__atomic_load_n(&iol_region_used, __ATOMIC_RELAXED) != 0, 0))
         iol_region_io_slow(layer, op, bytes, (double)(d2 - d1) * 1e-9);
+}
+/* The same with a wrapper's clock readings (converted only when regions are on). */
+static inline void iol_region_io_span(int layer, int op, int64_t bytes, const iol_span *sp)
+{
+    if (__builtin_expect(__atomic_load_n(&iol_region_used, __ATOMIC_RELAXED) != 0, 0)) {
+        double t1, t2;
+        iol_span_sec(sp, &t1, &t2);
+        iol_region_io_slow(layer, op, bytes, t2 - t1);
+    }
 }
 
 #endif

@@ -244,11 +244,7 @@ void iol_stdio_seek(FILE *fp, int64_t pos, const iol_span *sp)
     a->offset = pos;
     a->rec->c[STDIO_SEEKS]++;
     iol_time_add_span(&a->rec->f[STDIO_F_META_TIME], &a->last_meta_end, sp);
-    if (__builtin_expect(iol_region_used, 0)) {
-        double t1, t2;
-        iol_span_sec(sp, &t1, &t2);
-        iol_region_io(IOL_REGION_STDIO, IOL_REGION_META, 0, t1, t2);
-    }
+    iol_region_io_span(IOL_REGION_STDIO, IOL_REGION_META, 0, sp);
     iol_stdio_leave(a);
 }
 
