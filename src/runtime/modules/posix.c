@@ -259,6 +259,7 @@ void iol_posix_io_at(int fd, int wr, int64_t off, int64_t n, uintptr_t addr, dou
         iol_posix_io_update(a, 1, off, n, addr, d1, d2);
     else
         iol_posix_io_update(a, 0, off, n, addr, d1, d2);
+    iol_region_io_ns(IOL_REGION_POSIX, wr ? IOL_REGION_WRITE : IOL_REGION_READ, n, d1, d2);
     iol_posix_leave(a);
 }
 

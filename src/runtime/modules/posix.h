@@ -197,7 +197,6 @@ static inline __attribute__((always_inline)) void iol_posix_io_update(posix_aux 
         __atomic_signal_fence(__ATOMIC_SEQ_CST);
         iol_dxt_add(iol_posix_st.dxt, IOL_DXT_SLOT_POSIX, &a->dxt, r->id, wr, off, n, d1, d2);
     }
-    iol_region_io_ns(IOL_REGION_POSIX, wr ? IOL_REGION_WRITE : IOL_REGION_READ, n, d1, d2);
 }
 
 /* A read or write of n bytes at off (off < 0: at the tracked offset). */
@@ -212,6 +211,9 @@ static inline __attribute__((always_inline)) void iol_posix_io(int fd, const int
     iol_span_ns_hot(sp, &d1, &d2);
     iol_posix_io_update(a, wr, off < 0 ? a->offset : off, n, addr, d1, d2);
     iol_posix_leave(a);
+    /* After the record's lock: the values it needs are live anyway, so the test
+     * costs the untraced path no register (docs/regions.md, "Cost"). */
+    iol_region_io_ns(IOL_REGION_POSIX, wr ? IOL_REGION_WRITE : IOL_REGION_READ, n, d1, d2);
 }
 
 static inline __attribute__((always_inline)) void iol_posix_seek(int fd, int64_t pos,
@@ -226,8 +228,8 @@ static inline __attribute__((always_inline)) void iol_posix_seek(int fd, int64_t
     a->offset = pos;
     r->c[POSIX_SEEKS]++;
     iol_time_add_ns(&r->f[POSIX_F_META_TIME], &a->last_meta_end_ns, d1, d2);
-    iol_region_io_ns(IOL_REGION_POSIX, IOL_REGION_META, 0, d1, d2);
     iol_posix_leave(a);
+    iol_region_io_ns(IOL_REGION_POSIX, IOL_REGION_META, 0, d1, d2);
 }
 
 extern const iol_module_desc iol_posix_module;
