@@ -164,17 +164,19 @@ static region_rec *enter_slot(uint16_t s, region_aux **auxp)
     if (tag != 0 && (uint32_t)(cached >> 32) == tag && __atomic_load_n(&m->state, __ATOMIC_ACQUIRE) == 1) {
         i = (size_t)(uint32_t)cached - 1;
     } else {
+        int e = errno;                 /* activation and registration may map memory */
         if (!iol_mod_enter_leaf(m))
             return NULL;
         void *aux;
         void *r = iol_rec_get(m, n->name, n->id, &aux);
-        if (!r) {
-            iol_mod_leave(m);
-            return NULL;
+        if (r) {
+            i = iol_rec_index(m, r);
+            __atomic_store_n(&n->rec, (uint64_t)m->path_tag << 32 | (i + 1), __ATOMIC_RELEASE);
         }
-        i = iol_rec_index(m, r);
-        __atomic_store_n(&n->rec, (uint64_t)m->path_tag << 32 | (i + 1), __ATOMIC_RELEASE);
         iol_mod_leave(m);
+        errno = e;
+        if (!r)
+            return NULL;
     }
     region_aux *a = (region_aux *)(m->aux + i * m->d->aux_size);
     if (!iol_trylock_own(&a->lock))
@@ -248,10 +250,8 @@ void iol_region_io_slow(int layer, int op, int64_t bytes, double secs)
     uint16_t s = current_slot();
     if (s == NO_SLOT)
         return;
-    int e = errno;                     /* a first registration may map memory */
     region_aux *a;
-    region_rec *r = enter_slot(s, &a);
-    errno = e;
+    region_rec *r = enter_slot(s, &a);   /* (keeps errno) */
     if (!r)
         return;
     int64_t *c = &r->c[REGION_POSIX_BYTES_READ + 4 * layer];
@@ -266,11 +266,20 @@ void iol_region_io_slow(int layer, int op, int64_t bytes, double secs)
 }
 
 /* ------------------------------------------------------------ the API */
+/* iol_on() keeping errno (a first call may initialise the runtime). */
+static inline int region_on(void)
+{
+    if (__builtin_expect(iol_on_fast(), 1))
+        return 1;
+    int e = errno, on = iol_on_slow();
+    errno = e;
+    return on;
+}
+
 void iolens_region_begin(const char *name)
 {
-    if (!name || !iol_on())
+    if (!name || !region_on())
         return;
-    int e = errno;
     region_stack *st = &stack;
     uint16_t s = name_slot_cached(name);
     __atomic_store_n(&iol_region_used, 1, __ATOMIC_RELAXED);
@@ -288,18 +297,15 @@ void iolens_region_begin(const char *name)
     /* Published after the frame: a signal handler sees a whole frame or none. */
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     st->depth++;
-    errno = e;
 }
 
 void iolens_region_end(const char *name)
 {
     region_stack *st = &stack;
-    if (!name || st->depth == 0 || !iol_on())
+    if (!name || st->depth == 0 || !region_on())
         return;
-    int e = errno;
     if (st->depth > IOL_REGION_DEPTH) {    /* a begin that was only counted */
         st->depth--;
-        errno = e;
         return;
     }
     region_frame *f = &st->f[st->depth - 1];
@@ -307,7 +313,6 @@ void iolens_region_end(const char *name)
     if (f->given != name && (!n || strncmp(n->name, name, IOL_REGION_NAME_MAX - 1) != 0)) {
         if (n)
             count_in(f->slot, REGION_UNMATCHED_ENDS);   /* on the region left open */
-        errno = e;
         return;
     }
     int64_t t1 = iol_tick_ns(iol_tick());
@@ -318,7 +323,6 @@ void iolens_region_end(const char *name)
         note_run(r, frame_start(f), t1);
         iol_unlock(&a->lock);
     }
-    errno = e;
 }
 
 /* ------------------------------------------------------------ descriptor */

@@ -16,6 +16,7 @@
  *   region_probe DIR none     writes 8 B outside any region
  *   region_probe DIR kill     "before" { write 6 B }; "dying" { write 2 B; SIGKILL }
  * Every region's I/O is then checked against the POSIX counters of the files. */
+#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
@@ -46,7 +47,10 @@ static void write_n(int fd, size_t n)
 static void nest(void)
 {
     char b[10];
+    errno = EDOM;                       /* the calls leave errno alone */
     iolens_region_begin("outer");
+    if (errno != EDOM)
+        exit(5);
     int fd = open_in("nest.dat");
     write_n(fd, 100);
     iolens_region_begin("inner");
@@ -54,8 +58,11 @@ static void nest(void)
     write_n(fd, 10);
     if (pread(fd, b, 10, 0) != 10)
         exit(3);
+    errno = ERANGE;
     iolens_region_end("nope");          /* mismatched: counted, ignored */
     iolens_region_end("inner");
+    if (errno != ERANGE)
+        exit(5);
     write_n(fd, 1000);
     close(fd);
     iolens_region_end("outer");
