@@ -227,3 +227,34 @@ def test_pydarshan_reads_the_rest(runtime, probe, tmp_path):
     [log] = run_mode(runtime, probe, tmp_path, "nest")
     rep = darshan.DarshanReport(str(log), read_all=True)
     assert len(rep.records["POSIX"]) == 1
+
+
+def test_mpi_ranks_reduce_by_the_table(tmp_path):
+    """A region every rank ran becomes one shared record (rank -1) whose counters
+    combine as region.def says (sums, the maximum of the longest run); a region of
+    one rank stays that rank's."""
+    import shutil
+    rt = os.environ.get("IOLENS_MPI_RUNTIME_OPENMPI") or str(REPO / "build" / "src" / "runtime"
+                                                             / "libiolens-mpi.so")
+    if not (shutil.which("mpicc") and shutil.which("mpirun") and Path(rt).exists()):
+        pytest.skip("needs mpicc, mpirun and the Open MPI runtime (IOLENS_MPI_RUNTIME_OPENMPI)")
+    exe, data, logs = tmp_path / "region_mpi", tmp_path / "data", tmp_path / "logs"
+    data.mkdir()
+    logs.mkdir()
+    r = subprocess.run(["mpicc", f"-I{REPO / 'include'}", "-o", str(exe),
+                        str(REPO / "tests" / "runtime" / "progs" / "region_mpi.c")],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DARSHAN_", "DXT_"))}
+    env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+               DARSHAN_LOGPATH=str(logs), LD_PRELOAD=rt)
+    r = subprocess.run(["mpirun", "-np", "2", "-x", "LD_PRELOAD", "-x", "DARSHAN_LOGPATH",
+                        str(exe), str(data)], env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    [log] = logs_in(logs)
+    with iolens.open(log) as lg:
+        recs = {(x["name"], x["rank"]): x for x in lg.records("REGION").to_dict("records")}
+    step = recs[("step", -1)]
+    assert step["REGION_COUNT"] == 2 and step["REGION_POSIX_BYTES_WRITTEN"] == 4 + 8
+    assert step["REGION_F_MAX_TIME"] <= step["REGION_F_TOTAL_TIME"]
+    assert recs[("only one", 1)]["REGION_COUNT"] == 1
