@@ -106,9 +106,27 @@ def check_epochs(data, log):
     assert pr.data_ops.sum() == (everything.POSIX_READS + everything.POSIX_WRITES).sum()
 
 
+def phases_text(log, tmp_path):
+    """The text of the report's per-phase table."""
+    import re
+    from iolens.report.cli import main
+    out = tmp_path / "report.html"
+    assert main([str(log), "-o", str(out)]) == 0
+    html = out.read_text()
+    start = html.index('id="phases-table"')
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html[start:html.index("</table>", start)]))
+
+
 def test_epoch_job_under_iolens_run(tool, tmp_path):
     data, log = run_job(tool, tmp_path)
     check_epochs(data, log)
+    # the report's per-phase breakdown shows each epoch's data loading
+    with iolens.open(log) as lg:
+        df = lg.regions()
+    text = phases_text(log, tmp_path)
+    for e in range(EPOCHS):
+        read = df[(df.region == f"epoch {e}") & (df.layer == "POSIX")].bytes_read.sum()
+        assert f"epoch {e} 1 " in text and f" POSIX {read} " in text
 
 
 @pytest.mark.skipif(os.environ.get("IOLENS_TORCH") != "1",
