@@ -258,3 +258,14 @@ def test_mpi_ranks_reduce_by_the_table(tmp_path):
     assert step["REGION_COUNT"] == 2 and step["REGION_POSIX_BYTES_WRITTEN"] == 4 + 8
     assert step["REGION_F_MAX_TIME"] <= step["REGION_F_TOTAL_TIME"]
     assert recs[("only one", 1)]["REGION_COUNT"] == 1
+
+
+def test_bounded_records_set_the_partial_flag(runtime, probe, tmp_path):
+    """MAX_RECORDS bounds the REGION records like any module's; names beyond find no
+    record and the module's partial flag says so."""
+    cfg = tmp_path / "iolens.conf"
+    cfg.write_text("MAX_RECORDS 2 REGION\n")
+    [log] = run_mode(runtime, probe, tmp_path, "threads", env={"DARSHAN_CONFIG_PATH": str(cfg)})
+    with iolens.open(log) as lg:
+        assert len(lg.records("REGION")) == 2
+        assert lg.partial == {"REGION": True}

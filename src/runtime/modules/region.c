@@ -24,6 +24,7 @@
  * lock itself (a signal handler interrupted an update: its event is dropped). */
 #include <errno.h>
 #include <string.h>
+#include <unistd.h>
 #include "../core/rt.h"
 #include "../core/stats.h"
 #include "region.h"
@@ -330,7 +331,11 @@ void iolens_region_end(const char *name)
  * base region of IOLENS_REGION. */
 static void setup(iol_module *m)
 {
+    static pid_t setup_pid;
     (void)m;
+    if (setup_pid != 0 && setup_pid != getpid())
+        iol_unlock(&names_lock);       /* a fork child: a parent thread may have held it */
+    setup_pid = getpid();
     __atomic_add_fetch(&epoch, 1, __ATOMIC_RELAXED);
     if (iol_cfg.region[0] == '\0')
         return;
@@ -369,7 +374,8 @@ const iol_module_desc iol_region_module = {
     IOL_MODULE_IDENTITY(REGION),
     .rec_size = sizeof(region_rec),
     .aux_size = sizeof(region_aux),
-    .default_records = 1024,
+    .default_records = 256,            /* a program has few phases; 280 bytes each of
+                                          the MODMEM pool the file modules share */
     .rec_locks = 1,
     .setup = setup,
     .finish = finish,
