@@ -102,6 +102,9 @@ def check_epochs(data, log):
         # every read of the epoch's files, by any process, is in the epoch's region
         assert pr.loc[f"epoch {e}", "bytes_read"] == mine.POSIX_BYTES_READ.sum()
     assert set(pr.index) == {f"epoch {e}" for e in range(EPOCHS)}
+    # the h5py read counts in the HDF5 layer of its epoch: the whole dataset, 8-byte values
+    h5 = regs[regs.layer == "HDF5"].groupby("region").bytes_read.sum()
+    assert all(h5[f"epoch {e}"] == 20000 * (e + 1) * 8 for e in range(EPOCHS))
     # and nothing recorded ran outside them (the prints are writes in the epochs)
     assert pr.data_ops.sum() == (everything.POSIX_READS + everything.POSIX_WRITES).sum()
 
