@@ -269,3 +269,15 @@ def test_bounded_records_set_the_partial_flag(runtime, probe, tmp_path):
     with iolens.open(log) as lg:
         assert len(lg.records("REGION")) == 2
         assert lg.partial == {"REGION": True}
+
+
+def test_parse_prints_region_records(runtime, tool, probe, tmp_path):
+    """`iolens parse` prints the REGION records with the region's name where other
+    modules print a path."""
+    [log] = run_mode(runtime, probe, tmp_path, "nest")
+    r = subprocess.run([str(tool), "parse", str(log)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    rid = iolens.record_id("inner")
+    assert "# REGION module data" in r.stdout
+    assert f"REGION\t0\t{rid}\tREGION_COUNT\t1\tinner\t" in r.stdout
+    assert f"REGION\t0\t{rid}\tREGION_POSIX_BYTES_WRITTEN\t20\tinner\t" in r.stdout
