@@ -281,3 +281,13 @@ def test_parse_prints_region_records(runtime, tool, probe, tmp_path):
     assert "# REGION module data" in r.stdout
     assert f"REGION\t0\t{rid}\tREGION_COUNT\t1\tinner\t" in r.stdout
     assert f"REGION\t0\t{rid}\tREGION_POSIX_BYTES_WRITTEN\t20\tinner\t" in r.stdout
+
+
+def test_threads_sharing_one_region_lose_nothing(runtime, probe, tmp_path):
+    """Eight threads updating one region's record at once: every operation counted."""
+    [log] = run_mode(runtime, probe, tmp_path, "contend")
+    regs = regions_of(log)
+    shared = regs["shared"]
+    assert shared["REGION_COUNT"] == 8
+    assert shared["REGION_POSIX_DATA_OPS"] == 16000 and shared["REGION_POSIX_BYTES_WRITTEN"] == 16000
+    assert region_totals(regs) == posix_totals(log)

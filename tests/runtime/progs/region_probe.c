@@ -14,6 +14,8 @@
  *                             "work": the interrupted thread's region) ... }
  *   region_probe DIR open     "left open" { write 4 B } and exit without the end
  *   region_probe DIR none     writes 8 B outside any region
+ *   region_probe DIR contend  8 threads, each inside its own "shared" region, 2000
+ *                             1-byte writes to a file of its own (one record, 8 writers)
  *   region_probe DIR kill     "before" { write 6 B }; "dying" { write 2 B; SIGKILL }
  * Every region's I/O is then checked against the POSIX counters of the files. */
 #include <errno.h>
@@ -84,6 +86,28 @@ static void *thread_body(void *arg)
     snprintf(name, sizeof name, "thread%d", t);   /* another pointer, same name */
     iolens_region_end(name);
     return NULL;
+}
+
+static void *contend_body(void *arg)
+{
+    char name[32];
+    snprintf(name, sizeof name, "c%ld.dat", (long)arg);
+    int fd = open_in(name);
+    iolens_region_begin("shared");
+    for (int i = 0; i < 2000; i++)
+        write_n(fd, 1);
+    iolens_region_end("shared");
+    close(fd);
+    return NULL;
+}
+
+static void contend(void)
+{
+    pthread_t th[8];
+    for (long t = 0; t < 8; t++)
+        pthread_create(&th[t], NULL, contend_body, (void *)t);
+    for (int t = 0; t < 8; t++)
+        pthread_join(th[t], NULL);
 }
 
 static void threads(void)
@@ -178,6 +202,8 @@ int main(int argc, char **argv)
         forked();
     else if (strcmp(mode, "signal") == 0)
         signalled();
+    else if (strcmp(mode, "contend") == 0)
+        contend();
     else if (strcmp(mode, "kill") == 0)
         killed();
     else if (strcmp(mode, "open") == 0)
