@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from .. import _frames
-from .._meta import module_info, record_id
+from .._meta import file_system_layers, module_info, record_id, trace_modules
 from ..errors import LogError
 from . import damage as dmg
 from .columns import amount
@@ -19,7 +19,7 @@ from .intervals import IntervalScan
 from .ost import OstScan
 
 CHUNK = 1 << 20
-TRACES = ("DXT_POSIX", "DXT_MPIIO")
+TRACES = trace_modules()
 
 
 def _span(view) -> float:
@@ -74,7 +74,7 @@ def from_counters(view) -> IntervalScan:
     timestamps at the file-system layers, bytes spread over that span (an
     upper bound on busy time: the counters keep no gaps within it)."""
     out = IntervalScan(_span(view), "counters")
-    for module in ("POSIX", "STDIO", "DFS", "DAOS"):
+    for module in file_system_layers():
         info = module_info(module)
         p = info.prefix
         for op, key, is_write in (("READ", "BYTES_READ", False),

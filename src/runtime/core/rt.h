@@ -298,7 +298,7 @@ typedef struct iol_module_desc {
 /* A descriptor's id, printed name and record version, all from the one module list
  * (src/format/counters/modules.def), so a descriptor cannot restate them wrongly:
  *     const iol_module_desc iol_stdio_module = { IOL_MODULE_IDENTITY(STDIO), ... }; */
-#define MODULE(id_, sym, name_, ver, kind, role, summary, tbl) \
+#define MODULE(id_, sym, name_, ver, kind, role, summary, layer, depth, runtime, tbl) \
     static const char iol_modname_##sym[] __attribute__((unused)) = name_;
 #include "modules.def"
 #undef MODULE
