@@ -240,7 +240,7 @@ class Log:
 
     def regions(self) -> pd.DataFrame:
         """The REGION records (program phases, docs/regions.md): one row per region,
-        rank and layer (POSIX, STDIO, MPI-IO, HDF5, PnetCDF) with the region's
+        rank and layer (POSIX, STDIO, MPI-IO, HDF5, PNETCDF) with the region's
         ``count``, ``open_at_end``, ``total_time``, ``max_time``, ``start``, ``end``
         and the layer's ``bytes_read``, ``bytes_written``, ``data_ops``, ``meta_ops``
         and ``io_time`` inside it.  Empty when the log has no regions."""

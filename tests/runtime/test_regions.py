@@ -147,7 +147,7 @@ def test_regions_frame(runtime, probe, tmp_path):
     [log] = run_mode(runtime, probe, tmp_path, "nest")
     with iolens.open(log) as lg:
         df = lg.regions()
-    assert set(df.layer) == {"POSIX", "STDIO", "MPI-IO", "HDF5", "PnetCDF"}
+    assert set(df.layer) == {"POSIX", "STDIO", "MPI-IO", "HDF5", "PNETCDF"}
     inner = df[(df.region == "inner") & (df.layer == "POSIX")].iloc[0]
     assert inner.bytes_written == 20 and inner.data_ops == 3 and inner["count"] == 1
 

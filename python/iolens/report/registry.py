@@ -11,8 +11,8 @@ from typing import Callable
 
 from . import figures, findings, phases, place_tables, platform, tables
 from .interfaces import (ACCESS_SIZE_MODULES, DATASET_MODULES, FILE_SYSTEM_MODULES,
-                         HEATMAP_MODULES, IO_MODULES, LAYOUT_MODULES, SEQUENTIAL_MODULES,
-                         TRACE_MODULES)
+                         HEATMAP_MODULES, IO_MODULES, LAYOUT_MODULES, PHASE_MODULES,
+                         SEQUENTIAL_MODULES, TRACE_MODULES)
 
 FIGURE, TABLE = "figure", "table"
 
@@ -52,7 +52,7 @@ ITEMS = (
          "Per region the program named (docs/regions.md), summed over the processes: its runs, "
          "the time inside it, and per layer the bytes, operations and I/O time of the calls made "
          "while it was the innermost region.",
-         phases.breakdown, TABLE, ("REGION",)),
+         phases.breakdown, TABLE, PHASE_MODULES),
     Item("Operation counts", "fig-op-counts", "Operation counts",
          "How many calls of each kind each interface made, summed over all processes and files.",
          figures.op_counts, FIGURE, ALL_IO),
