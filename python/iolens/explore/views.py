@@ -12,7 +12,7 @@ from typing import List, Optional
 
 import numpy as np
 
-from .._meta import module_info
+from .._meta import module_info, trace_modules
 from .._text import bytes_by_name
 from ..derived import summary_modules
 from ..view import JobView
@@ -39,7 +39,7 @@ def summary(log, idx: TraceIndex, view: Optional[JobView] = None) -> dict:
                    "exe": log.exe, "log": log.path, "version": log.version},
            "has_dxt": idx.nseg > 0, "nseg": idx.nseg, "modules": meta["modules"],
            "lanes": meta["lanes"], "span": meta["span"], "damage": _damage(view),
-           "partial": [m for m in ("DXT_POSIX", "DXT_MPIIO") if log.partial.get(m)]}
+           "partial": [m for m in trace_modules() if log.partial.get(m)]}
     out["perf"] = _perf(view)
     out["heatmap"] = _heatmap(log)
     out["counters"] = _counter_views(view)

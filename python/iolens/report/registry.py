@@ -137,8 +137,10 @@ ITEMS = (
          "(the thresholds of iolens diagnose's lustre-striping rule).",
          place_tables.misfits, TABLE, LAYOUT_MODULES),
     Item("Diagnosis", "findings-table", "Findings",
-         "I/O problems found by iolens diagnose, costliest first, with the evidence, the "
-         "estimated time lost per process (an upper bound) and the fix.",
+         "I/O problems found by iolens diagnose, one root cause at a time, costliest first: "
+         "each root finding, then the findings it explains (their time is counted in "
+         "the root's), with the evidence, the estimated time lost per process (an upper "
+         "bound), the cost at scale and the fix.",
          findings.findings, TABLE),
 )
 
