@@ -285,87 +285,16 @@ static void destroy(iolens_writer *w, int remove_file)
     free(w);
 }
 
-/* Move the file's bytes [from, end) by delta (either way), a chunk at a time. */
-static int shift_tail(iolens_writer *w, uint64_t from, uint64_t end, int64_t delta)
-{
-    enum { CHUNK = 1 << 20 };
-    uint8_t *buf = malloc(CHUNK);
-    if (!buf)
-        return wfail(w, IOLENS_E_NOMEM, "out of memory moving the log's regions");
-    int rc = IOLENS_OK;
-    for (uint64_t done = 0; !rc && done < end - from;) {
-        size_t n = end - from - done < CHUNK ? (size_t)(end - from - done) : CHUNK;
-        /* growing: copy from the end backwards; shrinking: from the start */
-        uint64_t at = delta > 0 ? end - done - n : from + done;
-        if (pread(w->fd, buf, n, (off_t)at) != (ssize_t)n)
-            rc = wfail(w, IOLENS_E_IO, "cannot read back %s at offset %llu", w->path,
-                       (unsigned long long)at);
-        else
-            rc = write_at(w, buf, n, at + (uint64_t)delta);
-        done += n;
-    }
-    free(buf);
-    return rc;
-}
-
-/* Rewrite the job region with `line` appended to its metadata; the regions after
- * it move by the change in its compressed size. */
-static int rewrite_job(iolens_writer *w, const char *line)
-{
-    char *md = (char *)w->job + 56;     /* the metadata field, 1024 bytes, NUL-padded */
-    size_t have = strlen(md);
-    memcpy(md + have, line, strlen(line));
-    void *z = NULL;
-    size_t zlen = w->job_len;
-    int rc = w->comp == IOLENS_COMP_NONE ? IOLENS_OK
-             : iolens_compress_at(w->comp, w->level, w->job, w->job_len, &z, &zlen);
-    if (rc)
-        return wfail(w, rc, "cannot compress the job region: %s", iolens_strerror(rc));
-    int64_t delta = (int64_t)zlen - (int64_t)w->hdr.job.len;
-    uint64_t from = w->hdr.job.off + w->hdr.job.len;
-    rc = shift_tail(w, from, w->pos, delta);
-    if (!rc)
-        rc = write_at(w, z ? z : w->job, zlen, w->hdr.job.off);
-    free(z);
-    if (rc)
-        return rc;
-    w->hdr.names.off += (uint64_t)delta;
-    for (int i = 0; i < IOL_MAX_MODULES; i++)
-        if (w->hdr.mod[i].len)
-            w->hdr.mod[i].off += (uint64_t)delta;
-    w->pos += (uint64_t)delta;
-    w->hdr.job.len = zlen;
-    if (delta < 0 && ftruncate(w->fd, (off_t)w->pos) != 0)
-        return wfail(w, IOLENS_E_IO, "cannot truncate %s: %s", w->path, strerror(errno));
-    return IOLENS_OK;
-}
-
-/* Our extension modules leave the header's map (extension.c): their regions stay
- * where they were written, after the last module region, and the job metadata
- * names them.  Without room in the metadata they are left out, with a note. */
+/* Our extension modules leave the header's map (extension_write.c). */
 static int place_extensions(iolens_writer *w)
 {
-    char line[1024];
-    size_t n = iol_ext_format(&w->hdr, w->hdr.names.off, line, sizeof line);
-    if (!n)
-        return IOLENS_OK;
-    size_t room = 1023 - strlen((char *)w->job + 56);   /* the field keeps its NUL */
-    uint64_t first = w->pos;
-    for (int id = IOL_MOD_FIRST_EXTENSION; id < IOL_MAX_MODULES; id++) {
-        if (w->hdr.mod[id].len && w->hdr.mod[id].off < first)
-            first = w->hdr.mod[id].off;
-        w->hdr.mod[id].off = w->hdr.mod[id].len = 0;
-        w->hdr.mod_ver[id] = 0;
-    }
-    w->hdr.partial_flag &= (1ULL << IOL_MOD_FIRST_EXTENSION) - 1;
-    if (n >= sizeof line || n > room) {
-        static const char note[] = "iolens_ext=omitted\n";
-        if (ftruncate(w->fd, (off_t)first) != 0)
-            return wfail(w, IOLENS_E_IO, "cannot truncate %s: %s", w->path, strerror(errno));
-        w->pos = first;
-        snprintf(line, sizeof line, "%s", sizeof note - 1 <= room ? note : "");
-    }
-    return line[0] ? rewrite_job(w, line) : IOLENS_OK;
+    iolens_ext_out o = { .fd = w->fd, .comp = w->comp, .level = w->level, .hdr = &w->hdr,
+                         .job = w->job, .job_len = w->job_len, .end = w->pos };
+    int rc = iolens_log_place_extensions(&o, w->err, sizeof w->err);
+    w->pos = o.end;
+    if (rc)
+        w->status = rc;
+    return rc;
 }
 
 /* Header last, then fsync: a reader never sees a header naming unwritten regions. */

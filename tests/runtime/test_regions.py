@@ -219,14 +219,88 @@ def test_upstream_parser_skips_the_region_module(runtime, probe, tmp_path):
     assert "POSIX_BYTES_WRITTEN\t1120" in r.stdout
 
 
-@pytest.mark.xfail(strict=True, reason="PyDarshan 3.5.0 cannot open a log with a module id "
-                   "beyond its table (darshan_log_get_modules names it NULL): docs/regions.md, "
-                   "'Upstream readers'")
 def test_pydarshan_reads_the_rest(runtime, probe, tmp_path):
+    """PyDarshan 3.5.0 opens a region log (REGION is not in the header's module map)
+    and reads its POSIX records; it sees our iolens_ext key as a metadata line."""
     darshan = pytest.importorskip("darshan")
     [log] = run_mode(runtime, probe, tmp_path, "nest")
     rep = darshan.DarshanReport(str(log), read_all=True)
     assert len(rep.records["POSIX"]) == 1
+    assert "REGION" not in rep.modules
+    assert rep.metadata["job"]["metadata"]["iolens_ext"].startswith("41:1:")
+
+
+def header_slot(log, module):
+    """(offset, length) of `module` in the raw 3.41 header's module map."""
+    raw = Path(log).read_bytes()[48 + 16 * module:48 + 16 * module + 16]
+    return int.from_bytes(raw[:8], "little"), int.from_bytes(raw[8:], "little")
+
+
+def test_region_module_outside_the_header_map(runtime, probe, tmp_path):
+    """The header's map has no slot 41; our reader still lists REGION, and `iolens
+    parse` prints its records and no iolens_ext metadata line."""
+    [log] = run_mode(runtime, probe, tmp_path, "nest")
+    assert header_slot(log, 41) == (0, 0)
+    with iolens.open(log) as lg:
+        assert "REGION" in lg.modules and "iolens_ext" not in lg.metadata_text
+    out = subprocess.run([os.environ.get("IOLENS_BIN", "iolens"), "parse", str(log)],
+                         capture_output=True, text=True, check=True).stdout
+    assert "\nREGION\t" in out and "iolens_ext" not in out
+
+
+@pytest.mark.parametrize("verb", ["convert", "merge"])
+def test_rewriting_keeps_the_regions(runtime, probe, tmp_path, verb):
+    """convert and merge write through the library writer: REGION survives them,
+    still outside the header's map."""
+    [log] = run_mode(runtime, probe, tmp_path, "nest")
+    out = tmp_path / "out.darshan"
+    args = [str(log), str(out)] if verb == "convert" else ["-o", str(out), str(log)]
+    subprocess.run([os.environ.get("IOLENS_BIN", "iolens"), verb, *args], check=True,
+                   capture_output=True)
+    assert header_slot(out, 41) == (0, 0)
+    assert regions_of(out) == regions_of(log)
+
+
+def uncompressed_copy(runtime, probe, tmp_path):
+    """A region log rewritten without compression, so that its metadata can be edited."""
+    [log] = run_mode(runtime, probe, tmp_path, "nest")
+    out = tmp_path / "plain.darshan"
+    subprocess.run([os.environ.get("IOLENS_BIN", "iolens"), "convert", "--none", str(log),
+                    str(out)], check=True, capture_output=True)
+    return out
+
+
+@pytest.mark.parametrize("entry, message", [
+    ("41:1:0:{len}:0", "overlaps"),                       # onto the name region
+    ("41:1:99999999:{len}:0", "outside the file"),
+    ("41:0:{off}:{len}:0", "out of range"),               # version 0
+    ("41:1:{off}:{len}:7", "out of range"),               # partial not 0/1
+    ("7:1:{off}:{len}:0", "out of range"),                # an upstream id
+    ("41:1:{off}:{len}:0,41:1:{off}:{len}:0", "named twice"),
+    ("41:1:{off}", "is not id:version"),
+    ("41:1:{off}:99999999999999999999999:0", "is not id:version"),
+])
+def test_hostile_extension_keys_are_refused(runtime, probe, tmp_path, entry, message):
+    """The reader checks what the iolens_ext key claims: a clear error, never a crash."""
+    log = uncompressed_copy(runtime, probe, tmp_path)
+    raw = bytearray(log.read_bytes())
+    at = raw.index(b"iolens_ext=") + len(b"iolens_ext=")
+    end = raw.index(b"\n", at)
+    off, length = raw[at:end].decode().split(":")[2:4]
+    bad = entry.format(off=off, len=length).encode()
+    raw[at:end] = bad
+    hacked = tmp_path / "hacked.darshan"
+    # the job region is uncompressed: its length is fixed, so pad or cut after the line
+    md_end = raw.index(b"\0", at)
+    delta = len(bad) - (end - at)
+    if delta > 0:
+        del raw[md_end:md_end + delta]
+    else:
+        raw[md_end:md_end] = bytes(-delta)
+    hacked.write_bytes(bytes(raw))
+    with pytest.raises(iolens.LogError, match=message):
+        with iolens.open(hacked) as lg:
+            lg.records("REGION")
 
 
 def test_mpi_ranks_reduce_by_the_table(tmp_path):
