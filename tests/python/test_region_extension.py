@@ -60,12 +60,13 @@ def test_region_partial_bit_travels_in_the_key(tmp_path):
 def test_no_room_in_the_metadata_leaves_regions_out(tmp_path):
     """Metadata too full for the key: REGION is left out, the note iolens_ext=omitted
     is written when it fits, and the rest of the log reads."""
-    full = "".join(f"k{i:03d}={'v' * 20}\n" for i in range(38))     # 38 * 25 = 950 bytes
-    log = write_region_log(tmp_path / "r.darshan", metadata=full + "pad=" + "p" * 40 + "\n")
+    full = "".join(f"k{i:03d}={'v' * 20}\n" for i in range(36))     # 36 * 26 = 936 bytes
+    # 1001 bytes: 22 left, less than the key's line needs, room for the note
+    log = write_region_log(tmp_path / "r.darshan", metadata=full + "pad=" + "p" * 60 + "\n")
     with iolens.open(log) as lg:
         assert "REGION" not in lg.modules and len(lg.records("POSIX")) == 1
         assert lg.metadata_text.endswith("iolens_ext=omitted\n")
-    full_up = full + "pad=" + "p" * 66 + "\n"                       # 1022 bytes: no note
+    full_up = full + "pad=" + "p" * 81 + "\n"                       # 1022 bytes: no note
     log = write_region_log(tmp_path / "s.darshan", metadata=full_up)
     with iolens.open(log) as lg:
         assert "REGION" not in lg.modules and lg.metadata_text == full_up

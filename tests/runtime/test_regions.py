@@ -326,6 +326,7 @@ def test_mpi_ranks_reduce_by_the_table(tmp_path):
                         str(exe), str(data)], env=env, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
     [log] = logs_in(logs)
+    assert header_slot(log, 41) == (0, 0)      # the MPI writer keeps REGION out of the map
     with iolens.open(log) as lg:
         recs = {(x["name"], x["rank"]): x for x in lg.records("REGION").to_dict("records")}
     step = recs[("step", -1)]
