@@ -93,3 +93,21 @@ def test_logs_without_extension_modules_are_unchanged(tmp_path):
     assert b"iolens_ext" not in Path(path).read_bytes()
     with iolens.open(path) as lg:
         assert list(lg.modules) == ["POSIX"] and lg.metadata_text == "lib_ver=test\n"
+
+
+def test_the_earlier_form_with_region_in_the_map_still_reads(tmp_path):
+    """A log of the branch's first form (REGION in slot 41 of the map, no key) reads."""
+    log = write_region_log(tmp_path / "r.darshan", compression="none")
+    raw = bytearray(Path(log).read_bytes())
+    at = raw.index(b"iolens_ext=")
+    end = raw.index(b"\n", at)
+    _, ver, off, length, _ = raw[at + len(b"iolens_ext="):end].decode().split(":")
+    raw[at:end] = b"x=" + b"y" * (end - at - 2)          # the key gone, same length
+    names_off = int.from_bytes(raw[32:40], "little")
+    raw[48 + 16 * REGION:48 + 16 * REGION + 16] = (
+        (names_off + int(off)).to_bytes(8, "little") + int(length).to_bytes(8, "little"))
+    raw[1072 + 4 * REGION:1072 + 4 * REGION + 4] = int(ver).to_bytes(4, "little")
+    old = tmp_path / "old.darshan"
+    old.write_bytes(bytes(raw))
+    with iolens.open(old) as lg:
+        assert len(lg.records("REGION")) == 2 and len(lg.records("POSIX")) == 1
