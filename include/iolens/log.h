@@ -91,7 +91,7 @@ enum iolens_module_kind {
 /* What a module tells about a job (modules.def explains each). */
 enum iolens_module_role {
     IOLENS_ROLE_NONE, IOLENS_ROLE_IO, IOLENS_ROLE_TRACE,
-    IOLENS_ROLE_HEATMAP, IOLENS_ROLE_LAYOUT, IOLENS_ROLE_PLATFORM
+    IOLENS_ROLE_HEATMAP, IOLENS_ROLE_LAYOUT, IOLENS_ROLE_PLATFORM, IOLENS_ROLE_PHASE
 };
 /* Where an I/O module sits in the I/O stack (modules.def `layer`). */
 enum iolens_module_layer {
@@ -422,6 +422,28 @@ int iolens_compress(int comp_type, const void *in, size_t len, void **out, size_
  * and none ignore it.  The stream is the same kind at every level. */
 int iolens_compress_at(int comp_type, int level, const void *in, size_t len, void **out,
                        size_t *outlen);
+/* Our extension modules (ids from IOL_MOD_FIRST_EXTENSION on) stay out of the
+ * header's module map: after the last module region is written, and before the
+ * header is, this moves them into the job metadata key iolens_ext (docs/regions.md,
+ * "The REGION module (format)").  The writer calls it at close; a program that
+ * writes a log's regions itself (the MPI runtime) calls it on its file.
+ *   hdr: the header to be written; hdr->job = the job region as written at job.off.
+ *   job: the uncompressed job region (iolens_job_encode), its metadata field gets
+ *        the line; end: the end of the file (updated).
+ * The job region is rewritten and the regions after it move by the change in its
+ * compressed size (offsets in hdr updated); the extension slots and partial bits of
+ * hdr are cleared.  Without room in the metadata the extension regions are cut off
+ * and `iolens_ext=omitted` is written when it fits.  IOLENS_OK, or an error with
+ * its detail in err; with no extension module, nothing is done. */
+typedef struct iolens_ext_out {
+    int fd;                  /* readable and writable */
+    int comp, level;         /* compression of the log (iolens_compress_at) */
+    iolens_header *hdr;
+    uint8_t *job;
+    size_t job_len;
+    uint64_t end;
+} iolens_ext_out;
+int iolens_log_place_extensions(iolens_ext_out *o, char *err, size_t errlen);
 /* Encode a 1328-byte 3.41 header. */
 int iolens_header_encode(const iolens_header *h, uint8_t out[1328]);
 /* Encode the uncompressed job region (job record + exe/mounts string); *out malloc'ed. */

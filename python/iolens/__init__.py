@@ -9,10 +9,12 @@ Reading::
 Module and counter metadata (from the C core): ``iolens.modules()``,
 ``iolens.module_info(name)``, ``iolens.counter_names(name)``.
 Writing: ``iolens.write_copy(src, dst, compression="bzip2")``, ``iolens.Writer``.
+Regions (program phases): ``with iolens.region("epoch 3"): ...`` (docs/regions.md).
 """
 from ._meta import ModuleInfo, counter_names, module_info, modules, record_id
 from .errors import *  # noqa: F401,F403
 from .errors import __all__ as _error_names
+from .regions import region  # no pandas: cheap to import in any program
 
 # The readers and writers (pandas) load on first use, so that a verb that needs
 # only the metadata (`iolens top`, `iolens exporter`: docs/live.md) stays small.
@@ -30,7 +32,8 @@ def __getattr__(name):
         return import_module(f".{name}", __name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
+
 __version__ = "0.1.0"
 
 __all__ = ["Log", "ModuleInfo", "Writer", "counter_names", "module_info", "modules", "open",
-           "parse_metadata", "record_id", "write_copy"] + list(_error_names)
+           "parse_metadata", "record_id", "region", "write_copy"] + list(_error_names)

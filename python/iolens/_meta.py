@@ -29,7 +29,8 @@ class ModuleInfo:
     combines two processes' values ("sum", "max", "min_nonzero", "first", ...).
     ``kind`` is the record layout: "counters", "lustre", "dxt", "heatmap", "mdhim",
     "opaque".  ``role`` is what the module tells about a job: "io" (an I/O
-    interface), "trace", "heatmap", "layout", "platform" or "none" (NULL);
+    interface), "trace", "heatmap", "layout", "platform", "phase" (REGION:
+    program phases, docs/regions.md) or "none" (NULL);
     ``symbol`` is its name in C identifiers ("MPIIO" for "MPI-IO");
     ``has_file_rec_id`` says whether its records carry the id of their file's
     record (H5D, PNETCDF_VAR), from the decoder's layout table; ``summaries``

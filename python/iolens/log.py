@@ -238,6 +238,15 @@ class Log:
             info = module_info("DXT_" + info.name.replace("-", ""))
         return info
 
+    def regions(self) -> pd.DataFrame:
+        """The REGION records (program phases, docs/regions.md): one row per region,
+        rank and layer (POSIX, STDIO, MPI-IO, HDF5, PNETCDF) with the region's
+        ``count``, ``open_at_end``, ``total_time``, ``max_time``, ``start``, ``end``
+        and the layer's ``bytes_read``, ``bytes_written``, ``data_ops``, ``meta_ops``
+        and ``io_time`` inside it.  Empty when the log has no regions."""
+        from .region_frame import regions_frame
+        return regions_frame(self.records("REGION"))
+
     def dxt(self, module: Union[str, int] = "POSIX") -> pd.DataFrame:
         """DXT trace segments of "POSIX" (DXT_POSIX) or "MPIIO"/"MPI-IO" (DXT_MPIIO).
 

@@ -22,6 +22,7 @@ static const char *const role_names[] = {
     [IOLENS_ROLE_NONE] = "none",       [IOLENS_ROLE_IO] = "io",
     [IOLENS_ROLE_TRACE] = "trace",     [IOLENS_ROLE_HEATMAP] = "heatmap",
     [IOLENS_ROLE_LAYOUT] = "layout",   [IOLENS_ROLE_PLATFORM] = "platform",
+    [IOLENS_ROLE_PHASE] = "phase",
 };
 
 static const char *const layer_names[] = {
@@ -88,7 +89,7 @@ static PyObject *module_dict(const iolens_module_info *m)
     int lustre = m->kind == IOLENS_KIND_LUSTRE;
     size_t nc = sizeof lustre_comp_names / sizeof lustre_comp_names[0];
     const char *kind = (m->kind >= 0 && m->kind <= IOLENS_KIND_OPAQUE) ? kind_names[m->kind] : "?";
-    const char *role = (m->role >= 0 && m->role <= IOLENS_ROLE_PLATFORM) ? role_names[m->role] : "?";
+    const char *role = (m->role >= 0 && m->role <= IOLENS_ROLE_PHASE) ? role_names[m->role] : "?";
     const char *layer = (m->layer >= 0 && m->layer <= IOLENS_LAYER_FILESYSTEM)
                             ? layer_names[m->layer] : "?";
     const char *runtime = (m->runtime >= 0 && m->runtime <= IOLENS_RUNTIME_MPI)

@@ -47,6 +47,7 @@ static const opt OPTS[] = {
     {"IOLENS_NO_LUSTRE_API", "NO_LUSTRE_API", K_FLAG, F(lustre_no_api), 0},
     {"IOLENS_NO_TSC", "NO_TSC", K_FLAG, F(no_tsc), 0},
     {"IOLENS_JOB_PID", NULL, K_INT, F(job_pid), 0},
+    {"IOLENS_REGION", NULL, K_STR, F(region), 0},
     {"LOGNAME", NULL, K_STR, F(username), 0},
     {"DARSHAN_EXCLUDE_DIRS", NULL, K_PATHLIST, F(exclude_dirs), 0},
     {"DARSHAN_APP_EXCLUDE", "APP_EXCLUDE", K_LIST, F(app_exclude), 1},

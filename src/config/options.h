@@ -52,6 +52,8 @@ typedef struct iol_config {
     char mmap_logpath[IOL_PATH_LEN];
     char report_path[IOL_PATH_LEN];      /* IOLENS_LOG_REPORT: append final path here */
     char username[256];                  /* LOGNAME (the uid when empty) */
+    char region[128];                    /* IOLENS_REGION: the process's base region
+                                            (modules/region.c; "" = none) */
     int64_t jobid;                       /* value of the JOBID variable; -1 = none */
     int launcher_rank, launcher_size;    /* from a launcher's variables; -1 = none */
     const char *launcher_var;            /* the rank variable used (static string) */

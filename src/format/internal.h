@@ -68,6 +68,19 @@ int iol_writer_put_region_cuts(iolens_writer *w, int module, uint32_t version,
                                const void *payload, size_t len, const size_t *cuts,
                                size_t ncuts);
 
+/* ---------------------------------------------------------------- extension modules */
+/* Modules from IOL_MOD_FIRST_EXTENSION on are located by the job metadata key
+ * iolens_ext, not the header's map (extension.c states the format). */
+#define IOL_EXT_MAX_LEN ((uint64_t)1 << 30)      /* longest extension region accepted */
+/* Remove every iolens_ext line from a NUL-terminated metadata text, in place. */
+void iol_ext_strip(char *metadata);
+/* The iolens_ext line (with its '\n') for the extension modules h's map holds, offsets
+ * counted from names_off; its length (>= cap: it did not fit), 0 if there is none. */
+size_t iol_ext_format(const iolens_header *h, uint64_t names_off, char *dst, size_t cap);
+/* After the job and header checks: install the regions the key names into log->hdr
+ * (validated: bounds, overlaps, length cap) and hide the line from log->job.metadata. */
+int iol_ext_parse(iolens_log *log);
+
 /* ---------------------------------------------------------------- streaming */
 /* A region decompressed a window at a time (zstream.c).  Errors are recorded on
  * the log ("<what> region [off, len]: ...") and returned by every later call. */

@@ -40,6 +40,7 @@ static int finish_open(iolens_log *log, int flags, iolens_log **out, char *errbu
 {
     int rc;
     if ((rc = iol_header_parse(log)) || (rc = iol_job_parse(log)) ||
+        (rc = iol_ext_parse(log)) ||
         (rc = (flags & IOLENS_OPEN_LAZY_NAMES) ? iol_names_check(log) : iol_names_parse(log))) {
         copy_err(errbuf, errlen, log->err);
         iolens_log_close(log);
@@ -220,6 +221,10 @@ static int stream_limit(iolens_log *log, const stream_buf *b, uint64_t *limit,
         copy_err(errbuf, errlen, log->err);
         return rc;
     }
+    /* past the last region the header names: our extension modules' regions
+     * (extension.c); a stream gives them at most this much more */
+    if (end && end <= UINT64_MAX - IOL_STREAM_JOB_MAX)
+        end += IOL_STREAM_JOB_MAX;
     *limit = !end ? b->len + IOL_STREAM_JOB_MAX : end > b->len ? end : b->len;
     return IOLENS_OK;
 }

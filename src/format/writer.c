@@ -20,6 +20,8 @@ struct iolens_writer {
     int job_set, names_done, last_module;
     int per_process;          /* module regions: one stream per run of one rank's records */
     int level;                /* zlib level (iolens_compress_at); 0 = the default */
+    uint8_t *job;             /* the job record as encoded (its metadata gets our key at close) */
+    size_t job_len;
     uint8_t *names;
     size_t names_len, names_cap;
     iolens_header hdr;
@@ -153,7 +155,7 @@ int iolens_writer_open(const char *path, int comp_type, iolens_writer **out)
     w->comp = comp_type;
     w->last_module = -1;
     w->hdr.comp_type = comp_type;
-    w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    w->fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (w->fd < 0) {
         free(w->path);
         free(w);
@@ -176,12 +178,15 @@ int iolens_writer_set_job(iolens_writer *w, const iolens_job *job)
         return wfail(w, IOLENS_E_INVALID_ARG, "job record set twice");
     void *buf = NULL;
     size_t len = 0;
-    int rc = iolens_job_encode(job, &buf, &len);
+    iolens_job own = *job;
+    iol_ext_strip(own.metadata);        /* the writer alone says where extensions are */
+    int rc = iolens_job_encode(&own, &buf, &len);
     if (rc)
         return wfail(w, rc, "cannot encode the job record: %s (metadata too long?)",
                      iolens_strerror(rc));
     rc = append_region(w, buf, len, &w->hdr.job, "job");
-    free(buf);
+    w->job = buf;
+    w->job_len = len;
     w->job_set = 1;
     return rc;
 }
@@ -275,8 +280,21 @@ static void destroy(iolens_writer *w, int remove_file)
     if (remove_file)
         unlink(w->path);
     free(w->names);
+    free(w->job);
     free(w->path);
     free(w);
+}
+
+/* Our extension modules leave the header's map (extension_write.c). */
+static int place_extensions(iolens_writer *w)
+{
+    iolens_ext_out o = { .fd = w->fd, .comp = w->comp, .level = w->level, .hdr = &w->hdr,
+                         .job = w->job, .job_len = w->job_len, .end = w->pos };
+    int rc = iolens_log_place_extensions(&o, w->err, sizeof w->err);
+    w->pos = o.end;
+    if (rc)
+        w->status = rc;
+    return rc;
 }
 
 /* Header last, then fsync: a reader never sees a header naming unwritten regions. */
@@ -285,6 +303,8 @@ static int close_impl(iolens_writer *w, char *errbuf, size_t errlen)
     if (!w)
         return IOLENS_E_INVALID_ARG;
     int rc = flush_names(w);
+    if (!rc)
+        rc = place_extensions(w);
     uint8_t hdr[IOL_HDR];
     if (!rc && (rc = iolens_header_encode(&w->hdr, hdr)))
         wfail(w, rc, "cannot encode the header");

@@ -58,6 +58,8 @@ int main(void)
     /* Every float counter whose name says time is a time: no table escapes the rule. */
     for (int id = 0; id < IOL_MOD_COUNT_KNOWN; id++) {
         const iolens_module_info *mi = iolens_module_info_get(id);
+        if (!mi)
+            continue;   /* an unassigned id between upstream's and ours */
         for (size_t k = 0; k < mi->n_flt; k++)
             CHECK(!strstr(mi->flt_names[k], "TIME") ||
                   iolens_counter_unit(mi, 1, k) != IOLENS_UNIT_OTHER, "%s", mi->flt_names[k]);

@@ -33,7 +33,8 @@ def test_report_module_lists_are_generated():
     generated = {interfaces.IO_MODULES, interfaces.ACCESS_SIZE_MODULES,
                  interfaces.FILE_SYSTEM_MODULES, interfaces.HEATMAP_MODULES,
                  interfaces.TRACE_MODULES, interfaces.LAYOUT_MODULES,
-                 interfaces.SEQUENTIAL_MODULES, interfaces.DATASET_MODULES, ()}
+                 interfaces.SEQUENTIAL_MODULES, interfaces.DATASET_MODULES,
+                 interfaces.PHASE_MODULES, ()}
     for item in ITEMS:
         assert item.modules in generated, (item.id, item.modules)
     assert interfaces.PARSER_PERF_MODULES == _meta.summary_modules()

@@ -30,7 +30,9 @@ def test_module_roles_and_report_lists_come_from_the_table():
     mods = iolens.modules()
     assert mods["MPI-IO"].role == "io" and mods["MPI-IO"].symbol == "MPIIO"
     assert mods["MPI-IO"].prefix == "MPIIO_" and mods["MPI-IO"].has_counter("BYTES_READ")
-    assert {m.role for m in mods.values()} == {"none", "io", "trace", "heatmap", "layout", "platform"}
+    assert {m.role for m in mods.values()} == {"none", "io", "trace", "heatmap", "layout", "platform",
+                                               "phase"}
+    assert mods["REGION"].role == "phase" and mods["REGION"].id == 41
     assert modules_with("trace") == ("DXT_POSIX", "DXT_MPIIO")
     assert modules_with("layout") == ("LUSTRE",)
     assert [n for n, m in mods.items() if m.has_file_rec_id] == ["H5D", "PNETCDF_VAR"]

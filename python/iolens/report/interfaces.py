@@ -35,6 +35,8 @@ DATASET_MODULES = tuple(m.name for m in modules().values()
 TRACE_MODULES = trace_modules()
 HEATMAP_MODULES = modules_with("heatmap")
 LAYOUT_MODULES = modules_with("layout")
+# Program phases (REGION, docs/regions.md).
+PHASE_MODULES = modules_with("phase")
 # Interfaces at the bottom of the I/O stack (modules.def `layer` FILESYSTEM), whose
 # files sit on mount points (per-mount bytes of MPI-IO or HDF5 would count the same
 # traffic twice).  DAOS records carry no name (log-format spec 5.3), so they place

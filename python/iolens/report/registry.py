@@ -9,10 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from . import figures, findings, place_tables, platform, tables
+from . import figures, findings, phases, place_tables, platform, tables
 from .interfaces import (ACCESS_SIZE_MODULES, DATASET_MODULES, FILE_SYSTEM_MODULES,
-                         HEATMAP_MODULES, IO_MODULES, LAYOUT_MODULES, SEQUENTIAL_MODULES,
-                         TRACE_MODULES)
+                         HEATMAP_MODULES, IO_MODULES, LAYOUT_MODULES, PHASE_MODULES,
+                         SEQUENTIAL_MODULES, TRACE_MODULES)
 
 FIGURE, TABLE = "figure", "table"
 
@@ -48,6 +48,11 @@ ITEMS = (
     Item("I/O cost", "cost-table", "I/O cost per process (numbers)",
          "The same averages as the figure: total time over all processes divided by the process count.",
          tables.cost, TABLE, ALL_IO),
+    Item("Phases", "phases-table", "I/O per program phase",
+         "Per region the program named (docs/regions.md), summed over the processes: its runs, "
+         "the time inside it, and per layer the bytes, operations and I/O time of the calls made "
+         "while it was the innermost region.",
+         phases.breakdown, TABLE, PHASE_MODULES),
     Item("Operation counts", "fig-op-counts", "Operation counts",
          "How many calls of each kind each interface made, summed over all processes and files.",
          figures.op_counts, FIGURE, ALL_IO),

@@ -28,6 +28,17 @@
  * the least useful are left out when they do not all fit. */
 #define METADATA_ROOM 1024
 #define TOOLS_ROOM 24
+/* and, in a process that recorded one of our extension modules, the iolens_ext line
+ * the log writer adds for them (iolens_log_place_extensions; one module's entry) */
+#define EXTENSION_ROOM 48
+
+static size_t extension_room(void)
+{
+    for (int id = IOL_MOD_FIRST_EXTENSION; id < IOL_MAX_MODULES; id++)
+        if (iol_mods[id].d && iol_mods[id].state == 1 && iol_mods[id].count)
+            return EXTENSION_ROOM;
+    return 0;
+}
 
 static void fill_metadata(char *md, size_t len)
 {
@@ -53,8 +64,9 @@ static void fill_metadata(char *md, size_t len)
     iol_mountfacts_note();
     /* TOOLS_ROOM characters stay free for the pairs the tools add to a log
      * ("merged=N", "recovered=1") */
-    if (n + TOOLS_ROOM < len)
-        iol_platform_append(md + n, len - n - TOOLS_ROOM);
+    size_t keep = TOOLS_ROOM + extension_room();
+    if (n + keep < len)
+        iol_platform_append(md + n, len - n - keep);
 }
 
 static int64_t job_id(void)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "hdf5.h"
+#include "region.h"
 #include "hidrec.h"
 #include "tuple_cv.h"
 
@@ -52,6 +53,7 @@ void iol_h5d_open(hid_t id, const iol_h5d_open_info *o, const iol_span *sp)
     r->c[H5D_USE_DEPRECATED] = o->deprecated;          /* the last open decides */
     iol_stamp(&r->f[H5D_F_OPEN_START_TIMESTAMP], &r->f[H5D_F_OPEN_END_TIMESTAMP], t1, t2);
     iol_time_add(&r->f[H5D_F_META_TIME], &a->last_meta_end, t1, t2);
+    iol_region_io(IOL_REGION_HDF5, IOL_REGION_META, 0, t1, t2);
     r->c[H5D_DATASPACE_NDIMS] = o->ndims;
     r->c[H5D_DATASPACE_NPOINTS] = o->npoints;
     for (int i = 0; i < IOL_H5_MAX_NDIMS; i++)
@@ -127,6 +129,8 @@ void iol_h5d_io(hid_t id, int is_write, const iol_h5d_sel *s, const iol_span *sp
         }
         iol_time_add(&r->f[H5D_F_READ_TIME], last_end, t1, t2);
     }
+    iol_region_io(IOL_REGION_HDF5, is_write ? IOL_REGION_WRITE : IOL_REGION_READ,
+                  bytes < 0 ? 0 : bytes, t1, t2);
     iol_mod_leave(h5d_mod());
 }
 
@@ -138,6 +142,7 @@ void iol_h5d_flush(hid_t id, const iol_span *sp)
         return;
     r->c[H5D_FLUSHES]++;
     iol_time_add_span(&r->f[H5D_F_META_TIME], &a->last_meta_end, sp);
+    iol_region_io_span(IOL_REGION_HDF5, IOL_REGION_META, 0, sp);
     iol_mod_leave(h5d_mod());
 }
 
@@ -151,6 +156,7 @@ int iol_h5d_close(hid_t id, const iol_span *sp)
     iol_span_sec(sp, &t1, &t2);
     iol_stamp(&r->f[H5D_F_CLOSE_START_TIMESTAMP], &r->f[H5D_F_CLOSE_END_TIMESTAMP], t1, t2);
     iol_time_add(&r->f[H5D_F_META_TIME], &a->last_meta_end, t1, t2);
+    iol_region_io(IOL_REGION_HDF5, IOL_REGION_META, 0, t1, t2);
     iol_hidmap_del(&open_sets, id);
     iol_mod_leave(h5d_mod());
     return 1;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "hdf5.h"
+#include "region.h"
 #include "hidrec.h"
 
 typedef struct h5f_rec {
@@ -45,6 +46,7 @@ void iol_h5f_open(hid_t id, const char *filename, int use_mpio, const iol_span *
     r->c[H5F_OPENS]++;
     iol_stamp(&r->f[H5F_F_OPEN_START_TIMESTAMP], &r->f[H5F_F_OPEN_END_TIMESTAMP], t1, t2);
     iol_time_add(&r->f[H5F_F_META_TIME], &a->last_meta_end, t1, t2);
+    iol_region_io(IOL_REGION_HDF5, IOL_REGION_META, 0, t1, t2);
     iol_hidmap_put(&open_files, id, (uint32_t)iol_rec_index(m, r) + 1);
     iol_mod_leave(m);
 }
@@ -63,6 +65,7 @@ void iol_h5f_flush(hid_t file_id, const iol_span *sp)
         return;
     r->c[H5F_FLUSHES]++;
     iol_time_add_span(&r->f[H5F_F_META_TIME], &a->last_meta_end, sp);
+    iol_region_io_span(IOL_REGION_HDF5, IOL_REGION_META, 0, sp);
     iol_mod_leave(h5f_mod());
 }
 
@@ -76,6 +79,7 @@ void iol_h5f_close(hid_t file_id, const iol_span *sp)
     iol_span_sec(sp, &t1, &t2);
     iol_stamp(&r->f[H5F_F_CLOSE_START_TIMESTAMP], &r->f[H5F_F_CLOSE_END_TIMESTAMP], t1, t2);
     iol_time_add(&r->f[H5F_F_META_TIME], &a->last_meta_end, t1, t2);
+    iol_region_io(IOL_REGION_HDF5, IOL_REGION_META, 0, t1, t2);
     iol_hidmap_del(&open_files, file_id);
     iol_mod_leave(h5f_mod());
 }

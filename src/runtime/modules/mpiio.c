@@ -15,6 +15,7 @@
  * only that, and so does a traced op's append to its file's DXT_MPIIO trace
  * (dxt.h, "Locking": the store locks itself where files share anything). */
 #include "mpiio.h"
+#include "region.h"
 
 #include <ctype.h>
 #include <string.h>
@@ -127,6 +128,7 @@ void iol_mpiio_open(MPI_File fh, const char *path, int amode, int comm_size, int
             r->c[MPIIO_HINTS]++;
         iol_stamp(&r->f[MPIIO_F_OPEN_START_TIMESTAMP], &r->f[MPIIO_F_OPEN_END_TIMESTAMP], t1, t2);
         iol_time_add(&r->f[MPIIO_F_META_TIME], &a->last_meta_end, t1, t2);
+        iol_region_io(IOL_REGION_MPIIO, IOL_REGION_META, 0, t1, t2);
         map_handle(m, fh, r);
         iol_rec_leave_mod(m, &a->lock);
     }
@@ -156,6 +158,7 @@ static void io_update(mpiio_rec *r, mpiio_aux *a, int kind, int wr, int64_t n, i
         iol_stamp(&f[MPIIO_F_READ_START_TIMESTAMP], &f[MPIIO_F_READ_END_TIMESTAMP], t1, t2);
         iol_time_add(&f[MPIIO_F_READ_TIME], &a->last_read_end, t1, t2);
     }
+    iol_region_io(IOL_REGION_MPIIO, wr ? IOL_REGION_WRITE : IOL_REGION_READ, n < 0 ? 0 : n, t1, t2);
     double *maxt = &f[wr ? MPIIO_F_MAX_WRITE_TIME : MPIIO_F_MAX_READ_TIME];
     if (t2 - t1 > *maxt) {
         *maxt = t2 - t1;
@@ -209,6 +212,7 @@ void iol_mpiio_sync(MPI_File fh, double t1, double t2)
         return;
     r->c[MPIIO_SYNCS]++;
     iol_time_add(&r->f[MPIIO_F_WRITE_TIME], &a->last_write_end, t1, t2);
+    iol_region_io(IOL_REGION_MPIIO, IOL_REGION_META, 0, t1, t2);
     leave(a);
 }
 
@@ -222,6 +226,7 @@ void iol_mpiio_view(MPI_File fh, int has_info, double t1, double t2)
     if (has_info) {
         r->c[MPIIO_HINTS]++;
         iol_time_add(&r->f[MPIIO_F_META_TIME], &a->last_meta_end, t1, t2);
+        iol_region_io(IOL_REGION_MPIIO, IOL_REGION_META, 0, t1, t2);
     }
     leave(a);
 }
@@ -251,6 +256,7 @@ void iol_mpiio_close_end(size_t idx, double t1, double t2)
     mpiio_rec *r = (mpiio_rec *)m->recs + (idx - 1);
     iol_stamp(&r->f[MPIIO_F_CLOSE_START_TIMESTAMP], &r->f[MPIIO_F_CLOSE_END_TIMESTAMP], t1, t2);
     iol_time_add(&r->f[MPIIO_F_META_TIME], &a->last_meta_end, t1, t2);
+    iol_region_io(IOL_REGION_MPIIO, IOL_REGION_META, 0, t1, t2);
     leave(a);
 }
 

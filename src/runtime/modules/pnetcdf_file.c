@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "hidrec.h"
+#include "region.h"
 #include "pnetcdf.h"
 
 typedef struct ncf_rec {
@@ -45,6 +46,7 @@ void iol_ncf_open(int ncid, const char *path, int created, const iol_span *sp)
     iol_stamp(&r->f[PNETCDF_FILE_F_OPEN_START_TIMESTAMP], &r->f[PNETCDF_FILE_F_OPEN_END_TIMESTAMP],
               t1, t2);
     iol_time_add(&r->f[PNETCDF_FILE_F_META_TIME], &a->last_meta_end, t1, t2);
+    iol_region_io(IOL_REGION_PNETCDF, IOL_REGION_META, 0, t1, t2);
     iol_hidmap_put(&open_files, ncid, (uint32_t)iol_rec_index(m, r) + 1);
     iol_mod_leave(m);
 }
@@ -65,6 +67,7 @@ void iol_ncf_meta(int ncid, enum iol_ncf_meta what, const iol_span *sp)
     else if (what == IOL_NCF_SYNC)
         r->c[PNETCDF_FILE_SYNCS]++;
     iol_time_add_span(&r->f[PNETCDF_FILE_F_META_TIME], &a->last_meta_end, sp);
+    iol_region_io_span(IOL_REGION_PNETCDF, IOL_REGION_META, 0, sp);
     iol_mod_leave(ncf_mod());
 }
 
@@ -105,6 +108,7 @@ void iol_ncf_close(int ncid, int64_t put_size, int64_t get_size, const iol_span 
     iol_stamp(&r->f[PNETCDF_FILE_F_CLOSE_START_TIMESTAMP], &r->f[PNETCDF_FILE_F_CLOSE_END_TIMESTAMP],
               t1, t2);
     iol_time_add(&r->f[PNETCDF_FILE_F_META_TIME], &a->last_meta_end, t1, t2);
+    iol_region_io(IOL_REGION_PNETCDF, IOL_REGION_META, 0, t1, t2);
     iol_hidmap_del(&open_files, ncid);
     iol_mod_leave(ncf_mod());
 }

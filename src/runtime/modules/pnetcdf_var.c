@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "hidrec.h"
+#include "region.h"
 #include "pnetcdf.h"
 #include "tuple_cv.h"
 
@@ -48,6 +49,7 @@ void iol_ncv_open(int varid, const iol_ncv_open_info *o, const iol_span *sp)
     iol_stamp(&r->f[PNETCDF_VAR_F_OPEN_START_TIMESTAMP], &r->f[PNETCDF_VAR_F_OPEN_END_TIMESTAMP],
               t1, t2);
     iol_time_add(&r->f[PNETCDF_VAR_F_META_TIME], &a->last_meta_end, t1, t2);
+    iol_region_io(IOL_REGION_PNETCDF, IOL_REGION_META, 0, t1, t2);
     a->unlimdimid = o->unlimdimid;
     if (o->is_record)
         r->c[PNETCDF_VAR_IS_RECORD_VAR] = 1;          /* never cleared */
@@ -175,6 +177,8 @@ void iol_ncv_access(int varid, const iol_nc_access *x, const iol_span *sp)
         r->c[k->max_size] = bytes;
     }
     iol_time_add(&r->f[k->time], is_write ? &a->last_write_end : &a->last_read_end, t1, t2);
+    iol_region_io(IOL_REGION_PNETCDF, is_write ? IOL_REGION_WRITE : IOL_REGION_READ,
+                  bytes < 0 ? 0 : bytes, t1, t2);
     iol_mod_leave(ncv_mod());
 }
 

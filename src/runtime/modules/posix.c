@@ -186,6 +186,7 @@ const char *iol_posix_at_path(int dirfd, const char *path, char *buf, size_t len
 static inline void meta_ns(posix_aux *a, int64_t d1, int64_t d2)
 {
     iol_time_add_ns(&a->rec->f[POSIX_F_META_TIME], &a->last_meta_end_ns, d1, d2);
+    iol_region_io_ns(IOL_REGION_POSIX, IOL_REGION_META, 0, d1, d2);
 }
 static inline void meta(posix_aux *a, const iol_span *sp)
 {
@@ -258,6 +259,7 @@ void iol_posix_io_at(int fd, int wr, int64_t off, int64_t n, uintptr_t addr, dou
         iol_posix_io_update(a, 1, off, n, addr, d1, d2);
     else
         iol_posix_io_update(a, 0, off, n, addr, d1, d2);
+    iol_region_io_ns(IOL_REGION_POSIX, wr ? IOL_REGION_WRITE : IOL_REGION_READ, n, d1, d2);
     iol_posix_leave(a);
 }
 
@@ -277,6 +279,7 @@ void iol_posix_sync(int fd, int data_only, const iol_span *sp)
         return;
     a->rec->c[data_only ? POSIX_FDSYNCS : POSIX_FSYNCS]++;
     iol_time_add_span(&a->rec->f[POSIX_F_WRITE_TIME], &a->last_write_end, sp);
+    iol_region_io_span(IOL_REGION_POSIX, IOL_REGION_META, 0, sp);
     iol_posix_leave(a);
 }
 

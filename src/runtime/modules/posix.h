@@ -11,6 +11,7 @@
 #include "../core/stats.h"
 #include "heatmap.h"
 #include "dxt.h"
+#include "region.h"
 
 typedef struct posix_rec {
     uint64_t id;
@@ -210,6 +211,9 @@ static inline __attribute__((always_inline)) void iol_posix_io(int fd, const int
     iol_span_ns_hot(sp, &d1, &d2);
     iol_posix_io_update(a, wr, off < 0 ? a->offset : off, n, addr, d1, d2);
     iol_posix_leave(a);
+    /* After the record's lock: the values it needs are live anyway, so the test
+     * costs the untraced path no register (docs/regions.md, "Cost"). */
+    iol_region_io_ns(IOL_REGION_POSIX, wr ? IOL_REGION_WRITE : IOL_REGION_READ, n, d1, d2);
 }
 
 static inline __attribute__((always_inline)) void iol_posix_seek(int fd, int64_t pos,
@@ -225,6 +229,7 @@ static inline __attribute__((always_inline)) void iol_posix_seek(int fd, int64_t
     r->c[POSIX_SEEKS]++;
     iol_time_add_ns(&r->f[POSIX_F_META_TIME], &a->last_meta_end_ns, d1, d2);
     iol_posix_leave(a);
+    iol_region_io_ns(IOL_REGION_POSIX, IOL_REGION_META, 0, d1, d2);
 }
 
 extern const iol_module_desc iol_posix_module;

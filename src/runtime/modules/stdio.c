@@ -138,6 +138,7 @@ static void opened(FILE *fp, stdio_aux *a, const iol_span *sp)
     r->c[STDIO_OPENS]++;
     iol_stamp(&r->f[STDIO_F_OPEN_START_TIMESTAMP], &r->f[STDIO_F_OPEN_END_TIMESTAMP], t1, t2);
     iol_time_add(&r->f[STDIO_F_META_TIME], &a->last_meta_end, t1, t2);
+    iol_region_io(IOL_REGION_STDIO, IOL_REGION_META, 0, t1, t2);
 }
 
 /* With the module lock held and a record's aux (or NULL): the record's lock as
@@ -229,6 +230,7 @@ void iol_stdio_close_end(uintptr_t handle, const iol_span *sp)
     iol_span_sec(sp, &t1, &t2);
     iol_stamp(&r->f[STDIO_F_CLOSE_START_TIMESTAMP], &r->f[STDIO_F_CLOSE_END_TIMESTAMP], t1, t2);
     iol_time_add(&r->f[STDIO_F_META_TIME], &a->last_meta_end, t1, t2);
+    iol_region_io(IOL_REGION_STDIO, IOL_REGION_META, 0, t1, t2);
     iol_stdio_leave(a);
 }
 
@@ -242,6 +244,7 @@ void iol_stdio_seek(FILE *fp, int64_t pos, const iol_span *sp)
     a->offset = pos;
     a->rec->c[STDIO_SEEKS]++;
     iol_time_add_span(&a->rec->f[STDIO_F_META_TIME], &a->last_meta_end, sp);
+    iol_region_io_span(IOL_REGION_STDIO, IOL_REGION_META, 0, sp);
     iol_stdio_leave(a);
 }
 

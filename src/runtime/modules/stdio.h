@@ -10,6 +10,7 @@
 #include "../core/rt.h"
 #include "../core/stats.h"
 #include "heatmap.h"
+#include "region.h"
 
 typedef struct stdio_rec {
     uint64_t id;
@@ -166,6 +167,7 @@ static inline __attribute__((always_inline)) void iol_stdio_io(FILE *fp, const i
     }
     if (kind != 2)
         iol_hm_add(iol_stdio_st.heatmap, IOL_HM_SLOT_STDIO, t1, t2, bytes, wr);
+    iol_region_io(IOL_REGION_STDIO, kind, bytes, t1, t2);   /* kinds are the region ops */
     iol_stdio_leave(a);
 }
 

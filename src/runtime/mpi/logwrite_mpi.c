@@ -186,8 +186,13 @@ static int open_log(wctx *w, char *final_base, size_t len, char *tmp, size_t tle
     return rc == MPI_SUCCESS ? 0 : -1;
 }
 
+/* Process 0: the uncompressed job region as written (our extension modules' key
+ * goes into its metadata, iolens_log_place_extensions). */
+static void *job_raw;
+static size_t job_raw_len;
+
 /* The job record, with start MIN and end MAX over the processes. */
-static void write_job(wctx *w)
+static void write_job(wctx *w, iolens_header *h)
 {
     static iolens_job job;
     static iolens_mount mounts[64];
@@ -215,7 +220,10 @@ static void write_job(wctx *w)
         PMPI_File_write_at(w->fh, 1328, z, (int)zlen, MPI_BYTE, &st) != MPI_SUCCESS)
         w->err = EIO;
     w->end = 1328 + zlen;
-    free(raw);
+    h->job.off = 1328;
+    h->job.len = zlen;
+    job_raw = raw;
+    job_raw_len = rlen;
     free(z);
 }
 
@@ -253,6 +261,33 @@ static void write_modules(wctx *w, const iol_shared *s, iolens_header *h)
         h->mod[id] = append_compressed(w, payload, len);
         h->mod_ver[id] = vers[id];
     }
+}
+
+static int has_extensions(const iolens_header *h)
+{
+    for (int id = IOL_MOD_FIRST_EXTENSION; id < IOL_MAX_MODULES; id++)
+        if (h->mod[id].len)
+            return 1;
+    return 0;
+}
+
+/* Process 0, after the collective close: our extension modules out of the header's
+ * map (into the job metadata), then the header. */
+static int finish_extensions(const char *tmp, iolens_header *h, uint64_t end)
+{
+    char err[256];
+    uint8_t hdr[1328];
+    int fd = open(tmp, O_RDWR | O_CLOEXEC);
+    if (fd < 0 || !job_raw)
+        return fd < 0 ? -1 : (close(fd), -1);
+    iolens_ext_out o = { .fd = fd, .comp = IOLENS_COMP_ZLIB, .hdr = h, .job = job_raw,
+                         .job_len = job_raw_len, .end = end };
+    int rc = iolens_log_place_extensions(&o, err, sizeof err);
+    if (!rc && (iolens_header_encode(h, hdr) != IOLENS_OK || pwrite(fd, hdr, 1328, 0) != 1328))
+        rc = -1;
+    if (close(fd) != 0)
+        rc = -1;
+    return rc;
 }
 
 static void finish_name(wctx *w, const char *final_base, const char *tmp, double t0)
@@ -326,7 +361,7 @@ int iol_mpi_log_write(void)
     }
     iolens_header h;
     memset(&h, 0, sizeof h);
-    STEP(T_JOB, write_job(&w); PMPI_Bcast(&w.end, 1, MPI_UINT64_T, 0, iol_mpi_comm));
+    STEP(T_JOB, write_job(&w, &h); PMPI_Bcast(&w.end, 1, MPI_UINT64_T, 0, iol_mpi_comm));
     size_t nlen;
     void *names;
     STEP(T_NAMES, names = encode_names(&w, &s, &nlen); h.names = append_compressed(&w, names, nlen));
@@ -342,13 +377,17 @@ int iol_mpi_log_write(void)
         MPI_Status st;
         h.comp_type = IOLENS_COMP_ZLIB;
         h.partial_flag = pall;
-        if (iolens_header_encode(&h, hdr) != IOLENS_OK ||
-            PMPI_File_write_at(w.fh, 0, hdr, 1328, MPI_BYTE, &st) != MPI_SUCCESS)
+        if (!has_extensions(&h) && (iolens_header_encode(&h, hdr) != IOLENS_OK ||
+            PMPI_File_write_at(w.fh, 0, hdr, 1328, MPI_BYTE, &st) != MPI_SUCCESS))
             w.err = EIO;
     }
     tsteps[T_HEADER] = iol_wtime() - th;
     int ok = all_ok(&w);
     STEP(T_CLOSE, PMPI_File_close(&w.fh));
+    if (ok && w.rank == 0 && has_extensions(&h) && finish_extensions(tmp, &h, w.end) != 0)
+        ok = 0;                          /* process 0 alone from here: finish_name's too */
+    free(job_raw);
+    job_raw = NULL;
     iol_shared_free(&s);
     if (!ok) {
         if (w.rank == 0) {

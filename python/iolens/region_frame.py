@@ -1,0 +1,37 @@
+"""The REGION module's records as one frame (Log.regions(); docs/regions.md)."""
+import re
+
+import pandas as pd
+
+from ._meta import module_info, modules
+
+COLUMNS = ["region", "rank", "layer", "count", "open_at_end", "total_time", "max_time",
+           "start", "end", "bytes_read", "bytes_written", "data_ops", "meta_ops", "io_time"]
+
+
+def layers():
+    """(counter infix, layer name) of each layer a REGION record counts, in table
+    order, read from the counter table (REGION_<L>_BYTES_READ): a layer that is one
+    module is named as that module is printed (MPIIO -> "MPI-IO"); the others
+    (HDF5, PNETCDF: two modules each) keep the table's name."""
+    printed = {m.symbol: m.name for m in modules().values()}
+    found = (re.fullmatch(r"REGION_(\w+)_BYTES_READ", c) for c in module_info("REGION").counters)
+    return tuple((m.group(1), printed.get(m.group(1), m.group(1))) for m in found if m)
+
+
+def regions_frame(records: pd.DataFrame) -> pd.DataFrame:
+    """One row per region name, rank and layer: the region's runs (count, times,
+    repeated on each of its layers' rows) and the layer's I/O made inside it."""
+    rows = []
+    table = layers()
+    for rec in records.itertuples(index=False):
+        r = rec._asdict()
+        for sym, layer in table:
+            p = f"REGION_{sym}_"
+            rows.append((r["name"], r["rank"], layer, r["REGION_COUNT"],
+                         r["REGION_OPEN_AT_END"], r["REGION_F_TOTAL_TIME"],
+                         r["REGION_F_MAX_TIME"], r["REGION_F_START_TIMESTAMP"],
+                         r["REGION_F_END_TIMESTAMP"], r[p + "BYTES_READ"],
+                         r[p + "BYTES_WRITTEN"], r[p + "DATA_OPS"], r[p + "META_OPS"],
+                         r[f"REGION_F_{sym}_IO_TIME"]))
+    return pd.DataFrame(rows, columns=COLUMNS)
