@@ -27,11 +27,11 @@ DXT segment checks:
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Tuple
 
 import numpy as np
-import pandas as pd
 
 from .._meta import ModuleInfo
 
@@ -106,7 +106,24 @@ class Damage:
 
 
 # --------------------------------------------------------------- record checks
-def needed_counters(info: ModuleInfo) -> List[str]:
+def _per_module(fn):
+    """Memo of a function of a module's counter table, which never changes: the
+    checks run on every module of every log of a fleet ingest, where finding
+    the names again cost as much as the checks.  Lists are kept as tuples."""
+    memo = {}
+
+    @functools.wraps(fn)
+    def cached(info: ModuleInfo, *args):
+        key = (id(info), *args)          # a ModuleInfo holds dicts: not hashable
+        if key not in memo:
+            got = fn(info, *args)
+            memo[key] = (info, tuple(got) if isinstance(got, list) else got)
+        return memo[key][1]
+    return cached
+
+
+@_per_module
+def needed_counters(info: ModuleInfo) -> Tuple[str, ...]:
     """The counters the record checks read for a module (a few columns, so the
     checks stream even a million-record module cheaply)."""
     names = set(_time_counters(info)) | set(_variance_counters(info))
@@ -117,30 +134,36 @@ def needed_counters(info: ModuleInfo) -> List[str]:
     return sorted(names)
 
 
-def _time_counters(info: ModuleInfo) -> List[str]:
+@_per_module
+def _time_counters(info: ModuleInfo) -> Tuple[str, ...]:
     return [c for c in info.fcounters if info.combine.get(c) in _TIME_COMBINES]
 
 
-def _variance_counters(info: ModuleInfo) -> List[str]:
+@_per_module
+def _variance_counters(info: ModuleInfo) -> Tuple[str, ...]:
     return [c for c in info.fcounters if info.combine.get(c) == "variance"]
 
 
-def _op_counters(info: ModuleInfo, op: str) -> List[str]:
+@_per_module
+def _op_counters(info: ModuleInfo, op: str) -> Tuple[str, ...]:
     names = [f"{info.prefix}{k}{op}S" for k in _OP_KINDS] + [f"{info.prefix}{op}XS"]
     return [n for n in names if n in info.descriptions]
 
 
+@_per_module
 def _bytes(info: ModuleInfo, op: str):
     name = f"{info.prefix}BYTES_{'READ' if op == 'READ' else 'WRITTEN'}"
     return name if name in info.descriptions else None
 
 
+@_per_module
 def _max_byte(info: ModuleInfo, op: str):
     name = f"{info.prefix}MAX_BYTE_{'READ' if op == 'READ' else 'WRITTEN'}"
     return name if name in info.descriptions else None
 
 
-def _histogram(info: ModuleInfo, op: str) -> List[str]:
+@_per_module
+def _histogram(info: ModuleInfo, op: str) -> Tuple[str, ...]:
     if info.name not in _HISTOGRAM_MODULES:
         return []
     for mid in ("", "AGG_"):
@@ -150,14 +173,15 @@ def _histogram(info: ModuleInfo, op: str) -> List[str]:
     return []
 
 
-def _col(frame: pd.DataFrame, name: str) -> np.ndarray:
-    return frame[name].to_numpy()
+def _col(frame, name: str) -> np.ndarray:
+    return np.asarray(frame[name])
 
 
-def record_checks(frame: pd.DataFrame, info: ModuleInfo, nprocs: int,
+def record_checks(frame, info: ModuleInfo, nprocs: int,
                   run_time: float) -> Tuple[np.ndarray, Dict[str, int]]:
-    """(bad mask, {kind: count}) of one module's records; `frame` holds at least
-    rank and needed_counters(info)."""
+    """(bad mask, {kind: count}) of one module's records; `frame` (the decoded
+    view.arrays.Arrays, or a DataFrame) holds at least rank and
+    needed_counters(info)."""
     n = len(frame)
     rank = _col(frame, "rank")
     found = {"rank": (rank < -1) | (rank >= nprocs)}
@@ -187,7 +211,7 @@ def record_checks(frame: pd.DataFrame, info: ModuleInfo, nprocs: int,
     return bad, {k: int(m.sum()) for k, m in found.items()}
 
 
-def _sum(frame: pd.DataFrame, names: Iterable[str]) -> np.ndarray:
+def _sum(frame, names: Iterable[str]) -> np.ndarray:
     out = np.zeros(len(frame), np.int64)
     for name in names:
         if name in frame:
