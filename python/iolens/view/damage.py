@@ -22,8 +22,11 @@ DXT segment checks:
   bad-time        start or end NaN, infinite or negative
   end-before-start
   after-run       end above the run time by more than the margin
-  bad-offset      offset below -1 (MPI-IO) or below 0 (POSIX), a negative length,
-                  or offset + length past the largest file offset (2^63 - 1)
+  bad-offset      an offset that is not possible: below -1 (MPI-IO, whose -1 is
+                  "not known") or below 0 (POSIX), a negative length, or an end
+                  (offset + length, or the length alone for offset -1) past
+                  MAX_FILE_END = 2^60 bytes (1 EiB); this also catches every
+                  offset + length that would overflow int64
 """
 from __future__ import annotations
 
@@ -39,7 +42,14 @@ from .._meta import ModuleInfo
 # stored in whole seconds (up to 1 s lost) and ranks' clocks differ a little.
 MARGIN_SECONDS = 2.0
 MARGIN_FRACTION = 0.05
-MAX_OFFSET = np.iinfo(np.int64).max
+# The end (offset + length) past which a DXT segment is damage: 2^60 bytes,
+# 1 EiB.  No storage system holds that much (the largest are under 1 EiB), and
+# the file systems HPC jobs write to stop lower (ext4 16 TiB, Lustre on ldiskfs
+# about 31 PiB per file); only a sparse file on XFS, ZFS or btrfs could reach
+# past it, and an application writing there is far rarer than a damaged offset
+# (a flipped high bit, garbage near 2^62).  Kept below 2^63 so that offset +
+# length is never computed where it could overflow int64 (docs/metrics.md).
+MAX_FILE_END = 1 << 60
 
 RECORD_KINDS = ("rank", "bad-time", "after-run", "negative-count", "bytes-no-ops",
                 "one-access-extent", "histogram")
@@ -255,8 +265,11 @@ def segment_checks(start: np.ndarray, end: np.ndarray, offset: np.ndarray,
         late = ~bad_time & (end > run_time + margin(run_time)) if run_time > 0 else \
             np.zeros(len(start), bool)
     lowest = -1 if mpiio else 0
+    # offset > MAX_FILE_END - length is offset + length > MAX_FILE_END without
+    # the sum, which could overflow; a negative length is already damage.
+    reach = np.maximum(length, 0)
     bad_offset = (offset < lowest) | (length < 0) | \
-        ((offset > 0) & (length > 0) & (offset > MAX_OFFSET - length))
+        (np.maximum(offset, 0) > MAX_FILE_END - reach)
     found = {"bad-time": bad_time, "end-before-start": backwards, "after-run": late,
              "bad-offset": bad_offset}
     bad = bad_time | backwards | late | bad_offset
