@@ -30,7 +30,7 @@ from typing import Dict, Optional
 
 import numpy as np
 
-INDEX_VERSION = 2      # 2: damaged segments skipped (meta damage), one layer per file/lane total
+INDEX_VERSION = 3      # 2: damaged segments skipped (meta damage), one layer per file/lane total; 3: bad-offset past 2^60
 COLUMNS = {"start": np.float64, "end": np.float64, "lane": np.int32, "op": np.int8,
            "mod": np.int8, "file": np.int32, "offset": np.int64, "length": np.int64}
 MODULES = ("DXT_POSIX", "DXT_MPIIO")     # mod code = position
