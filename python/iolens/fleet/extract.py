@@ -16,13 +16,14 @@ MPI-IO or HDF5 bytes above them, which are the same data).
 """
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
 import time
 import warnings
 from datetime import datetime, timezone
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -189,9 +190,10 @@ def _records(view: JobView, itf, name_filter: Optional[NameFilter]):
     return frame
 
 
-def _counters(itf) -> List[str]:
+@functools.lru_cache(maxsize=None)
+def _counters(itf) -> Tuple[str, ...]:
     """What the jobs and files rows read: the --perf counters, reads, writes."""
-    return perf_counters(module_info(itf.module)) + list(itf.reads) + list(itf.writes)
+    return perf_counters(module_info(itf.module)) + itf.reads + itf.writes
 
 
 def _perf(view: JobView, itf, frame, name_filter: Optional[NameFilter]):

@@ -6,7 +6,9 @@ Float sums follow the parser's order (file order, left to right), because
 pairwise or compensated summation would change the last printed digit."""
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
+from typing import Tuple
 
 import numpy as np
 import pandas as pd
@@ -31,11 +33,19 @@ class Times:
     shared: np.ndarray  # bool: record aggregates all ranks (rank -1)
 
 
-def perf_counters(info) -> list:
+def perf_counters(info) -> Tuple[str, ...]:
     """The counters perf() and record_times() read (those the module has)."""
+    return _perf_counters(info.name)
+
+
+@functools.lru_cache(maxsize=None)
+def _perf_counters(module: str) -> Tuple[str, ...]:
+    # per module name: asked for every module of every log of a fleet ingest
+    from .._meta import module_info
+    info = module_info(module)
     names = [info.prefix + s for s in ("BYTES_READ", "BYTES_WRITTEN", "F_READ_TIME",
                                        "F_WRITE_TIME", "F_META_TIME", "F_SLOWEST_RANK_TIME")]
-    return [n for n in names if n in info.counters or n in info.fcounters]
+    return tuple(n for n in names if n in info.counters or n in info.fcounters)
 
 
 def record_times(frame, prefix: str) -> Times:
