@@ -10,10 +10,8 @@ iterator), so peak memory does not grow with the number of segments:
   a subprocess)."""
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -25,10 +23,9 @@ from iolens.report import activity  # noqa: E402
 from iolens.report.source import ReportData  # noqa: E402
 from iolens.report.trace_sums import spread_pass, trace_sums  # noqa: E402
 from iolens.view.intervals import spread  # noqa: E402
-from report_helpers import corpus_logs, iolens_bin  # noqa: E402
+from report_helpers import corpus_logs, traced_dd  # noqa: E402
 from view_logs import MiB, Segments, posix_row, write_log  # noqa: E402
 
-REPO = Path(__file__).resolve().parents[2]
 
 
 # ------------------------------------------------ the whole-trace computation
@@ -87,30 +84,11 @@ def synthetic(path):
     return write_log(path, nprocs=4, run_time=20, posix=posix, dxt_posix=seg)
 
 
-def threaded(tmp: Path):
-    """A trace with thread ids: `dd` under our runtime with DXT_THREAD_IDS=1."""
-    tool = iolens_bin()
-    runtime = os.environ.get("IOLENS_RUNTIME") or REPO / "build/src/runtime/libiolens.so"
-    if tool is None or not Path(runtime).exists():
-        return None
-    data = tmp / "data.bin"
-    data.write_bytes(os.urandom(1 << 20))
-    logs = tmp / "logs"
-    logs.mkdir()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("DARSHAN_", "DXT_"))}
-    env.update(IOLENS_RUNTIME=str(runtime), DXT_ENABLE_IO_TRACE="1", DXT_THREAD_IDS="1")
-    run = subprocess.run([tool, "run", "--logpath", str(logs), "--", "dd", f"if={data}",
-                          f"of={tmp / 'copy.bin'}", "bs=4096"], capture_output=True,
-                         text=True, timeout=120, env=env)
-    found = list(logs.glob("*.darshan"))
-    return found[0] if run.returncode == 0 and found else None
-
-
 @pytest.fixture(scope="module")
 def traces(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("traces")
     out = {"synthetic": synthetic(tmp / "synthetic.darshan")}
-    made = threaded(tmp)
+    made = traced_dd(tmp, block=4096, DXT_THREAD_IDS="1")   # a trace with thread ids
     if made is not None:
         out["threads"] = made
     for p in corpus_logs():
