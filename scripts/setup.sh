@@ -16,7 +16,8 @@ APT_PACKAGES=(build-essential cmake ninja-build pkg-config zlib1g-dev libbz2-dev
   python3 python3-dev python3-venv python3-pip git xz-utils
   openmpi-bin libopenmpi-dev mpich libmpich-dev
   clang libclang-rt-14-dev valgrind chromium
-  libhdf5-dev libhdf5-openmpi-dev libpnetcdf-dev gfortran time)
+  libhdf5-dev libhdf5-openmpi-dev libpnetcdf-dev gfortran time
+  prometheus)   # tests/live: a real Prometheus scraping `iolens exporter`
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -29,6 +29,7 @@ import statistics
 import struct
 import subprocess
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -75,6 +76,20 @@ def logged_writes(tool, run, nthreads):
     return counts, bool(left)
 
 
+def wait_blocking(p, limit):
+    """The exit status of p, from a blocking waitpid.  Popen.wait(timeout=...)
+    polls with sleeps that double from 0.5 ms, which rounds every death up to
+    0.5, 1.5, 3.5, 7.5, 15.5, 31.5, 63.5 ms...; a timer kills a hung probe."""
+    guard = threading.Timer(limit, p.kill)
+    guard.start()
+    try:
+        _, status = os.waitpid(p.pid, 0)
+    finally:
+        guard.cancel()
+    p.returncode = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
+    return p.returncode
+
+
 def one_run(probe, kind, runtime, tool, nthreads, busy, top):
     run = Path(tempfile.mkdtemp(dir=top))
     (run / "logs").mkdir()
@@ -85,7 +100,7 @@ def one_run(probe, kind, runtime, tool, nthreads, busy, top):
     time.sleep(busy)
     t0 = time.monotonic()
     p.send_signal(signal.SIGTERM)
-    rc = p.wait(timeout=60)
+    rc = wait_blocking(p, 60)
     dt = time.monotonic() - t0
     assert rc == -signal.SIGTERM, rc
     data = (run / "counts").read_bytes()

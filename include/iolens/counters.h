@@ -63,7 +63,8 @@ enum iolens_lustre_comp {
 #undef IOL_ENUM_NONE
 
 /* Module ids (log-format spec section 6), expanded from modules.def. */
-#define MODULE(id, sym, name, ver, kind, role, summary, tbl) IOL_MOD_##sym = id,
+#define MODULE(id, sym, name, ver, kind, role, summary, layer, depth, runtime, tbl) \
+    IOL_MOD_##sym = id,
 enum iolens_module_id {
 #include "modules.def"
     IOL_MOD_COUNT_KNOWN
@@ -71,7 +72,8 @@ enum iolens_module_id {
 #undef MODULE
 
 /* Record version our writer emits, per module (modules.def): IOL_MOD_POSIX_VERSION. */
-#define MODULE(id, sym, name, ver, kind, role, summary, tbl) IOL_MOD_##sym##_VERSION = ver,
+#define MODULE(id, sym, name, ver, kind, role, summary, layer, depth, runtime, tbl) \
+    IOL_MOD_##sym##_VERSION = ver,
 enum iolens_module_version {
 #include "modules.def"
 };

@@ -93,6 +93,12 @@ enum iolens_module_role {
     IOLENS_ROLE_NONE, IOLENS_ROLE_IO, IOLENS_ROLE_TRACE,
     IOLENS_ROLE_HEATMAP, IOLENS_ROLE_LAYOUT, IOLENS_ROLE_PLATFORM
 };
+/* Where an I/O module sits in the I/O stack (modules.def `layer`). */
+enum iolens_module_layer {
+    IOLENS_LAYER_NONE, IOLENS_LAYER_HIGHLEVEL, IOLENS_LAYER_MIDDLEWARE, IOLENS_LAYER_FILESYSTEM
+};
+/* Which runtimes write a module (modules.def `runtime`). */
+enum iolens_module_runtime { IOLENS_RUNTIME_NONE, IOLENS_RUNTIME_LIB, IOLENS_RUNTIME_MPI };
 
 typedef struct iolens_module_info {
     int id;
@@ -108,6 +114,9 @@ typedef struct iolens_module_info {
     const char *symbol;         /* as in C names: "MPIIO", "BGQ" (counter prefix + "_") */
     int summaries;              /* modules.def `summary` PARSER: darshan-parser's
                                  * --total/--file/--perf figures (iolens/metrics.h) */
+    int layer;                  /* enum iolens_module_layer */
+    int depth;                  /* place in the I/O stack, 1 = top; 0 = not in it */
+    int runtime;                /* enum iolens_module_runtime */
 } iolens_module_info;
 
 /* What the current record layout of a fixed-size module (counters kind, MDHIM)

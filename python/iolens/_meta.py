@@ -13,6 +13,12 @@ from . import _core
 from .errors import UnknownModuleError
 
 
+# What ModuleInfo.operation_counters takes for a call count (a naming rule on
+# the counter tables, like the C library's units).
+_OP_WORDS = ("READS", "WRITES", "OPENS", "SEEKS", "STATS", "FSYNCS", "FLUSHES")
+_NOT_OPS = ("SEQ_", "CONSEC_", "RW_", "FILE_")
+
+
 @dataclass(frozen=True)
 class ModuleInfo:
     """Static description of one Darshan module.
@@ -32,7 +38,12 @@ class ModuleInfo:
     ``units`` maps each counter to what it measures ("count", "bytes", "offset",
     "seconds", "timestamp", "rank", "id", "variance", "other": the C library's
     naming rule, src/format/counter_units.c); ``record_size`` is the bytes of one
-    record of a fixed-size layout (0 for the others).
+    record of a fixed-size layout (0 for the others).  ``layer`` is where an I/O
+    module sits in the I/O stack ("high-level", "middleware", "file-system" or
+    "none"), ``depth`` its place in the stack (1 = what the application calls,
+    0 = not in the stack) and ``runtime`` which runtimes write it ("lib": every
+    runtime, "mpi": the MPI runtimes only, "none"): modules.def's `layer`,
+    `depth` and `runtime` columns.
     """
 
     id: int
@@ -44,6 +55,9 @@ class ModuleInfo:
     has_file_rec_id: bool
     summaries: bool
     record_size: int
+    layer: str
+    depth: int
+    runtime: str
     counters: Tuple[str, ...]
     fcounters: Tuple[str, ...]
     descriptions: Dict[str, str]
@@ -63,6 +77,14 @@ class ModuleInfo:
         """Counter names, in record order, that measure one of `units` ("seconds", ...)."""
         return tuple(c for c, u in self.units.items() if u in units)
 
+    def operation_counters(self) -> Tuple[str, ...]:
+        """Counter names, in record order, that count calls of one kind: a count
+        whose name after the prefix ends with an operation word (READS, OPENS, ...)
+        and is not a pattern count (SEQ_, CONSEC_, RW_ switches, FILE_ kinds)."""
+        return tuple(c for c in self.counters_in("count")
+                     if c[len(self.prefix):].endswith(_OP_WORDS)
+                     and not c[len(self.prefix):].startswith(_NOT_OPS))
+
 
 def _load() -> Dict[int, ModuleInfo]:
     table = {}
@@ -72,6 +94,7 @@ def _load() -> Dict[int, ModuleInfo]:
             id=m["id"], name=m["name"], version=m["version"], kind=m["kind"],
             role=m["role"], symbol=m["symbol"], has_file_rec_id=m["file_rec_id"],
             summaries=m["summaries"], record_size=m["record_size"],
+            layer=m["layer"], depth=m["depth"], runtime=m["runtime"],
             counters=tuple(m["int_names"]), fcounters=tuple(m["flt_names"]),
             descriptions=dict(zip(names, m["int_desc"] + m["flt_desc"])),
             combine=dict(zip(names, m["int_combine"] + m["flt_combine"])),
@@ -101,6 +124,49 @@ def summary_modules() -> Tuple[str, ...]:
     """Printed names, in id order, of the modules darshan-parser gives --total,
     --file and --perf figures (modules.def `summary` column)."""
     return tuple(m.name for m in _BY_ID.values() if m.summaries)
+
+
+def stack_order() -> Tuple[str, ...]:
+    """The I/O stack, top (what the application calls: H5D) to bottom (DAOS):
+    the modules with a `depth`, by depth then id (modules.def `depth` column)."""
+    stacked = [m for m in _BY_ID.values() if m.depth > 0]
+    return tuple(m.name for m in sorted(stacked, key=lambda m: (m.depth, m.id)))
+
+
+def layer_modules(layer: str) -> Tuple[str, ...]:
+    """Printed names, in id order, of the modules of one layer of the I/O stack:
+    "high-level" (H5D, PNETCDF_VAR, ...), "middleware" (MPI-IO) or "file-system"."""
+    return tuple(m.name for m in _BY_ID.values() if m.layer == layer)
+
+
+def file_system_layers() -> Tuple[str, ...]:
+    """The bottom of the I/O stack, in id order: the modules whose calls reach
+    storage (POSIX, STDIO, DFS, DAOS).  Bytes of the layers above them are the
+    same data again."""
+    return layer_modules("file-system")
+
+
+def data_modules() -> Tuple[str, ...]:
+    """I/O modules, in id order, whose records move data: they have bytes and the
+    fastest/slowest-rank counters of shared files (not H5F or PNETCDF_FILE)."""
+    return modules_with("io", "BYTES_READ", "FASTEST_RANK")
+
+
+def trace_modules() -> Tuple[str, ...]:
+    """The per-operation trace modules (DXT_POSIX, DXT_MPIIO), in id order."""
+    return modules_with("trace")
+
+
+def traced_module(trace: str) -> str:
+    """The module a trace module traces: "DXT_MPIIO" -> "MPI-IO" (its name is
+    "DXT_" + that module's symbol)."""
+    return module_info(module_info(trace).name[len("DXT_"):]).name
+
+
+def trace_of(module: str):
+    """The trace module of a module ("MPI-IO" -> "DXT_MPIIO"), or None."""
+    want = "DXT_" + module_info(module).symbol
+    return next((t for t in trace_modules() if t == want), None)
 
 
 def module_info(module: Union[str, int]) -> ModuleInfo:

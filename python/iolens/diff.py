@@ -35,10 +35,6 @@ from .view.columns import amount
 WEIGHTS = {"layout": 3.0, "collective": 3.0, "access size": 2.0, "volume": 2.0,
            "files": 1.0, "time": 1.5, "operations": 1.0, "pattern": 1.0, "imbalance": 1.0}
 
-# Operation counters compared, by their name after the module prefix (the
-# module table says which counters a module has: no per-module lists here).
-_OP_WORDS = ("READS", "WRITES", "OPENS", "SEEKS", "STATS", "FSYNCS", "FLUSHES")
-_NOT_OPS = ("SEQ_", "CONSEC_", "RW_", "FILE_")
 STREAMS = ("<STDIN>", "<STDOUT>", "<STDERR>")
 
 
@@ -54,13 +50,9 @@ class Change:
 
 
 def _op_counters(info) -> List[str]:
-    """The module's operation counts (suffix ends with an operation word)."""
-    out = []
-    for name in info.counters_in("count"):
-        rest = name[len(info.prefix):]
-        if rest.endswith(_OP_WORDS) and not rest.startswith(_NOT_OPS):
-            out.append(rest)
-    return out
+    """The module's operation counts (ModuleInfo.operation_counters), by their
+    name after the module prefix."""
+    return [name[len(info.prefix):] for name in info.operation_counters()]
 
 
 def _sum(df, name) -> float:

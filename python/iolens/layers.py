@@ -14,11 +14,11 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
-from ._meta import module_info
+from ._meta import module_info, stack_order
 
-# Top to bottom: what the application calls, then what that library calls.
-STACK = ("H5D", "PNETCDF_VAR", "H5F", "PNETCDF_FILE", "MPI-IO", "STDIO", "POSIX", "DFS",
-         "DAOS")
+# Top to bottom: what the application calls, then what that library calls
+# (modules.def `depth` column).
+STACK = stack_order()
 COLUMNS = ["file", "layer", "object", "rank", "id", "bytes_read", "bytes_written",
            "read_time", "write_time", "meta_time"]
 

@@ -24,6 +24,15 @@ static const char *const role_names[] = {
     [IOLENS_ROLE_LAYOUT] = "layout",   [IOLENS_ROLE_PLATFORM] = "platform",
 };
 
+static const char *const layer_names[] = {
+    [IOLENS_LAYER_NONE] = "none",             [IOLENS_LAYER_HIGHLEVEL] = "high-level",
+    [IOLENS_LAYER_MIDDLEWARE] = "middleware", [IOLENS_LAYER_FILESYSTEM] = "file-system",
+};
+
+static const char *const runtime_names[] = {
+    [IOLENS_RUNTIME_NONE] = "none", [IOLENS_RUNTIME_LIB] = "lib", [IOLENS_RUNTIME_MPI] = "mpi",
+};
+
 /* LUSTRE per-component counters, expanded from the module's table. */
 #define INT(n, c, d)
 #define FLT(n, c, d)
@@ -80,6 +89,10 @@ static PyObject *module_dict(const iolens_module_info *m)
     size_t nc = sizeof lustre_comp_names / sizeof lustre_comp_names[0];
     const char *kind = (m->kind >= 0 && m->kind <= IOLENS_KIND_OPAQUE) ? kind_names[m->kind] : "?";
     const char *role = (m->role >= 0 && m->role <= IOLENS_ROLE_PLATFORM) ? role_names[m->role] : "?";
+    const char *layer = (m->layer >= 0 && m->layer <= IOLENS_LAYER_FILESYSTEM)
+                            ? layer_names[m->layer] : "?";
+    const char *runtime = (m->runtime >= 0 && m->runtime <= IOLENS_RUNTIME_MPI)
+                              ? runtime_names[m->runtime] : "?";
     int file_rec_id = 0;
     size_t trailing = 0;
     iolens_module_layout_extras(m->id, &file_rec_id, &trailing);   /* stays 0 if none */
@@ -92,6 +105,9 @@ static PyObject *module_dict(const iolens_module_info *m)
         || iol_py_set_item(d, "symbol", PyUnicode_FromString(m->symbol))
         || iol_py_set_item(d, "file_rec_id", PyBool_FromLong(file_rec_id))
         || iol_py_set_item(d, "summaries", PyBool_FromLong(m->summaries))
+        || iol_py_set_item(d, "layer", PyUnicode_FromString(layer))
+        || iol_py_set_item(d, "depth", PyLong_FromLong(m->depth))
+        || iol_py_set_item(d, "runtime", PyUnicode_FromString(runtime))
         || iol_py_set_item(d, "record_size", PyLong_FromSize_t(iolens_module_record_size(m->id)))
         || iol_py_set_item(d, "int_units", unit_list(m, 0, lustre ? nc : m->n_int))
         || iol_py_set_item(d, "flt_units", unit_list(m, 1, m->n_flt))

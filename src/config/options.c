@@ -62,7 +62,8 @@ static const opt OPTS[] = {
 #define NOPTS (sizeof OPTS / sizeof OPTS[0])
 
 static const char *const MODNAMES[IOL_MAX_MODULES] = {
-#define MODULE(id, sym, name, ver, kind, role, summary, tbl) [id] = name,
+#define MODULE(id, sym, name, ver, kind, role, summary, layer, depth, runtime, tbl) \
+    [id] = name,
 #include "modules.def"
 #undef MODULE
 };

@@ -184,7 +184,7 @@ static const struct rec_layout layouts[] = {
 #define DERIVED_MDHIM(id, ver, n_int, n_flt)
 #define DERIVED_OPAQUE(id, ver, n_int, n_flt)
 /* (pasted here, so that the NULL module's symbol is never expanded as a macro) */
-#define MODULE(id, sym, name, ver, kind, role, summary, tbl)                           \
+#define MODULE(id, sym, name, ver, kind, role, summary, layer, depth, runtime, tbl) \
     DERIVED_##kind(IOL_MOD_##sym, IOL_MOD_##sym##_VERSION, sym##_NUM_INDICES,           \
                    sym##_F_NUM_INDICES)
 static const struct rec_layout derived_layouts[] = {

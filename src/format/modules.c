@@ -16,10 +16,12 @@ enum { IOL_SUMMARY_NONE = 0, IOL_SUMMARY_PARSER = 1 };
 
 #define IOL_N(arr) (sizeof(arr) / sizeof((arr)[0]) - 1)
 
-#define MODULE(id_, sym, name_, ver, kind_, role_, summary_, tbl)                 \
+#define MODULE(id_, sym, name_, ver, kind_, role_, summary_, layer_, depth_, runtime_, tbl) \
     [id_] = { .id = id_, .name = name_, .version = ver,                           \
               .kind = IOLENS_KIND_##kind_, .role = IOLENS_ROLE_##role_,           \
               .symbol = #sym, .summaries = IOL_SUMMARY_##summary_,               \
+              .layer = IOLENS_LAYER_##layer_, .depth = depth_,                    \
+              .runtime = IOLENS_RUNTIME_##runtime_,                               \
               .n_int = IOL_N(tbl##_int_names), .n_flt = IOL_N(tbl##_flt_names),   \
               .int_names = tbl##_int_names, .flt_names = tbl##_flt_names,         \
               .int_desc = tbl##_int_desc, .flt_desc = tbl##_flt_desc,             \

@@ -51,27 +51,45 @@ function(iol_write_module_intercepts out dir)
   endif()
 endfunction()
 
-# iol_discover_modules(OUT dir known...): the modules of dir/modules/<m>.c that
-# define their descriptor `const iol_module_desc iol_<m>_module` and are not in
-# `known` (nor the template): a new module joins the runtime by its file alone.
-function(iol_discover_modules out dir)
-  if(CMAKE_SCRIPT_MODE_FILE)     # cmake -P (the generator alone): no configure step
-    file(GLOB files ${dir}/modules/*.c)
-  else()
-    file(GLOB files CONFIGURE_DEPENDS ${dir}/modules/*.c)
-  endif()
-  set(found "")
-  set(known template ${ARGN})
-  foreach(f ${files})
-    get_filename_component(m ${f} NAME_WE)
-    list(FIND known ${m} at)     # (not IN_LIST: cmake -P sets no policies)
-    if(NOT at EQUAL -1)
+# iol_runtime_modules(LIB_OUT MPI_OUT defs dir): the runtime modules, from the
+# `runtime` column of the module table `defs` (src/format/counters/modules.def):
+# LIB_OUT gets the LIB ones (in every runtime), MPI_OUT the MPI ones (they need MPI:
+# only in the MPI runtimes), each in id order.  A module's file is
+# dir/modules/<its symbol in lower case>.c and must define its descriptor
+# `const iol_module_desc iol_<m>_module`: a new module joins the runtime by its
+# table row and its file.
+function(iol_runtime_modules lib_out mpi_out defs dir)
+  file(STRINGS ${defs} rows REGEX "^MODULE\\(")
+  set(lib "")
+  set(mpi "")
+  foreach(row ${rows})
+    string(REGEX REPLACE " " "" row "${row}")
+    if(NOT row MATCHES "^MODULE\\([0-9]+,([A-Z0-9_]+),\"[^\"]*\",([^,]+,)+(LIB|MPI|NONE),[a-z0-9_]+\\)$")
+      message(FATAL_ERROR "${defs}: cannot read the runtime column of ${row}")
+    endif()
+    set(runtime ${CMAKE_MATCH_3})
+    string(TOLOWER ${CMAKE_MATCH_1} m)
+    if(runtime STREQUAL "NONE")
       continue()
     endif()
-    file(STRINGS ${f} desc REGEX "^const iol_module_desc iol_${m}_module = ")
-    if(desc)
-      list(APPEND found ${m})
+    set(src ${dir}/modules/${m}.c)
+    set(desc "")
+    if(EXISTS ${src})
+      file(STRINGS ${src} desc REGEX "^const iol_module_desc iol_${m}_module = ")
+    endif()
+    if(NOT desc)
+      message(FATAL_ERROR "modules.def gives ${m} a runtime module (${runtime}), but ${src} "
+                          "does not define `const iol_module_desc iol_${m}_module`")
+    endif()
+    if(runtime STREQUAL "MPI")
+      list(APPEND mpi ${m})
+    else()
+      list(APPEND lib ${m})
     endif()
   endforeach()
-  set(${out} ${found} PARENT_SCOPE)
+  if(NOT CMAKE_SCRIPT_MODE_FILE)
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${defs})
+  endif()
+  set(${lib_out} ${lib} PARENT_SCOPE)
+  set(${mpi_out} ${mpi} PARENT_SCOPE)
 endfunction()

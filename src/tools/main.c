@@ -29,7 +29,7 @@ static const struct verb verbs[] = {
 
 /* Verbs another program implements (iolens-<verb>); named here for suggestions. */
 static const char *const external_verbs[] = {"report", "diff", "diagnose", "explore",
-                                              "export", "fleet", "help"};
+                                              "export", "fleet", "top", "exporter", "help"};
 
 static void usage(FILE *out)
 {
@@ -43,6 +43,8 @@ static void usage(FILE *out)
                  "  explore   (Python) interactive trace explorer in the browser\n"
                  "  export    (Python) DXT traces for Perfetto (--perfetto) or as JSON\n"
                  "  fleet     (Python) many logs in one queryable store\n"
+                 "  top       (Python) live I/O of the jobs running on this node\n"
+                 "  exporter  (Python) live I/O as Prometheus metrics\n"
                  "\nEvery verb takes -h/--help (what it does) and --version.\n"
                  "Exit status: 0 success, 1 failure, 2 usage error; parse and dxt exit 255\n"
                  "on an unreadable or partial log, as darshan-parser does (docs/cli.md).\n");

@@ -42,6 +42,18 @@ int main(void)
           iolens_module_info_get(IOL_MOD_LUSTRE)->role == IOLENS_ROLE_LAYOUT &&
           iolens_module_info_get(IOL_MOD_BGQ)->role == IOLENS_ROLE_PLATFORM, "roles");
     CHECK(strcmp(iolens_module_info_get(IOL_MOD_BGQ)->symbol, "BGQ") == 0, "BG/Q symbol");
+    /* modules.def's layer, depth and runtime columns: a module has a depth in the
+     * I/O stack exactly when it has a layer; MPI-IO sits above POSIX. */
+    for (int i = 0; i < IOL_MOD_COUNT_KNOWN; i++) {
+        const iolens_module_info *e = iolens_module_info_get(i);
+        CHECK(e && (e->depth > 0) == (e->layer != IOLENS_LAYER_NONE), "module %d depth", i);
+    }
+    const iolens_module_info *mpiio = iolens_module_info_get(IOL_MOD_MPIIO);
+    const iolens_module_info *posix = iolens_module_info_get(IOL_MOD_POSIX);
+    CHECK(mpiio->layer == IOLENS_LAYER_MIDDLEWARE && posix->layer == IOLENS_LAYER_FILESYSTEM &&
+          mpiio->depth < posix->depth, "layers");
+    CHECK(mpiio->runtime == IOLENS_RUNTIME_MPI && posix->runtime == IOLENS_RUNTIME_LIB &&
+          iolens_module_info_get(IOL_MOD_DAOS)->runtime == IOLENS_RUNTIME_NONE, "runtime column");
     CHECK(IOL_MOD_POSIX_VERSION == 4 && IOL_MOD_DXT_MPIIO_VERSION == 2, "written versions");
     CHECK(strcmp(iolens_strerror(IOLENS_E_TRUNCATED), "truncated log") == 0, "strerror");
     CHECK(iolens_strerror(-999) != NULL, "strerror of an unknown code");

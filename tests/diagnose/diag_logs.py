@@ -70,9 +70,10 @@ def _arrays(module, records):
 
 
 def build(path, nprocs=4, run_time=100, metadata="", mounts=(("/", "ext4"),
-          ("/scratch", "lustre")), partial=0, dxt=None, **modules):
+          ("/scratch", "lustre")), partial=0, dxt=None, lustre=None, **modules):
     """modules: name=[rec(...)] (MPI-IO as MPI_IO); dxt: {"POSIX": [segment dicts]}
-    with keys name, rank, op ("read"/"write"), offset, length, start, end."""
+    with keys name, rank, op ("read"/"write"), offset, length, start, end;
+    lustre: [(name, stripe size, [OST ids])] one-component layouts."""
     mods = {k.replace("MPI_IO", "MPI-IO"): v for k, v in modules.items()}
     names = {}
     for records in mods.values():
@@ -80,10 +81,13 @@ def build(path, nprocs=4, run_time=100, metadata="", mounts=(("/", "ext4"),
             names[record_id(r["name"])] = r["name"]
             if r["file"]:
                 names[record_id(r["file"])] = r["file"]
+    for name, _, _ in lustre or ():
+        names[record_id(name)] = name
     for segs in (dxt or {}).values():
         for s in segs:
             names[record_id(s["name"])] = s["name"]
-    order = sorted(list(mods) + ["DXT_" + m.replace("-", "") for m in (dxt or {})],
+    order = sorted(list(mods) + ["DXT_" + m.replace("-", "") for m in (dxt or {})]
+                   + (["LUSTRE"] if lustre else []),
                    key=lambda m: module_info(m).id)
     with Writer(path) as w:
         w.set_job(start_time_sec=1_700_000_000, end_time_sec=1_700_000_000 + run_time - 1,
@@ -91,6 +95,11 @@ def build(path, nprocs=4, run_time=100, metadata="", mounts=(("/", "ext4"),
                   mounts=list(mounts))
         w.add_names(list(names), list(names.values()))
         for m in order:
+            if m == "LUSTRE":
+                w.put_lustre([record_id(n) for n, _, _ in lustre], [-1] * len(lustre),
+                             [[{"stripe_size": ss, "stripe_count": len(o), "ext_end": -1, "osts": o}]
+                              for _, ss, o in lustre])
+                continue
             if m.startswith("DXT_"):
                 _put_dxt(w, m, dxt[m[4:].replace("MPIIO", "MPI-IO")] if m[4:] in dxt
                          else dxt["MPI-IO"])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from diag_logs import MiB, LustreLog, build, rec, seg
+from test_diagnose_ost_conflict import per_process as slow_ost_log, two_writers
 from iolens.diagnose import RULES, diagnose, diagnose_log
 from iolens._meta import module_info
 
@@ -39,6 +40,16 @@ def mpiio(**c):
                              POSIX_SIZE_WRITE_1M_4M=10)])
 
 
+def collective_on(nodes, aggregators, metadata=""):
+    """A job of `nodes` processes on `nodes` nodes writing one file collectively;
+    the first `aggregators` ranks do its POSIX I/O."""
+    return dict(nprocs=nodes, metadata=f"nnodes={nodes}\n{metadata}",
+                MPI_IO=[rec("/scratch/out.dat", -1, MPIIO_COLL_WRITES=10 * nodes,
+                            MPIIO_BYTES_WRITTEN=10 * nodes * MiB)],
+                POSIX=[posix(rank=r, POSIX_WRITES=10, POSIX_BYTES_WRITTEN=nodes * 10 * MiB
+                             // aggregators) for r in range(aggregators)])
+
+
 def h5(coll, chunk=(512, 512), length=(512, 512)):
     return dict(nprocs=4, H5F=[rec("/scratch/f.h5", -1, H5F_OPENS=4, H5F_USE_MPIIO=1)],
                 H5D=[rec("/scratch/f.h5:/data", -1, file="/scratch/f.h5", H5D_WRITES=400,
@@ -51,7 +62,7 @@ def h5(coll, chunk=(512, 512), length=(512, 512)):
 def h5_posix(not_aligned):
     return dict(H5F=[rec("/scratch/f.h5", 0, H5F_OPENS=1)],
                 POSIX=[posix("/scratch/f.h5", 0, POSIX_WRITES=5000, POSIX_SEQ_WRITES=5000,
-                             POSIX_SIZE_WRITE_1M_4M=5000, POSIX_FILE_ALIGNMENT=4096,
+                             POSIX_BYTES_WRITTEN=5000 * MiB, POSIX_FILE_ALIGNMENT=4096,
                              POSIX_FILE_NOT_ALIGNED=not_aligned)])
 
 
@@ -72,11 +83,15 @@ SCENARIOS = {
     "small-io": (small("1K_10K"), small("1M_4M")),
     "small-io-shared": (shared_small(-1), shared_small(0)),
     "misaligned-file": (
-        dict(POSIX=[posix(POSIX_WRITES=5000, POSIX_FILE_NOT_ALIGNED=4000, POSIX_FILE_ALIGNMENT=4096)]),
-        dict(POSIX=[posix(POSIX_WRITES=5000, POSIX_FILE_NOT_ALIGNED=10, POSIX_FILE_ALIGNMENT=4096)])),
+        dict(POSIX=[posix(POSIX_WRITES=5000, POSIX_FILE_NOT_ALIGNED=4000, POSIX_FILE_ALIGNMENT=4096,
+                          POSIX_BYTES_WRITTEN=5000 * MiB)]),
+        dict(POSIX=[posix(POSIX_WRITES=5000, POSIX_FILE_NOT_ALIGNED=10, POSIX_FILE_ALIGNMENT=4096,
+                          POSIX_BYTES_WRITTEN=5000 * MiB)])),
     "misaligned-memory": (
-        dict(POSIX=[posix(POSIX_WRITES=5000, POSIX_MEM_NOT_ALIGNED=5000, POSIX_MEM_ALIGNMENT=8)]),
-        dict(POSIX=[posix(POSIX_WRITES=5000, POSIX_MEM_NOT_ALIGNED=0, POSIX_MEM_ALIGNMENT=8)])),
+        dict(POSIX=[posix(POSIX_WRITES=5000, POSIX_MEM_NOT_ALIGNED=5000, POSIX_MEM_ALIGNMENT=8,
+                          POSIX_BYTES_WRITTEN=5000 * MiB)]),
+        dict(POSIX=[posix(POSIX_WRITES=5000, POSIX_MEM_NOT_ALIGNED=0, POSIX_MEM_ALIGNMENT=8,
+                          POSIX_BYTES_WRITTEN=5000 * MiB)])),
     "redundant-reads": (
         dict(POSIX=[posix(POSIX_READS=100, POSIX_BYTES_READ=100 * MiB,
                           POSIX_MAX_BYTE_READ=10 * MiB - 1, POSIX_F_READ_TIME=5.0)]),
@@ -119,10 +134,9 @@ SCENARIOS = {
     "collective-used": (mpiio(MPIIO_COLL_WRITES=1000), mpiio(MPIIO_INDEP_WRITES=1000)),
     "blocking-mpiio": (mpiio(MPIIO_COLL_WRITES=1000, MPIIO_F_WRITE_TIME=200.0),
                        mpiio(MPIIO_COLL_WRITES=1000, MPIIO_NB_WRITES=10, MPIIO_F_WRITE_TIME=200.0)),
-    "aggregators": (dict(metadata="h=romio_no_indep_rw=true;cb_nodes=2\nnnodes=8\n",
-                         **mpiio(MPIIO_COLL_WRITES=10)),
-                    dict(metadata="h=romio_no_indep_rw=true;cb_nodes=8\nnnodes=8\n",
-                         **mpiio(MPIIO_COLL_WRITES=10))),
+    # 8 nodes; the POSIX I/O of the collectively written file done by 2 ranks
+    # (aggregators), or by all 8 ranks, one per node
+    "aggregators": (collective_on(8, aggregators=2), collective_on(8, aggregators=8)),
     "stdio-heavy": (
         dict(STDIO=[rec("/scratch/log.txt", 0, STDIO_WRITES=1000, STDIO_BYTES_WRITTEN=100 * MiB)]),
         dict(STDIO=[rec("/scratch/log.txt", 0, STDIO_WRITES=10, STDIO_BYTES_WRITTEN=1000)],
@@ -170,6 +184,9 @@ SCENARIOS = {
                    dxt([seg("/scratch/a", r, "write", 0, 60) for r in range(4)])),
     "dxt-rw-overlap": (dxt([seg("/scratch/a", 0, "write", 0, 5), seg("/scratch/a", 1, "read", 1, 4)]),
                        dxt([seg("/scratch/a", 0, "write", 0, 5), seg("/scratch/a", 1, "read", 6, 8)])),
+    # (more cases in test_diagnose_ost_conflict.py)
+    "slow-ost": (slow_ost_log(546.0), slow_ost_log(12.0)),
+    "conflicting-writes": (two_writers(MiB // 2), two_writers(MiB)),
 }
 
 # Lustre rules: the LUSTRE layout comes next to a written log (see diag_logs.LustreLog).
@@ -225,15 +242,20 @@ def test_lustre_rule_both_ways(tmp_path, rule):
     assert rule not in fired(tmp_path, "no", no, no_layout)
 
 
-def test_misaligned_on_node_local_storage_is_silent(tmp_path):
-    """Alignment matters on shared servers: the same misaligned accesses on a mount
-    the log calls node-local (mntfs) are not reported, on a shared one they are."""
+def test_misaligned_on_node_local_storage_is_info(tmp_path):
+    """Alignment costs on servers shared by nodes: the same misaligned accesses on a
+    mount the log calls node-local (mntfs) are reported as info, with no time; on a
+    shared one they are judged from their cost."""
     def scenario(path):
         return dict(metadata="mntfs=l4K,s1M,l4K\n", mounts=LOCAL_MOUNTS,
                     POSIX=[posix(path, POSIX_WRITES=5000, POSIX_FILE_NOT_ALIGNED=4000,
-                                 POSIX_FILE_ALIGNMENT=4096)])
-    assert "misaligned-file" not in fired(tmp_path, "local", scenario("/local/ssd/out.dat"))
-    assert "misaligned-file" in fired(tmp_path, "shared", scenario("/scratch/out.dat"))
+                                 POSIX_FILE_ALIGNMENT=4096, POSIX_BYTES_WRITTEN=5000 * MiB,
+                                 POSIX_F_WRITE_TIME=50.0)])
+    local = fired(tmp_path, "local", scenario("/local/ssd/out.dat"))["misaligned-file"]
+    assert local.severity == "info" and local.hit.time_lost == 0
+    assert "node-local" in local.hit.message
+    shared = fired(tmp_path, "shared", scenario("/scratch/out.dat"))["misaligned-file"]
+    assert shared.hit.time_lost > 0 and "node-local" not in shared.hit.message
 
 
 def test_node_local_rule_needs_several_nodes(tmp_path):

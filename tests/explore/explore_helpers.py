@@ -134,3 +134,21 @@ def decode(buf: bytes) -> dict:
         out[field].append(v)
     assert pos == len(buf)
     return out
+
+
+def opened(log_path, cache: Path):
+    """The index and summary of a log (the index in ``cache``)."""
+    from iolens.explore.index import index_for
+    from iolens.explore.views import summary
+    with iolens.open(log_path) as log:
+        idx = index_for(log, cache)
+        return idx, summary(log, idx)
+
+
+def start_server(log_path, cache: Path, listen: str = "127.0.0.1"):
+    """Serve a log's explorer: (page URL with its token, summary, index, app, server)."""
+    from iolens.explore.server import Explorer, page_url, serve
+    idx, data = opened(log_path, cache)
+    app = Explorer(idx, data)
+    server = serve(app, 0, listen)
+    return page_url(app, server), data, idx, app, server

@@ -93,7 +93,8 @@ def build_in_memory(log, root: Path) -> None:
             "damage": damage_meta(damage)}
     if not parts:
         write_pyramid(root, np.zeros((2, 0, 1), np.uint32), np.zeros((2, 0, 1)),
-                      np.zeros((2, 0, 1)))
+                      np.zeros((2, 0, 1)), np.zeros((2, 0, 1), np.uint32))
+        np.save(root / "long.npy", np.zeros(0, np.int64))
         (root / "meta.json").write_text(json.dumps(meta))
         return
     cols = {"mod": np.concatenate([np.full(len(p["rec"]), m, np.int8) for m, p in parts])}
@@ -116,5 +117,7 @@ def build_in_memory(log, root: Path) -> None:
     s.feed(cols)
     s.finish()
     write_pyramid(root, *s.pyramid())
+    long_after = meta["span"] / s.nb        # operations longer than one pyramid bin
+    np.save(root / "long.npy", np.nonzero(cols["end"] - cols["start"] > long_after)[0])
     meta.update(s.views())
     (root / "meta.json").write_text(json.dumps(meta))

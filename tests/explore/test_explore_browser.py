@@ -15,11 +15,8 @@ import pandas as pd
 import pytest
 
 import iolens
-from explore_helpers import corpus_log, traced_log
+from explore_helpers import corpus_log, start_server, traced_log
 from iolens.explore.cli import main as explore_main
-from iolens.explore.index import index_for
-from iolens.explore.server import Explorer, serve
-from iolens.explore.views import summary
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 CHROMIUM = os.environ.get("IOLENS_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
@@ -101,12 +98,9 @@ def served(tmp_path):
     servers = []
 
     def start(log_path):
-        with iolens.open(log_path) as log:
-            idx = index_for(log, tmp_path / "cache")
-            data = summary(log, idx)
-        server = serve(Explorer(idx, data))
+        url, data, _, _, server = start_server(log_path, tmp_path / "cache")
         servers.append(server)
-        return f"http://127.0.0.1:{server.server_address[1]}/", data
+        return url, data
     yield start
     for s in servers:
         s.shutdown()
@@ -175,7 +169,8 @@ def test_timeline_zoom_pan_filter_tooltip(browser, served, shots):
     tip.wait_for(state="visible")
     text = tip.inner_text()
     row = p.page.evaluate("fetch('/api/spans?' + new URLSearchParams({t0: 0, t1: 1e9, r0: 4,"
-                          " r1: 11, op: 'write', file: %d})).then(r => r.json())" % big)
+                          " r1: 11, op: 'write', file: %d, token: new URLSearchParams("
+                          "location.search).get('token')})).then(r => r.json())" % big)
     i = rect["i"]                 # the span's row in the (same) query reply
     rank = data["lanes"][row["lane"][i]]["rank"]
     assert files[big] in text and f"process:  rank {rank}\n" in text

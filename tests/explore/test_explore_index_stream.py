@@ -79,8 +79,10 @@ def assert_same_index(a, b):
             assert x.dtype == y.dtype == np.dtype(dtype), name
             assert x.tobytes() == y.tobytes(), f"column {name} differs"
     pa, pb = np.load(a / "pyramid.npz"), np.load(b / "pyramid.npz")
-    for k in ("count", "bytes", "busy"):
+    for k in ("count", "bytes", "busy", "mpi"):
         assert pa[k].dtype == pb[k].dtype and pa[k].tobytes() == pb[k].tobytes(), k
+    la, lb = np.load(a / "long.npy"), np.load(b / "long.npy")
+    assert la.astype(np.int64).tobytes() == lb.astype(np.int64).tobytes(), "long operations"
 
 
 @pytest.fixture

@@ -64,7 +64,7 @@ LOG_VERBS = {
     "fleet":    ["job-stats", "{log}"],
 }
 # Verbs that read no log: only the rows every verb has.
-OTHER_VERBS = {"run", "config", "keygen"}
+OTHER_VERBS = {"run", "config", "keygen", "top", "exporter"}
 # The verbs whose {out} above is written from the log (recover's name is its own).
 WRITERS = [v for v, a in LOG_VERBS.items() if "{out}" in a]
 # Flags that contradict each other, per verb that has such a pair.

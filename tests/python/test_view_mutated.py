@@ -71,7 +71,14 @@ def test_no_damaged_value_reaches_an_output(tmp_path, seed):
                             "in flight")
         finite_non_negative(v.job_bytes(), "job bytes")
         _, values = page_facts(render_html(log))
-        diagnosis = json.loads(dumps(diagnose_log(log)))
+        diag = diagnose_log(log)
+        diagnosis = json.loads(dumps(diag))
+    # root causes: finite times, never more per process than its I/O time
+    for lost, io in diag.lost_by_process.values():
+        finite_non_negative([lost, io], "time lost per process")
+        assert lost <= io * (1 + 1e-9) + 1e-9
+    for g in diagnosis["groups"]:
+        finite_non_negative([g["time_lost_seconds"]], f"group {g['root']}")
     for key, value in values.items():
         try:
             number = float(value)
@@ -83,4 +90,6 @@ def test_no_damaged_value_reaches_an_output(tmp_path, seed):
             assert number >= 0, (key, value)
     for f in diagnosis["findings"]:
         finite_non_negative([f["time_lost_seconds"]] + list(f["numbers"].values()), f["rule"])
+        if f["projection"]:
+            finite_non_negative([f["projection"]["seconds"]], f"{f['rule']} at scale")
         assert all(0 <= r < NPROCS for r in f["ranks"]), f

@@ -8,7 +8,8 @@ In a scratch copy of the tracked source tree the template becomes module EXAMPLE
 (src/runtime/modules.cmake); then the format library, the runtime, the tools and
 the Python extension are built (about a minute with -j2), the module's test
 program runs under the runtime, and the new module shows in `iolens parse --total
---file --perf`, in iolens._meta, in the report's module lists and in the fleet's columns."""
+--file --perf`, in iolens._meta, in the report (its rows of the per-interface
+tables), in the fleet's columns (ingest, job-stats, query) and in `iolens diff`."""
 from __future__ import annotations
 
 import hashlib
@@ -21,7 +22,8 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-ROW = 'MODULE(40,  EXAMPLE,       "EXAMPLE",       1,  COUNTERS,  IO,        PARSER,  example)\n'
+ROW = ('MODULE(40,  EXAMPLE,       "EXAMPLE",       1,  COUNTERS,  IO,        PARSER,  '
+       'FILESYSTEM, 5, LIB,  example)\n')
 
 # The counter table: the NULL module's counters (what the template records) plus
 # the ones darshan-parser's figures read (modules.def `summary` PARSER).
@@ -103,15 +105,15 @@ def scratch(tmp_path_factory):
 
 
 def test_generated_lists_take_the_new_module(scratch, tmp_path):
-    """The generator alone: the module file is found and its intercept line joins
-    the one list, read by the same function the build and the export test use."""
+    """The generator alone: the row's `runtime` column puts the module in the
+    runtime's list (and MPI-IO in the MPI runtimes' only), and its intercept line
+    joins the one list, read by the same function the build and the export test use."""
     script = tmp_path / "lists.cmake"
     out = tmp_path / "intercept_modules.def"
     script.write_text(f"""
 include({scratch}/src/runtime/modules.cmake)
-iol_discover_modules(found {scratch}/src/runtime posix stdio heatmap dxt_posix h5f h5d lustre
-                     mpiio dxt_mpiio pnetcdf_file pnetcdf_var)
-message(STATUS "found=${{found}}")
+iol_runtime_modules(found mpi {scratch}/src/format/counters/modules.def {scratch}/src/runtime)
+message(STATUS "found=${{found}} mpi=${{mpi}}")
 iol_write_module_intercepts({out} {scratch}/src/runtime ${{found}})
 iol_intercept_names(names {scratch}/src/runtime/wrappers/intercept.def {out})
 list(FIND names iolens_example_foo at)
@@ -120,7 +122,9 @@ message(STATUS "example_at=${{at}}")
 """)
     run = subprocess.run(["cmake", "-P", str(script)], capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, run.stderr
-    assert "found=example" in run.stdout + run.stderr
+    said = run.stdout + run.stderr
+    assert "found=posix;h5f;h5d;lustre;stdio;dxt_posix;heatmap;example " in said
+    assert "mpi=mpiio;pnetcdf_file;pnetcdf_var;dxt_mpiio" in said
     assert "example_at=-1" not in run.stdout + run.stderr
     assert "IOL_FN(EXAMPLE, int, iolens_example_foo," in out.read_text()
 
@@ -164,16 +168,23 @@ def test_new_module_runs_and_shows_everywhere(scratch, tmp_path):
                    check=True, timeout=120)
     subprocess.run(["cc", "-o", str(prog), str(prog_src), str(lib), f"-Wl,-rpath,{tmp_path}"],
                    check=True, timeout=120)
-    logs = tmp_path / "logs"
-    logs.mkdir()
     tool = build / "src/tools/iolens"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DARSHAN_", "DXT_"))}
     env["IOLENS_RUNTIME"] = str(build / "src/runtime/libiolens.so")
-    run = subprocess.run([str(tool), "run", "--logpath", str(logs), "--", str(prog),
-                          str(tmp_path / "data.bin")], capture_output=True, text=True,
-                         timeout=120, env=env)
-    assert run.returncode == 0, run.stderr          # return values and errno kept
-    (log,) = sorted(logs.glob("*.darshan"))
+
+    def run_prog(name: str, extra_env: dict) -> Path:
+        logs = tmp_path / name
+        logs.mkdir()
+        run = subprocess.run([str(tool), "run", "--logpath", str(logs), "--", str(prog),
+                              str(tmp_path / "data.bin")], capture_output=True, text=True,
+                             timeout=120, env={**env, **extra_env})
+        assert run.returncode == 0, run.stderr      # return values and errno kept
+        (found,) = sorted(logs.glob("*.darshan"))
+        return found
+
+    log = run_prog("logs", {})
+    # the same run with the module turned off by its name (the settings read the table)
+    log_off = run_prog("logs-off", {"DARSHAN_MOD_DISABLE": "EXAMPLE"})
     text = subprocess.run([str(tool), "parse", "--total", "--file", "--perf", str(log)],
                           capture_output=True, text=True, timeout=60, check=True).stdout
     section = text.split("# EXAMPLE module data", 1)[1]
@@ -202,3 +213,38 @@ def test_new_module_runs_and_shows_everywhere(scratch, tmp_path):
     run = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True,
                          timeout=120, env={**env, "PYTHONPATH": str(pkg)}, cwd=tmp_path)
     assert run.returncode == 0, run.stderr
+
+    def verb(module: str, *args: str) -> str:
+        """A Python verb of the scratch package (what `iolens <verb>` runs)."""
+        done = subprocess.run([sys.executable, "-m", module, *args], capture_output=True,
+                              text=True, timeout=300, env={**env, "PYTHONPATH": str(pkg)},
+                              cwd=tmp_path)
+        assert done.returncode == 0, (module, args, done.stdout[-2000:], done.stderr[-3000:])
+        return done.stdout
+
+    # the report: EXAMPLE's rows in the per-interface tables (overview with the
+    # parser's figures, cost, operation counts' interfaces, files by kind)
+    html_path = tmp_path / "example.html"
+    verb("iolens.report.cli", str(log), "-o", str(html_path))
+    html = html_path.read_text()
+    for key in ("iface.EXAMPLE", "EXAMPLE.bytes_read", "EXAMPLE.agg_perf_by_slowest",
+                "EXAMPLE.files.total"):
+        assert f'data-key="{key}"' in html, key
+    # the fleet: its columns in the store, job-stats -m EXAMPLE, a query on them
+    store = tmp_path / "store"
+    verb("iolens.fleet.cli", "ingest", "--store", str(store), "-j", "1", "-q",
+         "--no-findings", str(log), str(log_off))
+    stats = verb("iolens.fleet.cli", "job-stats", str(store), "-m", "EXAMPLE", "--csv")
+    rows = [r for r in stats.splitlines()[1:] if r]
+    assert len(rows) == 1 and log.name in rows[0], stats      # the run that used it
+    assert stats.splitlines()[0].endswith("total_files,partial_flag"), stats
+    query = verb("iolens.fleet.cli", "query", str(store),
+                 "SELECT example_records, example_files FROM jobs ORDER BY example_records",
+                 "--csv")
+    assert query.split() == ["example_records,example_files", "0,0", "1,1"], query
+    # iolens diff: the run without the module against the one with it
+    out = verb("iolens.diff_cli", str(log_off), str(log), "--json")
+    import json
+    changes = json.loads(out)["changes"]
+    assert any(c["interface"] == "EXAMPLE" and c["metric"] == "interface" and c["b"] == 1
+               for c in changes), changes

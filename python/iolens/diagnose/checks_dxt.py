@@ -20,6 +20,7 @@ def _segments(ctx):
 def stragglers(ctx):
     module, seg = _segments(ctx)
     if seg is None or ctx.nprocs < 2:
+        ctx.skip("no DXT trace, or one process")
         return None
     th = ctx.th["dxt"]
     dur = np.clip(seg["end"].to_numpy() - seg["start"].to_numpy(), 0, None)
@@ -30,6 +31,10 @@ def stragglers(ctx):
     if len(active) < 2:
         return None
     med = float(np.median(active))
+    ctx.gate("slowest traced seconds / median", float(busy.max()) / med if med else 0.0, ">",
+             "dxt.straggler_ratio")
+    ctx.gate("slowest - median traced seconds", float(busy.max()) - med, ">=",
+             "dxt.straggler_min_seconds")
     slow = np.flatnonzero((busy > th["straggler_ratio"] * med) &
                           (busy - med >= th["straggler_min_seconds"]))
     if not len(slow):
@@ -49,17 +54,19 @@ def phases(ctx):
     the POSIX trace, else the MPI-IO one)."""
     iv = ctx.view.intervals
     if iv.source == "counters" or not iv.operations:
+        ctx.skip("no DXT trace in the log")
         return None
     th = ctx.th["dxt"]
     s, e = iv.busy_start, iv.busy_end
     span = float(e.max() - s.min())
-    if span <= 0 or iv.busy_seconds < th["phase_min_seconds"]:
-        return None          # under a second with any I/O in flight: phases do not matter
+    if span <= 0 or not ctx.gate("seconds with I/O in flight", iv.busy_seconds, ">=",
+                                 "dxt.phase_min_seconds"):
+        return None          # hardly any I/O in flight: phases do not matter
     module = "POSIX" if iv.source == "DXT_POSIX" else "MPI-IO"
     gaps = s[1:] - e[:-1]
     cut = gaps > th["phase_gap_fraction"] * max(span, ctx.run_time)
     n = int(cut.sum()) + 1
-    if n < th["phase_min"]:
+    if not ctx.gate("phases", n, ">=", "dxt.phase_min"):
         return None
     bounds = np.concatenate([[0], np.flatnonzero(cut) + 1, [len(s)]])
     lines = [f"{n} separate I/O phases in the {module} trace, separated by idle gaps of "
@@ -74,6 +81,7 @@ def phases(ctx):
 def rw_overlap(ctx):
     module, seg = _segments(ctx)
     if seg is None:
+        ctx.skip("no DXT trace in the log")
         return None
     th = ctx.th["dxt"]
     ops = seg["op"].astype(str).to_numpy()
@@ -90,6 +98,7 @@ def rw_overlap(ctx):
         overlap = _overlap(rs, re_, ws, we)
         if overlap >= th["overlap_min_seconds"]:
             found.append((overlap, rid))
+    ctx.measure("files read and written during overlapping periods", len(found))
     if not found:
         return None
     found.sort(reverse=True)

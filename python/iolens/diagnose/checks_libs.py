@@ -6,7 +6,7 @@ import numpy as np
 
 from .checks_access import misaligned_counts
 from .context import col
-from .measure import file_lines, pct, per_process, size, top, total
+from .measure import file_lines, pct, per_process, size, top, total, view_seconds
 from .model import Hit
 
 DIMS = range(1, 6)
@@ -36,8 +36,12 @@ def hdf5_chunking(ctx):
         partial |= in_dim & chunked & (length[d] > 0) & (chunk[d] > 0) & \
             (np.mod(length[d], np.maximum(chunk[d], 1)) != 0)
     chunk_bytes *= dtype
-    tiny = chunked & (chunk_bytes < th["small_chunk"]) & (accesses >= th["min_count"])
-    partial &= accesses >= th["min_count"]
+    busy = ctx.gate_each("accesses of a chunked dataset", np.where(chunked, accesses, 0), ">=",
+                         "hdf5.min_count")
+    tiny = chunked & busy & ctx.gate_each("bytes per chunk", np.where(chunked & busy, chunk_bytes,
+                                                                      np.inf), "<",
+                                          "hdf5.small_chunk")
+    partial &= busy
     if not (tiny.any() or partial.any()):
         return None
     lines = []
@@ -86,6 +90,7 @@ def hdf5_alignment(ctx):
     """HDF5 files whose POSIX accesses are misaligned: H5Pset_alignment fixes that."""
     h5f, posix = ctx.frame("H5F"), ctx.frame("POSIX")
     if h5f is None or not len(h5f) or posix is None or not len(posix):
+        ctx.skip("needs H5F and POSIX records")
         return None
     h5_ids = set(h5f["id"].to_numpy().tolist())
     is_h5 = np.array([i in h5_ids for i in posix["id"].to_numpy().tolist()], bool)
@@ -111,18 +116,21 @@ def pnetcdf_collective(ctx):
     frame = ctx.frame("PNETCDF_VAR")
     if frame is None or not len(frame) or ctx.nprocs < 2:
         return None
-    th = ctx.th["collective"]
     indep = total(frame, ["PNETCDF_VAR_INDEP_READS", "PNETCDF_VAR_INDEP_WRITES"])
     coll = total(frame, ["PNETCDF_VAR_COLL_READS", "PNETCDF_VAR_COLL_WRITES"])
     nb = total(frame, ["PNETCDF_VAR_NB_READS", "PNETCDF_VAR_NB_WRITES"])
-    if indep.sum() < th["min_count"] or indep.sum() <= th["independent_fraction"] * \
-            (indep.sum() + coll.sum()):
+    many = ctx.gate("independent PnetCDF variable accesses", indep.sum(), ">=",
+                    "collective.min_count")
+    both = indep.sum() + coll.sum()
+    most = ctx.gate("independent / all accesses", indep.sum() / both if both else 0.0, ">",
+                    "collective.independent_fraction")
+    if not (many and most):
         return None
-    t = col(frame, "PNETCDF_VAR_F_READ_TIME") + col(frame, "PNETCDF_VAR_F_WRITE_TIME")
     return Hit("PnetCDF independent mode",
                [f"{int(indep.sum()):,} independent and {int(coll.sum()):,} collective PnetCDF "
                 f"variable accesses; {int(nb.sum()):,} nonblocking (iput/iget)"]
                + file_lines(top(frame, indep, ctx, 3, indep > 0), lambda v: f"{int(v):,}"),
-               per_process(float(t.sum()), ctx.nprocs),
-               "PnetCDF variable read+write seconds per process: an upper bound",
+               view_seconds(ctx, ("PNETCDF_VAR",)).mean(),
+               "PnetCDF variable I/O seconds per process (the view's per-process time, "
+               "averaged): an upper bound",
                {"independent": indep.sum(), "collective": coll.sum()})

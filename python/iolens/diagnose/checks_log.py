@@ -7,6 +7,7 @@ from .model import Hit
 def damaged_log(ctx):
     """One finding naming what the view set aside (the other rules never see it)."""
     damage = ctx.view.damage
+    ctx.measure("records and trace segments set aside", damage.total)
     if not damage.any:
         return None
     lines = [f"{damage.total} records or trace segments hold values a healthy run cannot "

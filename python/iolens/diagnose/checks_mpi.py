@@ -1,12 +1,11 @@
 """Interface choice: MPI-IO collective and nonblocking use, aggregators, STDIO."""
 from __future__ import annotations
 
-import re
-
 import numpy as np
 
+from .checks_time import collective_ids
 from .context import col
-from .measure import file_lines, io_time, pct, per_process, size, top, total
+from .measure import FS_LAYERS, file_lines, pct, per_process, size, top, total, view_seconds
 from .model import Hit
 
 
@@ -18,13 +17,17 @@ def _mpiio(ctx):
 def no_collective(ctx):
     frame = _mpiio(ctx)
     if frame is None or ctx.nprocs < 2:
+        ctx.skip("needs MPI-IO records in a multi-process job")
         return None
-    th = ctx.th["collective"]
     lines, lost, files = [], 0.0, []
     for op, word in (("READ", "reads"), ("WRITE", "writes")):
         indep = col(frame, f"MPIIO_INDEP_{op}S")
         allops = total(frame, [f"MPIIO_{k}_{op}S" for k in ("INDEP", "COLL", "SPLIT", "NB")])
-        if indep.sum() < th["min_count"] or indep.sum() <= th["independent_fraction"] * allops.sum():
+        many = ctx.gate(f"independent MPI-IO {word}", indep.sum(), ">=", "collective.min_count")
+        most = ctx.gate(f"independent / all MPI-IO {word}",
+                        indep.sum() / allops.sum() if allops.sum() else 0.0, ">",
+                        "collective.independent_fraction")
+        if not (many and most):
             continue
         share = np.divide(indep, allops, out=np.zeros_like(indep), where=allops > 0)
         lost += per_process(float((col(frame, f"MPIIO_F_{op}_TIME") * share).sum()), ctx.nprocs)
@@ -48,6 +51,8 @@ def collective_used(ctx):
     coll = total(frame, ["MPIIO_COLL_READS", "MPIIO_COLL_WRITES"]).sum()
     allops = total(frame, [f"MPIIO_{k}_{op}S" for k in ("INDEP", "COLL", "SPLIT", "NB")
                            for op in ("READ", "WRITE")]).sum()
+    ctx.measure("collective / all MPI-IO data operations (most: at least half)",
+                coll / allops if allops else 0.0)
     if coll == 0 or coll < 0.5 * allops:
         return None
     return Hit("Collective MPI-IO is used",
@@ -64,8 +69,11 @@ def blocking(ctx):
                                  for op in ("READ", "WRITE")]).sum()
     rw = per_process(float((col(frame, "MPIIO_F_READ_TIME") +
                             col(frame, "MPIIO_F_WRITE_TIME")).sum()), ctx.nprocs)
-    if nb > 0 or blocking_ops == 0 or not ctx.run_time or \
-            rw < ctx.th["blocking"]["io_fraction"] * ctx.run_time:
+    ctx.measure("nonblocking MPI-IO operations", nb)
+    if nb > 0 or blocking_ops == 0 or not ctx.run_time:
+        return None
+    if not ctx.gate("MPI-IO read+write seconds per process / run time", rw / ctx.run_time, ">=",
+                    "blocking.io_fraction"):
         return None
     return Hit("Only blocking MPI-IO, and it takes a large share of the run",
                [f"{int(blocking_ops):,} blocking MPI-IO data operations and no nonblocking "
@@ -75,46 +83,64 @@ def blocking(ctx):
                "with computation can hide", {"blocking_ops": blocking_ops, "seconds": rw})
 
 
-def _hint(ctx, key):
-    """A hint value from job metadata ("key=value;..." under "h" or a top-level key)."""
-    for text in (ctx.metadata.get(key), ctx.metadata.get("h")):
-        if text is None:
-            continue
-        if "=" not in str(text):
-            return str(text), key
-        m = re.search(rf"(?:^|;){re.escape(key)}=([^;]*)", str(text))
-        if m:
-            return m.group(1), "h"
-    return None, None
-
-
 def aggregators(ctx):
-    """cb_nodes versus the node count, compared as integers; never calls sacct."""
-    if _mpiio(ctx) is None or ctx.nprocs < ctx.th["aggregators"]["min_procs"]:
+    """Fewer aggregators than nodes in collective MPI-IO: some nodes' links idle.
+    The aggregators are counted from the data (the ranks doing the POSIX I/O of
+    collectively accessed files), else taken from the application's cb_nodes in
+    job metadata.  The log's "h=" hints are the runtime's own, for writing the
+    log, and never stand for the application's.  That aggregators carry more
+    data than the other processes is collective buffering working, not a problem."""
+    if _mpiio(ctx) is None or not ctx.gate("processes", ctx.nprocs, ">=",
+                                           "aggregators.min_procs"):
         return None
-    value, where = _hint(ctx, "cb_nodes")
+    ids = collective_ids(ctx)
+    if not ids:
+        ctx.skip("no file is accessed collectively through MPI-IO")
+        return None
     nodes, node_source = ctx.nodes
-    try:
-        cb = int(value)
-    except (TypeError, ValueError):
+    if not nodes:
+        ctx.skip("the log does not say how many nodes the job ran on (job metadata nnodes, "
+                 "DXT host names)")
         return None
-    if not nodes or cb == nodes:
+    if not ctx.gate("nodes", nodes, ">=", "aggregators.min_nodes"):
         return None
-    caveat = (" (from the log's 'h=' metadata: the hints the runtime used to write its "
-              "own log, which match the application's only when it sets none)"
-              if where == "h" else "")
-    direction = "fewer" if cb < nodes else "more"
-    return Hit(f"MPI-IO aggregators ({cb}) are {direction} than the nodes ({nodes})",
-               [f"cb_nodes={cb}{caveat}; {nodes} nodes ({node_source}); "
-                f"{ctx.nprocs} processes"],
+    count, source = _aggregators(ctx, ids)
+    if count is None:
+        ctx.skip("the aggregator count is unknown: the POSIX records of the collectively "
+                 "accessed files are shared ones, and job metadata has no cb_nodes (the "
+                 "'h=' hints are the runtime's own, for its log)")
+        return None
+    if not ctx.gate("aggregators per node", count / nodes, "<", "aggregators.per_node"):
+        return None
+    return Hit(f"MPI-IO aggregators ({count}) are fewer than the nodes ({nodes})",
+               [f"{count} aggregators ({source}) for {nodes} nodes ({node_source}) and "
+                f"{ctx.nprocs} processes: during collective I/O the network links of "
+                f"{nodes - count} nodes carry no file data"],
                0.0, "not estimated: needs the collective buffering timings",
-               {"cb_nodes": cb, "nodes": nodes}, severity="warning" if cb < nodes else "info",
+               {"aggregators": count, "nodes": nodes},
                snippet=f'MPI_Info_set(info, "cb_nodes", "{nodes}");  /* one aggregator per node */\n'
                        f'export ROMIO_HINTS=romio-hints  # file with the line: cb_nodes {nodes}')
 
 
+def _aggregators(ctx, ids):
+    """(aggregator count, where it came from) or (None, None)."""
+    posix = ctx.frame("POSIX")
+    if posix is not None and len(posix):
+        rid = posix["id"].to_numpy()
+        on = np.isin(rid, np.array(sorted(ids), dtype=rid.dtype)) & \
+            (total(posix, ["POSIX_BYTES_READ", "POSIX_BYTES_WRITTEN"]) > 0)
+        ranks = posix["rank"].to_numpy()[on]
+        if on.any() and (ranks >= 0).all():
+            return int(len(np.unique(ranks))), ("processes that did the POSIX I/O of the "
+                                                "collectively accessed files")
+    value = ctx.metadata.get("cb_nodes")
+    try:
+        return int(str(value).strip()), "the application's cb_nodes in job metadata"
+    except (TypeError, ValueError):
+        return None, None
+
+
 def stdio_heavy(ctx):
-    th = ctx.th["stdio"]
     frame = ctx.frame("STDIO")
     if frame is None or not len(frame):
         return None
@@ -123,32 +149,35 @@ def stdio_heavy(ctx):
     # so STDIO bytes are not in the POSIX counters: the two add up.
     posix = ctx.frame("POSIX")
     allb = s.sum() + total(posix, ["POSIX_BYTES_READ", "POSIX_BYTES_WRITTEN"]).sum()
-    if s.sum() < th["min_bytes"] or s.sum() <= th["fraction"] * allb:
+    big = ctx.gate("STDIO bytes", s.sum(), ">=", "stdio.min_bytes")
+    most = ctx.gate("STDIO bytes / all bytes", s.sum() / allb if allb else 0.0, ">",
+                    "stdio.fraction")
+    if not (big and most):
         return None
-    t = io_time(frame, "STDIO")
     return Hit("Heavy use of STDIO",
                [f"STDIO moved {size(s.sum())} of {size(allb)} ({pct(s.sum(), allb)})"]
                + file_lines(top(frame, s, ctx, 3, s > 0), size),
-               per_process(float(t.sum()), ctx.nprocs),
-               "STDIO I/O seconds summed over processes divided by the process count",
+               view_seconds(ctx, ("STDIO",)).mean(),
+               "STDIO I/O seconds per process (the view's per-process time), averaged",
                {"stdio_bytes": s.sum(), "bytes": allb})
 
 
 def no_mpiio(ctx):
-    th = ctx.th["no_mpiio"]
-    if ctx.nprocs < th["min_procs"] or "MPI-IO" in ctx.modules:
+    if not ctx.gate("processes", ctx.nprocs, ">=", "no_mpiio.min_procs"):
         return None
-    moved, t = 0.0, 0.0
-    for module in ("POSIX", "STDIO"):
+    if "MPI-IO" in ctx.modules:
+        ctx.skip("the job uses MPI-IO")
+        return None
+    moved = 0.0
+    for module in FS_LAYERS:
         frame = ctx.frame(module)
         if frame is not None and len(frame):
-            p = "POSIX" if module == "POSIX" else "STDIO"
-            moved += total(frame, [f"{p}_BYTES_READ", f"{p}_BYTES_WRITTEN"]).sum()
-            t += io_time(frame, module).sum()
-    if moved < th["min_bytes"]:
+            moved += total(frame, [f"{module}_BYTES_READ", f"{module}_BYTES_WRITTEN"]).sum()
+    if not ctx.gate("POSIX+STDIO bytes", moved, ">=", "no_mpiio.min_bytes"):
         return None
     return Hit("No MPI-IO in a many-process job",
                [f"{ctx.nprocs} processes moved {size(moved)} through POSIX/STDIO only"],
-               per_process(t, ctx.nprocs),
-               "POSIX+STDIO I/O seconds per process: an upper bound",
+               view_seconds(ctx, FS_LAYERS).mean(),
+               "POSIX+STDIO I/O seconds per process (the view's per-process time), "
+               "averaged: an upper bound",
                {"nprocs": ctx.nprocs, "bytes": moved})

@@ -34,6 +34,7 @@ def _posix_with_lustre(ctx):
 def lustre_striping(ctx):
     files = _posix_with_lustre(ctx)
     if files is None:
+        ctx.skip("no Lustre layouts for the files with POSIX records")
         return None
     th = ctx.th["lustre"]
     shared = (files["shared"] < 0) | (files["ranks"] > 1)
@@ -75,8 +76,8 @@ def lustre_striping(ctx):
 def ost_usage(ctx):
     lus = ctx.lustre
     if lus is None or not len(lus):
+        ctx.skip("no Lustre layouts in the log")
         return None
-    th = ctx.th["lustre"]
     # every component's OSTs (a PFL file reaches more than its first component's)
     layouts = ctx.view.lustre()
     every = layouts["ost_ids"] if layouts is not None else lus["osts"]
@@ -89,7 +90,12 @@ def ost_usage(ctx):
         known, source = (max(used) + 1 if used else 0), "highest OST index seen + 1 (a lower bound)"
     frame = ctx.frame("POSIX")
     moved = total(frame, ["POSIX_BYTES_READ", "POSIX_BYTES_WRITTEN"]).sum() if frame is not None else 0
-    if not known or moved < th["ost_min_bytes"] or len(used) >= th["ost_fraction"] * known:
+    if not known:
+        ctx.skip("the number of OSTs is unknown")
+        return None
+    big = ctx.gate("bytes moved", moved, ">=", "lustre.ost_min_bytes")
+    few = ctx.gate("OSTs used / OSTs seen", len(used) / known, "<", "lustre.ost_fraction")
+    if not (big and few):
         return None
     return Hit("The job used few of the file system's OSTs",
                [f"{len(used)} distinct OSTs of at least {known} ({source}) served "
@@ -100,32 +106,36 @@ def ost_usage(ctx):
 
 
 def read_by_all(ctx):
-    th = ctx.th["read_by_all"]
+    """Files every process reads whole.  A file the job wrote first counts too:
+    reading back what one process wrote, on every process, is the same load."""
     frame = ctx.frame("POSIX")
-    if frame is None or not len(frame) or ctx.nprocs < th["min_procs"]:
+    if frame is None or not len(frame):
+        return None
+    if not ctx.gate("processes", ctx.nprocs, ">=", "read_by_all.min_procs"):
         return None
     read = col(frame, "POSIX_BYTES_READ")
     extent = col(frame, "POSIX_MAX_BYTE_READ") + 1
     ranks = frame["rank"].to_numpy()
     df = pd.DataFrame({"id": frame["id"].to_numpy(), "rank": ranks, "read": read,
-                       "extent": extent, "time": col(frame, "POSIX_F_READ_TIME"),
-                       "written": col(frame, "POSIX_BYTES_WRITTEN")})
+                       "extent": extent, "time": col(frame, "POSIX_F_READ_TIME")})
     df = df[df["read"] > 0]
-    if not len(df):
-        return None
     # Only a shared record (it stands for every process) or an id read by several
     # per-process records can be read by all; group just those.
     many = df["id"].duplicated(keep=False).to_numpy() | (df["rank"].to_numpy() < 0)
     df = df[many]
     if not len(df):
+        ctx.skip("no file is read by more than one process")
         return None
     g = df.groupby("id").agg(read=("read", "sum"), extent=("extent", "max"),
-                             time=("time", "sum"), written=("written", "sum"),
-                             readers=("rank", "nunique"), shared=("rank", "min"))
+                             time=("time", "sum"), readers=("rank", "nunique"),
+                             shared=("rank", "min"))
     readers = np.where(g["shared"] < 0, ctx.nprocs, g["readers"])
-    hit = (readers >= ctx.nprocs) & (g["written"] == 0) & \
-        (g["read"] >= th["coverage"] * ctx.nprocs * g["extent"]) & \
-        (g["extent"] >= ctx.th["sizes"]["min_bytes"])
+    coverage = g["read"] / (ctx.nprocs * g["extent"])
+    everyone = readers >= ctx.nprocs
+    ctx.measure("files read by every process", int(everyone.sum()))
+    whole = everyone & ctx.gate_each("read / (processes x file extent)", coverage, ">=",
+                                     "read_by_all.coverage")
+    hit = whole & ctx.gate_each("file extent", g["extent"], ">=", "read_by_all.min_bytes")
     if not hit.any():
         return None
     sel = g[hit].sort_values("read", ascending=False)
@@ -181,6 +191,10 @@ def home_nfs(ctx):
                 acc = found.setdefault(where, np.zeros(4))
                 acc += row[["bytes", "opens", "time", "files"]].to_numpy(dtype=float)
     bad = {k: v for k, v in found.items() if v[0] >= th["min_bytes"] or v[1] >= th["min_opens"]}
+    ctx.gate("bytes on home/NFS mounts", sum(v[0] for v in found.values()), ">=",
+             "home.min_bytes")
+    ctx.gate("opens on home/NFS mounts", sum(v[1] for v in found.values()), ">=",
+             "home.min_opens")
     if not bad:
         return None
     lines = [f"{where}: {int(n)} files, {size(b)} moved, {int(o):,} opens"
@@ -200,7 +214,11 @@ def tiny_files(ctx):
     touched = col(frame, "POSIX_OPENS") > 0
     tiny = touched & (extent < th["size"])
     n = len(pd.unique(frame["id"].to_numpy()[tiny]))
-    if n < th["count"]:
+    opened = len(pd.unique(frame["id"].to_numpy()[touched]))
+    many = ctx.gate("files below the size", n, ">=", "tiny_files.count")
+    most = ctx.gate("their share of the files opened", n / opened if opened else 0.0, ">=",
+                    "tiny_files.fraction")
+    if not (many and most):
         return None
     meta = col(frame, "POSIX_F_META_TIME")
     moved = total(frame, ["POSIX_BYTES_READ", "POSIX_BYTES_WRITTEN"])
@@ -213,7 +231,7 @@ def tiny_files(ctx):
                per_process(float((meta + col(frame, "POSIX_F_READ_TIME") +
                                   col(frame, "POSIX_F_WRITE_TIME"))[tiny].sum()), ctx.nprocs),
                "all POSIX seconds on the tiny files per process: an upper bound",
-               {"tiny_files": n}, severity="critical" if n >= 10 * th["count"] else None)
+               {"tiny_files": n})
 
 
 # What to set when a module ran out of room (runtime-behavior spec, settings table).

@@ -1,4 +1,5 @@
-"""`iolens diagnose LOG [LOG...] [--json | --sarif] [--fail-on SEVERITY] [--verbose]`."""
+"""`iolens diagnose LOG [LOG...] [--json | --sarif] [--fail-on SEVERITY] [--verbose]
+[--explain] [--thresholds FILE]`."""
 from __future__ import annotations
 
 import json
@@ -32,6 +33,9 @@ def parse_args(argv):
                         f"({', '.join(SEVERITIES)})")
     p.add_argument("-v", "--verbose", action="store_true",
                    help="show code/configuration snippets and how each time was estimated")
+    p.add_argument("--explain", action="store_true",
+                   help="list every rule checked, with the measured values against the "
+                        "thresholds in force: why each fired or stayed silent")
     p.add_argument("--thresholds", metavar="FILE",
                    help="TOML file overriding thresholds.toml values")
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto")
@@ -61,9 +65,9 @@ def run(args) -> int:
             say("iolens diagnose", errors[-1])
     if args.output and diags:       # none read: OUT stays as it was
         with open_output(args.output, args.logs) as stream:
-            stream.write(_render(args, diags, errors, _colour(args, stream)))
+            stream.write(_render(args, diags, errors, _colour(args, stream), thresholds))
     elif not args.output:
-        sys.stdout.write(_render(args, diags, errors, _colour(args, sys.stdout)))
+        sys.stdout.write(_render(args, diags, errors, _colour(args, sys.stdout), thresholds))
     if errors:
         return EXIT_ERROR
     if args.fail_on and any(severity_rank(f.severity) <= severity_rank(args.fail_on)
@@ -72,16 +76,16 @@ def run(args) -> int:
     return EXIT_OK
 
 
-def _render(args, diags, errors, colour) -> str:
+def _render(args, diags, errors, colour, thresholds) -> str:
     if args.sarif:
-        return out_sarif.dumps(diags)
+        return out_sarif.dumps(diags, thresholds)
     if args.json:
         if len(args.logs) == 1 and diags:
-            return out_json.dumps(diags[0])
+            return out_json.dumps(diags[0], args.explain)
         return json.dumps({"schema_version": out_json.SCHEMA_VERSION,
-                           "runs": [out_json.to_dict(d) for d in diags],
+                           "runs": [out_json.to_dict(d, args.explain) for d in diags],
                            "summary": summarise(diags, errors)}, indent=2) + "\n"
-    text = "".join(out_text.render(d, colour, args.verbose) + "\n" for d in diags)
+    text = "".join(out_text.render(d, colour, args.verbose, args.explain) + "\n" for d in diags)
     if len(args.logs) > 1:
         text += out_text.render_summary(summarise(diags, errors), colour)
     return text

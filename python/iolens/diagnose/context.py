@@ -8,20 +8,52 @@ million-record log costs a handful of numeric columns, not every counter.
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 from typing import Dict, Iterable, Optional
 
 import numpy as np
 import pandas as pd
 
+from .._meta import module_info
 from ..errors import LogError
+from ..view.times import io_time as view_io_time
+from .scale import show
 from ..view import JobView
 from ..view.columns import amount as col  # noqa: F401 - the rules' counter reader
+
+
+_OPS = {">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
+        "<": lambda a, b: a < b, "<=": lambda a, b: a <= b}
+
+
+@dataclass(frozen=True)
+class Test:
+    """One threshold test a check made: ``value op limit`` (the limit is the
+    threshold ``key`` in force), or, with no key, a reason the rule did not apply."""
+    label: str
+    value: Optional[float]
+    op: str
+    key: str
+    limit: object
+    passed: bool
+
+    def text(self) -> str:
+        if not self.key:
+            if self.value is None:
+                return f"not applicable: {self.label}"
+            return f"{self.label} = {self.value:g}"
+        name = self.key.split(".")[1]
+        mark = "yes" if self.passed else "no"
+        return (f"{self.label} = {show(name, self.value)} {self.op} {self.key} "
+                f"({show(name, self.limit)}): {mark}")
 
 
 class Context:
     def __init__(self, log, thresholds: dict, needs: Dict[str, Iterable[str]]):
         self.log = log
         self.th = thresholds
+        self.rule = ""                       # the rule being checked (set by the engine)
+        self.tests: Dict[str, list] = {}     # rule id -> [Test] (what --explain shows)
         self._needs = {m: sorted(set(c)) for m, c in needs.items()}
         self.view = JobView(log)
         self.notes: list = list(self.view.notes)   # data the rules could not read
@@ -39,6 +71,39 @@ class Context:
     @property
     def run_time(self) -> float:
         return self.view.run_time
+
+    # ---------------------------------------------------------------- explain
+    def gate(self, label: str, value, op: str, key: str) -> bool:
+        """Compare a measured value with the threshold ``key`` ("table.name") in
+        force, record the test for --explain, and return whether it passed."""
+        table, name = key.split(".")
+        limit = self.th[table][name]
+        passed = bool(_OPS[op](float(value), float(limit)))
+        self.tests.setdefault(self.rule, []).append(Test(label, float(value), op, key, limit,
+                                                         passed))
+        return passed
+
+    def gate_each(self, label: str, values, op: str, key: str):
+        """gate() over an array: the element-wise result; --explain shows the value
+        closest to passing (the largest for > and >=, the smallest for < and <=)."""
+        table, name = key.split(".")
+        limit = self.th[table][name]
+        arr = np.asarray(values, dtype=np.float64)
+        passed = _OPS[op](arr, float(limit))
+        best = (arr.max() if op.startswith(">") else arr.min()) if arr.size else 0.0
+        self.tests.setdefault(self.rule, []).append(
+            Test(label + (" (the file closest to the threshold)" if arr.size > 1 else ""),
+                 float(best), op, key, limit, bool(np.any(passed))))
+        return passed
+
+    def measure(self, label: str, value) -> None:
+        """Record a measured value that no single threshold judges (for --explain)."""
+        self.tests.setdefault(self.rule, []).append(Test(label, float(value), "", "", None,
+                                                         False))
+
+    def skip(self, reason: str) -> None:
+        """Record why the rule does not apply to this log (for --explain)."""
+        self.tests.setdefault(self.rule, []).append(Test(reason, None, "", "", None, False))
 
     # ---------------------------------------------------------------- records
     def has(self, module: str) -> bool:
@@ -59,6 +124,17 @@ class Context:
         except KeyError as err:
             self.notes.append(f"{module} records could not be read: {err}")
             return None
+
+    def io_time(self, module: str):
+        """The view's per-process I/O time of a module (iolens.view.times.io_time,
+        the darshan-parser --perf arithmetic), computed on the declared columns
+        this context already holds rather than on a second, all-counter frame."""
+        key = "IOTIME:" + module
+        if key not in self._frames:
+            frame = self.frame(module)
+            self._frames[key] = None if frame is None or not len(frame) else \
+                view_io_time(frame, module_info(module).prefix, self.nprocs)
+        return self._frames[key]
 
     @functools.cached_property
     def lustre(self) -> Optional[pd.DataFrame]:

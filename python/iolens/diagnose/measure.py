@@ -6,6 +6,7 @@ import numpy as np
 
 from .._meta import module_info, modules
 from .._ranks import RankSums
+from ..view.parser import record_times, seq_sum
 from ..view.times import record_seconds
 from .context import col
 
@@ -13,6 +14,13 @@ from .context import col
 _BIN_UPPER = {"0_100": 100, "100_1K": 1 << 10, "1K_10K": 10 << 10, "10K_100K": 100 << 10,
               "100K_1M": 1 << 20, "1M_4M": 4 << 20, "4M_10M": 10 << 20,
               "10M_100M": 100 << 20, "100M_1G": 1 << 30, "1G_PLUS": float("inf")}
+
+# Module lists the rules share; iolens._meta's module facts (file_system_layers(),
+# trace_modules()) will give them from the module table.
+# File-system layers whose times add up (fread/fwrite's own system calls are not
+# intercepted, so STDIO time is not inside POSIX time):
+FS_LAYERS = ("POSIX", "STDIO")
+TRACES = ("DXT_POSIX", "DXT_MPIIO")    # DXT modules, POSIX's first
 
 # Counter name prefix (without its "_") of each I/O module, from the module table.
 PREFIX = {m.name: m.symbol for m in modules().values() if m.role == "io"}
@@ -48,6 +56,54 @@ def total(frame, names) -> np.ndarray:
 def io_time(frame, module: str) -> np.ndarray:
     """Each record's read + write + metadata seconds (the view's reading)."""
     return record_seconds(frame, module_info(module).prefix)
+
+
+def view_seconds(ctx, modules=("POSIX",), meta: bool = False, keep=None) -> RankSums:
+    """Seconds per process from the view (iolens.view io_time), summed over
+    modules that do not contain each other (POSIX and STDIO): I/O seconds of each
+    process's own records plus the shared records' slowest-process time, which
+    every process took part in; with meta, the metadata seconds of its own records.
+    keep: {module: boolean mask of its records} to count only those records (the
+    view's per-record arithmetic, iolens.view.parser.record_times)."""
+    ranks, sums, shared = [np.zeros(0, np.int64)], [np.zeros(0)], 0.0
+    for module in modules:
+        mask = (keep or {}).get(module)
+        if mask is not None:
+            r, v, s = _kept_seconds(ctx, module, mask, meta)
+            ranks.append(r)
+            sums.append(v)
+            shared += s
+            continue
+        t = ctx.io_time(module) if module in ctx.modules else None
+        if t is None:
+            continue
+        part = t.meta if meta else t.per_process
+        ranks.append(part.ranks)
+        sums.append(part.sums)
+        shared += 0.0 if meta else t.shared
+    out = RankSums(np.concatenate(ranks), np.concatenate(sums), ctx.nprocs, spread=False)
+    out.sums = out.sums + shared
+    out.rest = out.rest + shared
+    return out
+
+
+def _kept_seconds(ctx, module, mask, meta):
+    frame = ctx.frame(module)
+    if frame is None or not len(frame):
+        return np.zeros(0, np.int64), np.zeros(0), 0.0
+    times = record_times(frame, module_info(module).prefix)
+    own = ~times.shared & mask
+    values = times.meta if meta else times.io
+    shared = 0.0 if meta else seq_sum(times.io[times.shared & mask])
+    return frame["rank"].to_numpy()[own], values[own], shared
+
+
+def rank_map(sums: RankSums, limit: int = 4096):
+    """{rank: seconds} of a per-process figure, for Hit.rank_seconds; None when
+    ranks without records hold a value too, or there are too many to list."""
+    if len(sums.ranks) > limit or (sums.unnamed and sums.rest > 0):
+        return None
+    return {int(r): float(v) for r, v in zip(sums.ranks, sums.sums) if v > 0}
 
 
 def per_process(seconds: float, nprocs: int) -> float:

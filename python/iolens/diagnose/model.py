@@ -6,6 +6,12 @@ from typing import Callable, Dict, List, Optional, Tuple
 
 SEVERITIES = ("critical", "warning", "info", "ok")          # most to least severe
 AUDIENCES = ("user", "developer", "system")
+# How a finding's cost grows with the job (scale.py projects it; docs/diagnosis.md):
+# "processes" - in proportion to the process count at the same data per process
+#               (work funnelled through one process, one server or one file's locks);
+# "per-process" - stays the same per process when processes are added;
+# "none" - the finding is not about time (correctness, data quality).
+SCALINGS = ("processes", "per-process", "none")
 
 
 def severity_rank(severity: str) -> int:
@@ -16,7 +22,14 @@ def severity_rank(severity: str) -> int:
 @dataclass(frozen=True)
 class Rule:
     """One diagnosis rule.  ``check(ctx)`` returns a Hit or None; ``needs`` names
-    the counters it reads, per module, so the engine decodes only those."""
+    the counters it reads, per module, so the engine decodes only those.
+
+    ``condition`` is a template: ``{table.key}`` stands for a threshold and is
+    filled from the thresholds in force (``condition_text``), so the text the user
+    reads cannot disagree with the test the check makes.  ``explains`` names the
+    rules whose findings this one's is the root cause of when both fire and share
+    evidence.  ``costed`` rules get their severity from their cost (engine);
+    the others (correctness, data quality) keep the rule's or hit's severity."""
     id: str
     title: str
     severity: str
@@ -28,6 +41,16 @@ class Rule:
     snippet: str = ""               # code/config shown with --verbose
     needs: Dict[str, Tuple[str, ...]] = field(default_factory=dict)
     dxt: bool = False               # reads DXT segments
+    scaling: str = "per-process"    # one of SCALINGS
+    explains: Tuple[str, ...] = ()
+    costed: bool = True
+    # its time is what the other causes leave (an umbrella over a whole layer's time,
+    # e.g. blocking-mpiio): capped by the I/O time the other root causes do not claim
+    residual: bool = False
+
+    def condition_text(self, thresholds: dict) -> str:
+        from .scale import fill
+        return fill(self.condition, thresholds)
 
 
 @dataclass
@@ -41,18 +64,30 @@ class Hit:
     numbers: Dict[str, float] = field(default_factory=dict)
     files: List[str] = field(default_factory=list)
     ranks: List[int] = field(default_factory=list)
-    severity: Optional[str] = None  # overrides the rule's severity when set
+    severity: Optional[str] = None  # overrides the rule's severity (rules not costed)
     snippet: Optional[str] = None   # overrides the rule's snippet (e.g. with real sizes)
+    # seconds lost by each named process when the cost sits on a few of them
+    # (rank 0's I/O); None: time_lost on every process that does I/O
+    rank_seconds: Optional[Dict[int, float]] = None
 
 
 @dataclass
 class Finding:
+    """A rule's hit, with what the engine adds: the cost projected at scale, the
+    severity judged from cost, and the root cause it belongs to."""
     rule: Rule
     hit: Hit
+    projection: Optional["Projection"] = None   # noqa: F821 - scale.Projection
+    judged: Optional[str] = None    # severity from cost (costed rules)
+    group: str = ""                 # rule id of its root cause ("" before grouping)
 
     @property
     def severity(self) -> str:
-        return self.hit.severity or self.rule.severity
+        return self.judged or self.hit.severity or self.rule.severity
+
+    @property
+    def explained_by(self) -> Optional[str]:
+        return self.group if self.group and self.group != self.rule.id else None
 
     @property
     def snippet(self) -> str:
@@ -66,4 +101,24 @@ class Finding:
                 "files": list(self.hit.files), "ranks": [int(r) for r in self.hit.ranks],
                 "time_lost_seconds": float(self.hit.time_lost),
                 "time_basis": self.hit.time_basis,
+                "projection": self.projection.to_dict() if self.projection else None,
+                "group": self.group or self.rule.id,
                 "recommendation": self.rule.recommendation, "snippet": self.snippet}
+
+
+@dataclass
+class Group:
+    """One root cause: the finding that explains the others (``members``, which
+    share its evidence), and the one time they cost together."""
+    root: Finding
+    members: List[Finding]
+    time_lost: float                # seconds per process, after the per-process cap
+
+    @property
+    def severity(self) -> str:
+        return min([self.root.severity] + [m.severity for m in self.members],
+                   key=severity_rank)
+
+    def to_dict(self) -> dict:
+        return {"root": self.root.rule.id, "members": [m.rule.id for m in self.members],
+                "time_lost_seconds": float(self.time_lost), "severity": self.severity}

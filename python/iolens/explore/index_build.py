@@ -214,7 +214,8 @@ def build_into(log, root: Path, modules, columns, chunk_rows: int = CHUNK_ROWS,
             "modules": present, "damage": damage_meta(tables.damage)}
     if not tables.nseg:
         write_pyramid(root, np.zeros((2, 0, 1), np.uint32), np.zeros((2, 0, 1)),
-                      np.zeros((2, 0, 1)))
+                      np.zeros((2, 0, 1)), np.zeros((2, 0, 1), np.uint32))
+        np.save(root / "long.npy", np.zeros(0, np.int64))
         shutil.rmtree(work)
         (root / "meta.json").write_text(json.dumps(meta))
         return
@@ -237,8 +238,8 @@ def build_into(log, root: Path, modules, columns, chunk_rows: int = CHUNK_ROWS,
         raise RuntimeError(f"explorer index: {out.written} of {tables.nseg} rows written")
     summary.finish()
     shutil.rmtree(work)
-    count, nbytes, busy = summary.pyramid()
-    write_pyramid(root, count, nbytes, busy)
+    write_pyramid(root, *summary.pyramid())
+    np.save(root / "long.npy", summary.long_index())
     meta.update(summary.views())
     (root / "meta.json").write_text(json.dumps(meta))
 

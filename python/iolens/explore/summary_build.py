@@ -57,7 +57,12 @@ class Summariser:
         self.file_bytes = np.zeros((2, 2, nfiles))           # [mod, op, file]
         self.file_count = np.zeros((2, nfiles), np.int64)
         self.sizes = np.zeros((2, 2, SIZE_BUCKETS), np.int64)     # [mod, op, bucket]
+        self.mpi = np.zeros(self.cells, np.int64)            # MPI-IO share of count
         self.max_dur = 0.0
+        # operations longer than one pyramid bin, by row: queries look for them
+        # here instead of widening every window by the longest operation
+        self.long_after = self.span / self.nb
+        self.long_rows = []
         self.stride = max(1, math.ceil(meta["nseg"] / OFFSET_SAMPLE))
         self.samples = []
         self.fed = 0               # rows summed so far (start of the pending block)
@@ -101,6 +106,8 @@ class Summariser:
         b = np.clip(np.nan_to_num(start / self.span * self.nb), 0, self.nb - 1).astype(np.int64)
         flat = (op * self.nl + lane) * self.nb + b
         self.count += np.bincount(flat, minlength=self.cells)
+        self.mpi += np.bincount(flat, weights=c["mod"] == 1, minlength=self.cells).astype(np.int64)
+        self.long_rows.append(lo + np.nonzero(dur > self.long_after)[0])
         self.nbytes += np.bincount(flat, weights=length, minlength=self.cells)
         self.busy += np.bincount(flat, weights=dur, minlength=self.cells)
         # per (operation, lane) and (operation, file) in one pass each: bincount adds each
@@ -132,7 +139,11 @@ class Summariser:
     def pyramid(self):
         shape = (2, self.nl, self.nb)
         return (self.count.reshape(shape).astype(np.uint32), self.nbytes.reshape(shape),
-                self.busy.reshape(shape))
+                self.busy.reshape(shape), self.mpi.reshape(shape).astype(np.uint32))
+
+    def long_index(self) -> np.ndarray:
+        """Rows (in start order) of the operations longer than ``long_after``."""
+        return np.concatenate(self.long_rows) if self.long_rows else np.zeros(0, np.int64)
 
     def views(self) -> dict:
         samples = np.concatenate(self.samples) if self.samples else np.zeros((0, 5))
@@ -143,6 +154,7 @@ class Summariser:
         return {
             "bins": self.nb,
             "max_dur": self.max_dur,
+            "long_after": self.long_after,
             "lane_totals": {
                 "read_bytes": self.lane_bytes[lane_mod, 0, lanes].tolist(),
                 "write_bytes": self.lane_bytes[lane_mod, 1, lanes].tolist(),

@@ -12,18 +12,19 @@ from typing import List, Optional
 
 import numpy as np
 
-from .._meta import module_info
+from .._meta import module_info, trace_modules
 from .._text import bytes_by_name
 from ..derived import summary_modules
 from ..view import JobView
 from ..view.columns import amount
 from ..view.ost import layouts
 from .findings import diagnosis_findings, per_rank, trace_stragglers
-from .index import TraceIndex
+from .index import TraceIndex, read_rows
 
 MAX_POINTS = 512         # points of the bandwidth curve
 PHASE_GAP = 0.02         # idle stretch (fraction of the run) that separates phases
 TOP_GAPS = 10
+PHASE_CHUNK = 1 << 20    # rows read at a time for the phases' per-lane I/O time
 
 
 def summary(log, idx: TraceIndex, view: Optional[JobView] = None) -> dict:
@@ -37,7 +38,8 @@ def summary(log, idx: TraceIndex, view: Optional[JobView] = None) -> dict:
     out = {"job": {"nprocs": job["nprocs"], "run_time": view.run_time, "jobid": job["jobid"],
                    "exe": log.exe, "log": log.path, "version": log.version},
            "has_dxt": idx.nseg > 0, "nseg": idx.nseg, "modules": meta["modules"],
-           "lanes": meta["lanes"], "span": meta["span"], "damage": _damage(view)}
+           "lanes": meta["lanes"], "span": meta["span"], "damage": _damage(view),
+           "partial": [m for m in trace_modules() if log.partial.get(m)]}
     out["perf"] = _perf(view)
     out["heatmap"] = _heatmap(log)
     out["counters"] = _counter_views(view)
@@ -136,20 +138,44 @@ def _gaps(view: JobView, idx: TraceIndex) -> dict:
             "lane_idle_fraction": [min(1.0, max(0.0, 1.0 - b / span)) for b in lt["busy"]]}
 
 
+def phase_busy(idx: TraceIndex, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """I/O seconds per (phase, lane): each operation's [start, end] clipped to
+    the phase, read from the index columns in chunks (bounded memory), one layer
+    per lane (its POSIX operations when it has timed ones, else its MPI-IO ones:
+    an MPI-IO call and the POSIX calls under it are the same time).  An
+    operation lies in the phase holding its start, or in the next one when it
+    starts in the gap before it (phase edges are at the view's resolution)."""
+    nph, nl = len(starts), idx.nlanes
+    out = np.zeros(2 * nph * nl)                       # [module, phase, lane]
+    for lo in range(0, idx.nseg, PHASE_CHUNK):
+        hi = lo + PHASE_CHUNK
+        start, end = read_rows(idx.cols["start"], lo, hi), read_rows(idx.cols["end"], lo, hi)
+        lane = read_rows(idx.cols["lane"], lo, hi).astype(np.int64)
+        mod = read_rows(idx.cols["mod"], lo, hi).astype(np.int64) & 1
+        k = np.searchsorted(starts, start, "right") - 1
+        for kk in (k, k + 1):
+            ok = (kk >= 0) & (kk < nph)
+            kk = np.where(ok, kk, 0)
+            part = np.minimum(end, ends[kk]) - np.maximum(start, starts[kk])
+            part = np.where(ok, np.clip(part, 0.0, None), 0.0)
+            out += np.bincount((mod * nph + kk) * nl + lane, weights=part, minlength=out.size)
+    out = out.reshape(2, nph, nl)
+    posix = out[0].sum(axis=0) > 0
+    return np.where(posix, out[0], out[1])
+
+
 def _phases(view: JobView, idx: TraceIndex) -> List[dict]:
     """The view's phases (I/O separated by idle gaps of at least PHASE_GAP of the
-    run); in each, the process with the least and the most I/O time (per-lane
-    busy time of the index's bins the phase covers)."""
+    run); in each, the process with the least and the most I/O time (each
+    operation's start and end clipped to the phase, ``phase_busy``)."""
     min_gap = PHASE_GAP * max(view.run_time, idx.meta["span"])
     phases = view.intervals.phases(min_gap)
-    busy = idx.pyr_busy.sum(axis=0)                 # [lane, bin]
     lanes = idx.meta["lanes"]
-    w = idx.bin_width
+    busy = phase_busy(idx, phases["start"].to_numpy(np.float64),
+                      phases["end"].to_numpy(np.float64))
     out = []
-    for p in phases.itertuples(index=False):
-        a = int(np.clip(p.start // w, 0, busy.shape[1]))
-        b = int(np.clip(np.ceil(p.end / w), a + 1, busy.shape[1]))
-        per_lane = busy[:, a:b].sum(axis=1)
+    for i, p in enumerate(phases.itertuples(index=False)):
+        per_lane = busy[i]
         act = np.nonzero(per_lane > 0)[0]
         phase = {"t0": float(p.start), "t1": float(p.end),
                  "bytes": float(p.read_bytes + p.write_bytes),

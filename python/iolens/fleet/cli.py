@@ -6,6 +6,7 @@ import re
 import sys
 import tempfile
 
+from .._meta import summary_modules
 from .._text import printable
 from .classes import ConfigError, StorageClasses
 from .stats import FILE_ORDER, JOB_ORDER
@@ -29,11 +30,12 @@ def _ingest_args(p):
     p.add_argument("-q", "--quiet", action="store_true", help="no progress output")
 
 
-def _stats_args(p, orders, what):
+def _stats_args(p, orders):
     p.add_argument("log_paths", nargs="*", help="a fleet store, or log files")
     p.add_argument("--log_paths_file", help="file listing log paths, one per line")
-    p.add_argument("--module", "-m", default="POSIX",
-                   choices=["POSIX", "MPI-IO", "STDIO", "DFS", "DAOS"][: 5 if what == "job" else 4])
+    # the modules with darshan-parser figures (modules.def `summary`), as
+    # PyDarshan's job_stats/file_stats take POSIX, MPI-IO and STDIO
+    p.add_argument("--module", "-m", default="POSIX", choices=list(summary_modules()))
     p.add_argument("--order_by", "-o", default="total_bytes", choices=orders)
     p.add_argument("--limit", "-l", type=int, default=-1)
     p.add_argument("--csv", "-c", action="store_true", help="CSV output")
@@ -54,8 +56,8 @@ def parse_args(argv):
     q.add_argument("--list", action="store_true", help="list the named queries")
     q.add_argument("--limit", type=int, default=20, help="rows of the top-N named queries")
     q.add_argument("--csv", action="store_true", help="CSV output")
-    _stats_args(sub.add_parser("job-stats", help="PyDarshan job_stats columns"), JOB_ORDER, "job")
-    _stats_args(sub.add_parser("file-stats", help="PyDarshan file_stats columns"), FILE_ORDER, "file")
+    _stats_args(sub.add_parser("job-stats", help="PyDarshan job_stats columns"), JOB_ORDER)
+    _stats_args(sub.add_parser("file-stats", help="PyDarshan file_stats columns"), FILE_ORDER)
     r = sub.add_parser("report", help="self-contained HTML dashboard of a store")
     r.add_argument("store")
     r.add_argument("-o", "--output", default="fleet.html")

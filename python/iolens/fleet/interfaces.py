@@ -12,17 +12,14 @@ import functools
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
-from .._meta import module_info, modules_with
-from ..view.layers import FILE_SYSTEM_LAYERS
+from .._meta import data_modules, file_system_layers, module_info
 
-# Every I/O module with data counters is summarised (the module table decides,
-# so a new module gets its columns); the known ones keep their display order.
-# The "base" ones are the view's file-system layers (POSIX, STDIO, DFS, DAOS):
-# MPI-IO, H5D and PnetCDF sit above them, so their bytes are not added again in
-# job totals.
-_ORDER = ("POSIX", "MPI-IO", "STDIO", "H5D", "PNETCDF_VAR", "DFS", "DAOS")
-SELECTED = tuple(sorted(modules_with("io", "BYTES_READ", "FASTEST_RANK"),
-                        key=lambda m: _ORDER.index(m) if m in _ORDER else len(_ORDER)))
+# Every I/O module with data counters is summarised, in id order (the module
+# table decides, so a new module gets its columns).  The "base" ones are the
+# file-system layers (modules.def `layer`: POSIX, STDIO, DFS, DAOS): MPI-IO, H5D
+# and PnetCDF sit above them, so their bytes are not added again in job totals.
+SELECTED = data_modules()
+BASE = file_system_layers()
 
 
 @dataclass(frozen=True)
@@ -62,7 +59,7 @@ def interfaces() -> Tuple[Interface, ...]:
         out.append(Interface(module=info.name, key=info.name.replace("-", "").lower(),
                              prefix=prefix, reads=_op_counters(info, prefix, "READS"),
                              writes=_op_counters(info, prefix, "WRITES"),
-                             base=info.name in FILE_SYSTEM_LAYERS))
+                             base=info.name in BASE))
     return tuple(out)
 
 

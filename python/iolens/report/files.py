@@ -44,8 +44,8 @@ def _by_mount(data) -> pd.DataFrame:
     set), after the mount points of the user's files."""
     parts = []
     for module, frame in data.frames(FILE_SYSTEM_MODULES):
-        if "name" not in frame.columns:
-            continue
+        if "name" not in frame.columns or not _named(frame["name"]).any():
+            continue      # objects without names (DAOS) are on no mount point
         files = _per_id(frame, PREFIX[module])
         mnt = mount_of(files["name"], data.mounts)
         kind = kind_of(files["name"])
@@ -62,6 +62,10 @@ def _by_mount(data) -> pd.DataFrame:
     out = pd.concat(parts, ignore_index=True)
     return out.sort_values(["special", "read", "written"], ascending=[True, False, False],
                            kind="stable").reset_index(drop=True)
+
+
+def _named(names: pd.Series) -> pd.Series:
+    return names.notna() & (names.astype(str) != "")
 
 
 def _per_id(frame, prefix) -> pd.DataFrame:

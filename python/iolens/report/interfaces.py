@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .._meta import modules, modules_with, summary_modules
+from .._meta import (data_modules, file_system_layers, modules, modules_with, summary_modules,
+                     trace_modules)
 
 # The report's module lists, derived from the module table (the role column of
 # modules.def, and which counters each table has), so that a new module joins
@@ -20,7 +21,7 @@ PREFIX = {m.name: m.prefix for m in modules().values()
 IO_MODULES = tuple(PREFIX)
 # Interfaces whose records move data: they carry the bytes and the fastest/slowest
 # rank counters of shared files (not the file-level H5F / PNETCDF_FILE).
-DATA_MODULES = modules_with("io", "BYTES_READ", "FASTEST_RANK")
+DATA_MODULES = data_modules()
 # Those that record their four most common access sizes.
 ACCESS_SIZE_MODULES = modules_with("io", "ACCESS1_ACCESS")
 # Those with open-to-close timestamps (the access timeline).
@@ -31,13 +32,14 @@ SEQUENTIAL_MODULES = modules_with("io", "SEQ_READS", "CONSEC_READS")
 # Those whose records name a dataset or variable inside a file (a file_rec_id).
 DATASET_MODULES = tuple(m.name for m in modules().values()
                         if m.role == "io" and m.has_file_rec_id)
-TRACE_MODULES = modules_with("trace")
+TRACE_MODULES = trace_modules()
 HEATMAP_MODULES = modules_with("heatmap")
 LAYOUT_MODULES = modules_with("layout")
-# Interfaces that name files on a mounted file system, at the bottom of the I/O
-# stack (per-mount bytes would count MPI-IO or HDF5 traffic twice): a property of
-# the interfaces, not of their counter tables.
-FILE_SYSTEM_MODULES = ("POSIX", "STDIO", "DFS")
+# Interfaces at the bottom of the I/O stack (modules.def `layer` FILESYSTEM), whose
+# files sit on mount points (per-mount bytes of MPI-IO or HDF5 would count the same
+# traffic twice).  DAOS records carry no name (log-format spec 5.3), so they place
+# no file on a mount point (report/files.py leaves unnamed modules out).
+FILE_SYSTEM_MODULES = file_system_layers()
 
 # The heat map names an API by its module's name without the hyphen ("MPIIO"), as DXT
 # module names do ("DXT_MPIIO"); users read the module's own name ("MPI-IO").
@@ -72,7 +74,10 @@ def _ops(prefix: str, *pairs):
                  for label, counters in pairs)
 
 
-INTERFACES = (
+# The interfaces as users know them, with the operations their figures show.
+# HDF5 and PnetCDF are two modules each (file records and dataset/variable
+# records): which two is knowledge of those libraries, kept here with the labels.
+_KNOWN = (
     Interface("POSIX", ("POSIX",), ("POSIX",), _ops(
         "POSIX_", ("read", ("READS",)), ("write", ("WRITES",)),
         ("open", ("OPENS",)), ("stat", ("STATS",)), ("seek", ("SEEKS",)),
@@ -118,6 +123,20 @@ INTERFACES = (
         ("kv put", ("KV_PUTS",)), ("kv open", ("KV_OPENS",)),
         ("punch", ("OBJ_PUNCHES", "ARRAY_PUNCHES")))),
 )
+
+
+def _generated(module: str) -> Interface:
+    """An I/O module no known interface covers (a new one): an interface of its
+    own, its operation counters labelled by their names; its bytes and
+    performance only when its records move data (the parser's counters)."""
+    info = modules()[module]
+    ops = tuple((c[len(info.prefix):].lower().replace("_", " "), (c,))
+                for c in info.operation_counters())
+    return Interface(module, (module,) if module in DATA_MODULES else (), (module,), ops)
+
+
+_COVERED = {m for i in _KNOWN for m in i.modules()}
+INTERFACES = _KNOWN + tuple(_generated(m) for m in IO_MODULES if m not in _COVERED)
 
 
 def present(data) -> list:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from . import lustre, platform
-from .figures import READ, _figure, _finish
+from .figures import READ, WRITE, _figure, _finish
 from .tables import Cell, Table
 from .units import byte_scale, human_bytes, human_seconds as seconds
 
@@ -65,7 +65,9 @@ def ost_spread(data):
                  [[Cell(str(int(r.ost)), f"ost.{int(r.ost)}", str(int(r.ost))),
                    str(int(r.files)),
                    Cell(human_bytes(r.bytes), f"ost.{int(r.ost)}.bytes", "%.0f" % r.bytes),
-                   seconds(r.read_time), seconds(r.write_time)]
+                   Cell(seconds(r.read_time), f"ost.{int(r.ost)}.read_time", "%.6f" % r.read_time),
+                   Cell(seconds(r.write_time), f"ost.{int(r.ost)}.write_time",
+                        "%.6f" % r.write_time)]
                   for r in frame.head(3 * TOP).itertuples(index=False)])
 
 
@@ -82,6 +84,28 @@ def ost_spread_figure(data):
     ax.set_xlabel("OST index")
     ax.set_ylabel(f"{word} ({unit})")
     ax.set_title("Data per OST")
+    ax.tick_params(axis="x", labelsize="small", labelrotation=90)
+    return _finish(fig)
+
+
+def ost_time_figure(data):
+    """Read and write seconds per OST, in the same OST order as the data figure:
+    equal bytes with unequal seconds point at a slow storage target (the
+    diagnosis rule slow-ost)."""
+    frame = data.view.ost
+    if not len(frame) or not (frame["read_time"] + frame["write_time"]).any():
+        return None
+    word = "time" if frame.attrs.get("source") == "trace" else "estimated time"
+    frame = frame.sort_values("ost").head(128)
+    fig, ax = _figure(height=3.0)
+    ax = ax[0, 0]
+    labels = frame["ost"].astype(str)
+    ax.bar(labels, frame["read_time"], color=READ, label="read")
+    ax.bar(labels, frame["write_time"], bottom=frame["read_time"], color=WRITE, label="write")
+    ax.set_xlabel("OST index")
+    ax.set_ylabel(f"{word} (seconds)")
+    ax.set_title("Time per OST")
+    ax.legend(fontsize="small")
     ax.tick_params(axis="x", labelsize="small", labelrotation=90)
     return _finish(fig)
 

@@ -124,6 +124,11 @@ ITEMS = (
          "Estimated bytes per OST: each file's bytes spread evenly over the stripes its extent "
          "covers.",
          place_tables.ost_spread_figure, FIGURE, LAYOUT_MODULES),
+    Item("Lustre", "fig-ost-time", "Time per OST",
+         "Read and write seconds per OST (from the DXT trace, else each file's POSIX times "
+         "spread like its bytes): next to the data per OST, equal bytes with unequal seconds "
+         "show a slow storage target (diagnosis rule slow-ost).",
+         place_tables.ost_time_figure, FIGURE, LAYOUT_MODULES),
     Item("Lustre", "ost-table", "Data per OST (numbers)",
          "The files on each OST and the estimated bytes it served, busiest first.",
          place_tables.ost_spread, TABLE, LAYOUT_MODULES),
@@ -132,8 +137,10 @@ ITEMS = (
          "(the thresholds of iolens diagnose's lustre-striping rule).",
          place_tables.misfits, TABLE, LAYOUT_MODULES),
     Item("Diagnosis", "findings-table", "Findings",
-         "I/O problems found by iolens diagnose, costliest first, with the evidence, the "
-         "estimated time lost per process (an upper bound) and the fix.",
+         "I/O problems found by iolens diagnose, one root cause at a time, costliest first: "
+         "each root finding, then the findings it explains (their time is counted in "
+         "the root's), with the evidence, the estimated time lost per process (an upper "
+         "bound), the cost at scale and the fix.",
          findings.findings, TABLE),
 )
 

@@ -7,7 +7,7 @@ import math
 from dataclasses import dataclass, field
 
 from . import activity, files, stats
-from .interfaces import PARSER_PERF_MODULES, PREFIX
+from .interfaces import DATA_MODULES, PARSER_PERF_MODULES, PREFIX
 from .perf import file_categories, per_file
 from .source import _info
 from .units import human_bytes, human_seconds
@@ -107,7 +107,9 @@ def common_accesses(data):
 
 def file_kinds(data):
     rows = []
-    for module, frame in data.frames(PARSER_PERF_MODULES + ("H5D", "PNETCDF_VAR")):
+    # the parser's modules first, then the other data modules (H5D, PNETCDF_VAR)
+    others = tuple(m for m in DATA_MODULES if m not in PARSER_PERF_MODULES)
+    for module, frame in data.frames(PARSER_PERF_MODULES + others):
         cats = file_categories(per_file(frame, PREFIX[module]))
         for cat, (count, nbytes, offset) in cats.iterrows():
             rows.append([module, cat, Cell(str(count), f"{module}.files.{cat}", str(count)),

@@ -10,9 +10,11 @@ from typing import Tuple
 
 import pandas as pd
 
+from .._meta import file_system_layers
 from ..layers import STACK, layers
 
-FILE_SYSTEM_LAYERS = ("POSIX", "STDIO", "DFS", "DAOS")
+# The bottom of the stack (modules.def `layer` FILESYSTEM): POSIX, STDIO, DFS, DAOS.
+FILE_SYSTEM_LAYERS = file_system_layers()
 _DATA_COLUMNS = ["bytes_read", "bytes_written"]
 
 

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from .. import _frames
-from .._meta import module_info, record_id
+from .._meta import file_system_layers, module_info, record_id, trace_modules
 from ..errors import LogError
 from . import damage as dmg
 from .columns import amount
@@ -24,7 +24,7 @@ from .ost import OstScan
 # pass near 50 MiB whatever the trace's length; numpy's per-call overhead is
 # still negligible at this size.
 CHUNK = 1 << 18
-TRACES = ("DXT_POSIX", "DXT_MPIIO")
+TRACES = trace_modules()
 
 
 def _span(view) -> float:
@@ -100,7 +100,7 @@ def from_counters(view) -> IntervalScan:
     timestamps at the file-system layers, bytes spread over that span (an
     upper bound on busy time: the counters keep no gaps within it)."""
     out = IntervalScan(_span(view), "counters")
-    for module in ("POSIX", "STDIO", "DFS", "DAOS"):
+    for module in file_system_layers():
         info = module_info(module)
         p = info.prefix
         for op, key, is_write in (("READ", "BYTES_READ", False),

@@ -16,6 +16,32 @@ static size_t pool_mapped;          /* bytes mapped at pool: pool_size, or after
 static uint64_t partial;
 __thread uint64_t iol_path_cache[IOL_PATH_CACHE] __attribute__((tls_model("initial-exec")));
 static uint32_t records_gen;        /* one more at every start of the records */
+/* The seq table (rt.h IOL_REC_HEAD, docs/live.md): after the pool, one word per
+ * 2^seq_shift bytes of it.  The shift is that of the smallest record of a module
+ * with record locks, so two such records never share a word; the others' words
+ * are unused.  In the safety copy it is part of the file (safety.c says where). */
+static uint32_t *seqs;
+static unsigned seq_shift;
+static size_t seq_len;
+
+static size_t page_round(size_t n)
+{
+    size_t pg = 4096;
+    return (n + pg - 1) / pg * pg;
+}
+
+static void seq_layout(void)
+{
+    size_t smallest = 1u << 12;
+    for (size_t i = 0; i < iol_module_ndescs; i++) {
+        const iol_module_desc *d = iol_module_descs[i];
+        if (d->rec_locks && d->rec_size < smallest)
+            smallest = d->rec_size;
+    }
+    for (seq_shift = 0; (2u << seq_shift) <= smallest; seq_shift++)
+        ;
+    seq_len = page_round(((pool_size >> seq_shift) + 1) * sizeof *seqs);
+}
 
 void iol_partial_set(int modid)
 {
@@ -33,12 +59,15 @@ int iol_records_init(void)
     if (records_gen == 0)
         records_gen = 1;                  /* path tags are never 0 */
     partial = 0;
-    pool_mapped = pool_size;
-    pool = iol_safety_open(pool_size, iol_cfg.namemem);   /* file-backed, or NULL */
+    seq_layout();
+    pool_mapped = page_round(pool_size) + seq_len;
+    pool = iol_safety_open(pool_mapped, iol_cfg.namemem);   /* file-backed, or NULL */
     if (!pool)
-        pool = iol_map(pool_size);
+        pool = iol_map(pool_mapped);
     if (!pool)
         return -1;
+    seqs = (uint32_t *)(pool + page_round(pool_size));
+    iol_safety_seqs(page_round(pool_size), seq_shift, seq_len);
     for (size_t i = 0; i < iol_module_ndescs; i++) {
         const iol_module_desc *d = iol_module_descs[i];
         iol_module *m = &iol_mods[d->id];
@@ -53,7 +82,7 @@ int iol_records_init(void)
     if (iol_safety_owns(pool))
         iol_safety_discard();
     else
-        iol_unmap(pool, pool_size);
+        iol_unmap(pool, pool_mapped);
     pool = NULL;
     iol_names_release();
     return -1;
@@ -165,6 +194,8 @@ void *iol_rec_register(iol_module *m, const char *name, uint64_t id, void **aux)
     memset(rec, 0, d->rec_size);
     if (a)
         memset(a, 0, d->aux_size);
+    if (a && d->rec_locks)          /* the aux starts with IOL_REC_HEAD (rt.h) */
+        *(uint32_t **)((uint8_t *)a + sizeof(iol_lock_t)) = &seqs[(size_t)(rec - pool) >> seq_shift];
     /* After the aux (its lock) is cleared: holds_top_lock reads the locks of
      * the first `count` records without the module lock. */
     __atomic_store_n(&m->count, i + 1, __ATOMIC_RELEASE);

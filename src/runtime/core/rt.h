@@ -298,7 +298,7 @@ typedef struct iol_module_desc {
 /* A descriptor's id, printed name and record version, all from the one module list
  * (src/format/counters/modules.def), so a descriptor cannot restate them wrongly:
  *     const iol_module_desc iol_stdio_module = { IOL_MODULE_IDENTITY(STDIO), ... }; */
-#define MODULE(id_, sym, name_, ver, kind, role, summary, tbl) \
+#define MODULE(id_, sym, name_, ver, kind, role, summary, layer, depth, runtime, tbl) \
     static const char iol_modname_##sym[] __attribute__((unused)) = name_;
 #include "modules.def"
 #undef MODULE
@@ -423,15 +423,54 @@ int iol_rec_lock_frozen(iol_lock_t *l);
  * before the records are copied or sees `frozen` here (the lock's acquire orders
  * the load after the freezer's release).  Callers reach the aux through a table
  * that exists only while the module is active, so `state` needs no test. */
+/* Live snapshots (docs/live.md): each record of a module with record locks has a
+ * sequence word in the record memory's seq table (records.c; in the safety copy,
+ * where `iolens top` and the exporter read it), odd while the record is being
+ * updated.  The aux's second member points at it (IOL_REC_HEAD below), so the
+ * lock paths bump it without finding the record: one load and one add each.
+ * Only the lock holder writes it (plain stores); the fences order it around the
+ * record's stores for a reader on another CPU (no instruction on x86-64). */
+#define IOL_REC_HEAD \
+    iol_lock_t lock;         /* the record's lock (first: desc.rec_locks) */ \
+    uint32_t *seq            /* its sequence word (iol_rec_seq_begin) */
+/* After an aux type with IOL_REC_HEAD: the lock paths find the word at l + 1. */
+#define IOL_REC_HEAD_CHECK(type)                                                     \
+    _Static_assert(offsetof(type, lock) == 0 && offsetof(type, seq) == sizeof(iol_lock_t), \
+                   #type " must start with IOL_REC_HEAD")
+static inline __attribute__((always_inline)) void iol_rec_seq_bump(iol_lock_t *l)
+{
+    uint32_t *s = *(uint32_t *const *)(l + 1);
+    /* A plain add (one `addl` to memory on x86-64): the compiler barriers keep
+     * it where it is and single; no other thread writes the word. */
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    *s += 1;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+static inline __attribute__((always_inline)) void iol_rec_seq_begin(iol_lock_t *l)
+{
+    iol_rec_seq_bump(l);
+    __atomic_thread_fence(__ATOMIC_RELEASE);   /* odd before the record's stores */
+}
+static inline __attribute__((always_inline)) void iol_rec_seq_end(iol_lock_t *l)
+{
+    __atomic_thread_fence(__ATOMIC_RELEASE);   /* the record's stores before even */
+    iol_rec_seq_bump(l);
+}
 static inline __attribute__((always_inline)) int iol_rec_lock(iol_module *m, iol_lock_t *l)
 {
     if (__builtin_expect(!iol_trylock_top(l), 0))
         return 0;
-    if (__builtin_expect(__atomic_load_n(&m->frozen, __ATOMIC_RELAXED) == 0, 1))
+    if (__builtin_expect(__atomic_load_n(&m->frozen, __ATOMIC_RELAXED) == 0, 1)) {
+        iol_rec_seq_begin(l);
         return 1;
+    }
     return iol_rec_lock_frozen(l);
 }
-static inline void iol_rec_unlock(iol_lock_t *l) { iol_unlock(l); }
+static inline void iol_rec_unlock(iol_lock_t *l)
+{
+    iol_rec_seq_end(l);
+    iol_unlock(l);
+}
 /* With m's lock held (a record found or registered by name): lock the record
  * too, for an update made with both held (iol_rec_leave_mod gives both back;
  * shutdown cannot freeze m while its lock is held, so `frozen` needs no test).
@@ -448,13 +487,16 @@ static inline __attribute__((always_inline)) int iol_rec_lock_in_mod(iol_module 
 {
     uintptr_t expect = 0;
     if (__builtin_expect(__atomic_compare_exchange_n(l, &expect, iol_self(), 0, __ATOMIC_ACQUIRE,
-                                                     __ATOMIC_RELAXED), 1))
+                                                     __ATOMIC_RELAXED), 1) ||
+        iol_rec_lock_in_mod_slow(m, l)) {
+        iol_rec_seq_begin(l);
         return 1;
-    return iol_rec_lock_in_mod_slow(m, l);
+    }
+    return 0;
 }
 static inline void iol_rec_leave_mod(iol_module *m, iol_lock_t *l)
 {
-    iol_unlock(l);
+    iol_rec_unlock(l);
     iol_unlock(&m->lock);
 }
 /* The lock of record i (modules with rec_locks). */

@@ -11,6 +11,7 @@
 #include "../wrappers/real.h"
 #include "core_int.h"
 #include "fsize.h"
+#include "iolens/live.h"
 #include "iolens/log.h"
 #include "safety.h"
 
@@ -109,7 +110,8 @@ uint8_t *iol_safety_open(uint64_t modmem, uint64_t namemem)
     names_cap = namemem + 4096;
     names_used = 0;
     pool_off = ((JOB_END + names_cap) + (size_t)pg - 1) / (size_t)pg * (size_t)pg;
-    map_len = pool_off + ((modmem + (size_t)pg - 1) / (size_t)pg * (size_t)pg);
+    map_len = pool_off + ((modmem + (size_t)pg - 1) / (size_t)pg * (size_t)pg) +
+              (size_t)pg;        /* the last page ends with the live trailer */
     if (!iol_fsize_fits(map_len)) {
         iol_note("no_safety_copy", "RLIMIT_FSIZE");   /* said in the log, not on stderr */
         return NULL;
@@ -137,6 +139,21 @@ uint8_t *iol_safety_open(uint64_t modmem, uint64_t namemem)
     iolens_header_encode(&h, base);
     put64(OFF_NAMES, JOB_END);     /* the encoder writes offsets of present regions only */
     return base + pool_off;
+}
+
+void iol_safety_seqs(uint64_t off, unsigned shift, uint64_t len)
+{
+    if (!base)
+        return;
+    iolens_live_trailer t;
+    memset(&t, 0, sizeof t);
+    memcpy(t.magic, IOLENS_LIVE_MAGIC, sizeof t.magic);
+    t.pool_off = pool_off;
+    t.seq_off = pool_off + off;
+    t.seq_len = len;
+    t.seq_shift = shift;
+    t.pid = (uint32_t)getpid();
+    memcpy(base + map_len - sizeof t, &t, sizeof t);
 }
 
 int iol_safety_owns(const void *p)

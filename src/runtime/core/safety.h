@@ -8,7 +8,11 @@
  *           the partial flag are kept current
  *   1328    job record (end time 0) and the exe/mount string
  *   5424    name region: (id, name\0) appended as names are stored
- *   pool    MODMEM pool (page aligned): module regions in activation order
+ *   pool    MODMEM pool (page aligned): module regions in activation order,
+ *           then the record seq table (records.c, rt.h IOL_REC_HEAD)
+ *   end-64  live trailer (include/iolens/live.h): where the pool and the seq
+ *           table are, for `iolens top` and the exporter; in no log region, so
+ *           `iolens recover` and other readers of the log ignore it
  *
  * Threads: the header updates are single aligned 8-byte stores made under the
  * lock of whoever owns the data (module lock for a region length, name lock for
@@ -27,6 +31,9 @@ uint8_t *iol_safety_open(uint64_t modmem, uint64_t namemem);
 void iol_safety_job(void);
 /* The job id changed (MPI, after MPI_Init): rewrite the record, rename the copy. */
 void iol_safety_rejob(void);
+/* The record seq table (records.c) is at pool + off, len bytes, one word per
+ * 2^shift bytes of pool: said in the copy's live trailer for readers. */
+void iol_safety_seqs(uint64_t off, unsigned shift, uint64_t len);
 /* Is `p` the pool of the current safety file? */
 int iol_safety_owns(const void *p);
 /* A module reserved its records at `recs` (inside the pool). */

@@ -119,16 +119,20 @@ static inline double iol_ns_sec(int64_t ns) { return (double)ns * 1e-9; }
  * one compare instead of two compares with their parity checks. */
 static inline int iol_times_set(double t1, double t2) { return t1 * t2 != 0; }
 
-/* No-overlap accumulation of a category's time (may go negative under
- * concurrency, as upstream's does). */
+/* No-overlap accumulation of a category's time: each op adds only the part of
+ * it after the latest end counted so far.  An op that ended before that (a
+ * shorter call of another thread, recorded after the longer one) adds nothing;
+ * upstream adds its end minus the latest end, a negative amount, which is how
+ * threaded programs' logs get negative times (docs/deviations.md). */
 static inline void iol_time_add(double *acc, double *last_end, double t1, double t2)
 {
     if (!iol_times_set(t1, t2))
         return;
     double le = *last_end;
-    *acc += (t1 > le) ? t2 - t1 : t2 - le;
-    if (t2 > le)
+    if (t2 > le) {
+        *acc += (t1 > le) ? t2 - t1 : t2 - le;
         *last_end = t2;
+    }
 }
 
 /* iol_time_add of a wrapper's two readings. */
@@ -153,9 +157,10 @@ static inline __attribute__((always_inline)) void iol_time_add_ns(double *acc, i
                                                                    int64_t d1, int64_t d2)
 {
     int64_t le = *last_end_ns;
-    *acc += iol_ns_sec(d2 - (d1 > le ? d1 : le));   /* exact difference, rounded once */
-    if (d2 > le)
+    if (d2 > le) {
+        *acc += iol_ns_sec(d2 - (d1 > le ? d1 : le));   /* exact difference, rounded once */
         *last_end_ns = d2;
+    }
 }
 
 static inline void iol_stamp(double *start, double *end, double t1, double t2)

@@ -22,13 +22,13 @@ typedef struct mpiio_rec {
 IOL_ASSERT_RECORD_LAYOUT(mpiio_rec, MPIIO);
 
 typedef struct mpiio_aux {
-    iol_lock_t lock;         /* the record's lock (first: desc.rec_locks) */
+    IOL_REC_HEAD;            /* lock and sequence word (rt.h): first */
     int last_io;             /* 0 none, 1 read, 2 write */
     double last_meta_end, last_read_end, last_write_end;
     iol_cv access;
     iol_dxt_file *dxt;       /* the file's trace (dxt.h), NULL before its first op */
 } __attribute__((aligned(64))) mpiio_aux;   /* two records' locks never share a line */
-_Static_assert(offsetof(mpiio_aux, lock) == 0, "rec_locks: the aux starts with its lock");
+IOL_REC_HEAD_CHECK(mpiio_aux);
 
 /* What kind of data call (selects the INDEP/COLL/SPLIT/NB counter). */
 enum iol_mpiio_kind { IOL_MPIIO_INDEP, IOL_MPIIO_COLL, IOL_MPIIO_SPLIT, IOL_MPIIO_NB };

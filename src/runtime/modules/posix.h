@@ -25,7 +25,7 @@ IOL_ASSERT_RECORD_LAYOUT(posix_rec, POSIX);
  * records do not move while their module is active (they may be copied at
  * shutdown, after the module is frozen and no wrapper touches them). */
 typedef struct posix_aux {
-    iol_lock_t lock;         /* the record's lock (first: desc.rec_locks) */
+    IOL_REC_HEAD;            /* lock and sequence word (rt.h): first */
     posix_rec *rec;
     int64_t offset, last_byte_read, last_byte_written;
     int64_t file_mask;       /* FILE_ALIGNMENT - 1 if a power of two, 0 if <= 0,
@@ -37,7 +37,7 @@ typedef struct posix_aux {
     iol_dxt_file *dxt;       /* the file's trace (dxt.h), NULL before its first op */
 } __attribute__((aligned(64))) posix_aux;   /* two records' locks and offsets never share
                                                a cache line */
-_Static_assert(offsetof(posix_aux, lock) == 0, "rec_locks: the aux starts with its lock");
+IOL_REC_HEAD_CHECK(posix_aux);
 
 /* The path is cleaned here; `sp` holds the clock readings around the real call. */
 void iol_posix_open(int fd, const char *path, int mode, const iol_span *sp);

@@ -22,12 +22,12 @@ IOL_ASSERT_RECORD_LAYOUT(stdio_rec, STDIO);
 /* Runtime-only state per record; `rec` as in posix.h (records do not move while
  * the module is active). */
 typedef struct stdio_aux {
-    iol_lock_t lock;         /* the record's lock (first: desc.rec_locks) */
+    IOL_REC_HEAD;            /* lock and sequence word (rt.h): first */
     stdio_rec *rec;
     int64_t offset;          /* our own offset, shared by reads and writes */
     double last_meta_end, last_read_end, last_write_end;
 } __attribute__((aligned(64))) stdio_aux;   /* two records' locks never share a line */
-_Static_assert(offsetof(stdio_aux, lock) == 0, "rec_locks: the aux starts with its lock");
+IOL_REC_HEAD_CHECK(stdio_aux);
 
 /* Each function takes the locks it needs itself (an event on a known stream:
  * only its record's lock) and leaves errno as it found it; `sp` holds the clock

@@ -5,7 +5,7 @@
 (function () {
   const DATA = JSON.parse(document.getElementById("iolens-data").textContent);
   const S = DATA.summary;
-  const LANE_MAX_PX = 24, LANE_MIN_PX = 3, MAX_LANES_SHOWN = 800;
+  const LANE_MAX_PX = 24, LANE_MIN_PX = 3;
   const COLORS = { read: "#2b6cb0", write: "#dd6b20", readMpi: "#1a365d", writeMpi: "#9c4221" };
   const $ = (id) => document.getElementById(id);
   const fmtBytes = (b) => {
@@ -13,7 +13,7 @@
     while (Math.abs(b) >= 1024 && i < u.length - 1) { b /= 1024; i++; }
     return (i ? b.toFixed(1) : String(Math.round(b))) + " " + u[i];
   };
-  const fmtTime = (s) => s >= 1 ? s.toFixed(3) + " s" : s >= 1e-3 ? (s * 1e3).toFixed(3) + " ms" : (s * 1e6).toFixed(1) + " µs";
+  const fmtTime = (s) => s === 0 ? "0 s" : s >= 1 ? s.toFixed(3) + " s" : s >= 1e-3 ? (s * 1e3).toFixed(3) + " ms" : (s * 1e6).toFixed(1) + " µs";
   const ranks = S.lanes.map((l) => l.rank);
   const rankMin = ranks.length ? Math.min(...ranks) : 0, rankMax = ranks.length ? Math.max(...ranks) : 0;
   const hasMpi = (S.modules || []).includes("DXT_MPIIO") && (S.modules || []).includes("DXT_POSIX");
@@ -22,6 +22,7 @@
 
   // ------------------------------------------------------------ state <-> URL
   const state = { t0: 0, t1: S.span, r0: rankMin, r1: rankMax, op: "all", file: -1 };
+  const TOKEN = new URLSearchParams(location.search).get("token") || "";   // the server's per-run token
   function readUrl() {
     const q = new URLSearchParams(location.search);
     const num = (k) => (q.has(k) && q.get(k) !== "" && isFinite(+q.get(k))) ? +q.get(k) : null;
@@ -37,6 +38,7 @@
   }
   function writeUrl() {
     const q = new URLSearchParams();
+    if (TOKEN) q.set("token", TOKEN);
     q.set("t0", state.t0.toPrecision(12)); q.set("t1", state.t1.toPrecision(12));
     q.set("r0", state.r0); q.set("r1", state.r1); q.set("op", state.op); q.set("file", state.file);
     history.replaceState(null, "", location.pathname + "?" + q.toString());
@@ -54,124 +56,235 @@
   }
 
   // ------------------------------------------------------------ data
-  function visibleLanes() {
+  // Rows: the lanes in view, one row each, or grouped evenly into ROWS_MAX rows
+  // when they are more (the server does the same for its replies).
+  const ROWS_MAX = Math.floor(600 / LANE_MIN_PX), SUB_MAX = 4, TIP_NAME = 160;
+  const threadNo = [];      // thread number of each lane within its rank (0, 1, ...)
+  S.lanes.forEach((l, i) => { threadNo.push(i && S.lanes[i - 1].rank === l.rank ? threadNo[i - 1] + 1 : 0); });
+  const threaded = S.lanes.some((l) => l.thread !== null);
+  function lanesInView() {
     const out = [];
-    S.lanes.forEach((l, i) => { if (l.rank >= state.r0 && l.rank <= state.r1 && out.length < MAX_LANES_SHOWN) out.push(i); });
+    S.lanes.forEach((l, i) => { if (l.rank >= state.r0 && l.rank <= state.r1) out.push(i); });
+    return out;
+  }
+  function localRows(reply) {
+    // the server's row summary, computed here for a self-contained page
+    const lanes = lanesInView(), n = lanes.length, rows = Math.min(ROWS_MAX, n);
+    const count = new Map(), busy = new Map();
+    for (let i = 0; i < reply.n; i++) {
+      const l = reply.lane[i], b = Math.min(reply.end[i], state.t1) - Math.max(reply.start[i], state.t0);
+      count.set(l, (count.get(l) || 0) + 1); busy.set(l, (busy.get(l) || 0) + Math.max(0, b));
+    }
+    const out = { first: [], last: [], busiest: [], slowest: [], busy: [], aggregated: n > rows, lanes_in_view: n };
+    lanes.forEach((l, k) => {
+      const r = Math.floor(k * rows / n);
+      if (r === out.first.length) { out.first.push(l); out.busiest.push(l); out.slowest.push(l); out.busy.push(busy.get(l) || 0); }
+      out.last[r] = l;
+      if ((count.get(l) || 0) > (count.get(out.busiest[r]) || 0)) out.busiest[r] = l;
+      if ((busy.get(l) || 0) > out.busy[r]) { out.slowest[r] = l; out.busy[r] = busy.get(l); }
+    });
     return out;
   }
   function localQuery() {
     const seg = DATA.segments, keep = { start: [], end: [], lane: [], op: [], mod: [], file: [], offset: [], length: [] };
-    const laneOk = new Set(visibleLanes()), opCode = state.op === "all" ? -1 : (state.op === "write" ? 1 : 0);
+    const laneOk = new Set(lanesInView()), opCode = state.op === "all" ? -1 : (state.op === "write" ? 1 : 0);
     for (let i = 0; i < seg.start.length; i++) {
       if (seg.end[i] < state.t0 || seg.start[i] > state.t1 || !laneOk.has(seg.lane[i])) continue;
       if (opCode >= 0 && seg.op[i] !== opCode) continue;
       if (state.file >= 0 && seg.file[i] !== state.file) continue;
       for (const k in keep) keep[k].push(seg[k][i]);
     }
-    return Object.assign({ kind: "spans", n: keep.start.length, t0: state.t0, t1: state.t1 }, keep);
+    const reply = Object.assign({ kind: "spans", n: keep.start.length, t0: state.t0, t1: state.t1 }, keep);
+    reply.rows = localRows(reply);
+    return reply;
   }
   let pending = 0;
   async function fetchView(px) {
     if (DATA.segments) return localQuery();
-    const q = new URLSearchParams({ t0: state.t0, t1: state.t1, r0: state.r0, r1: state.r1, op: state.op, file: state.file, px: px });
+    const q = new URLSearchParams({ t0: state.t0, t1: state.t1, r0: state.r0, r1: state.r1, op: state.op,
+      file: state.file, px: px, rows: ROWS_MAX, token: TOKEN });
     const r = await fetch("/api/spans?" + q.toString());
     if (!r.ok) throw new Error("query failed: " + r.status);
     return r.json();
   }
+  function decode(b64, Type) {
+    const bin = atob(b64), bytes = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    return new Type(bytes.buffer);
+  }
 
   // ------------------------------------------------------------ timeline
   const tl = $("timeline"), tip = $("tooltip");
-  let drawn = [], laneRow = new Map(), laneH = LANE_MAX_PX, current = null;
+  let drawn = [], laneRow = new Map(), laneH = LANE_MAX_PX, current = null, rowsNow = null, plot = null;
   function setupCanvas(canvas, cssH) {
     const dpr = window.devicePixelRatio || 1, w = canvas.clientWidth || 800;
     canvas.style.height = cssH + "px"; canvas.width = Math.round(w * dpr); canvas.height = Math.round(cssH * dpr);
     const ctx = canvas.getContext("2d"); ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     return { ctx: ctx, w: w, h: cssH };
   }
-  const LABEL_W = 70;
+  const LABEL_W = 90;
+  const kindColor = (k) => [COLORS.read, COLORS.write, COLORS.readMpi, COLORS.writeMpi][k];
+  const laneName = (l) => "rank " + S.lanes[l].rank + (threaded ? " t" + threadNo[l] : "");
+  const rowName = (r) => rowsNow.first[r] === rowsNow.last[r] ? laneName(rowsNow.first[r])
+    : `ranks ${S.lanes[rowsNow.first[r]].rank}–${S.lanes[rowsNow.last[r]].rank}`;
+  function rowHasStraggler(r) {
+    for (let l = rowsNow.first[r]; l <= rowsNow.last[r]; l++) if (stragglers.has(S.lanes[l].rank)) return true;
+    return false;
+  }
+  function subRows(reply) {
+    // overlapping operations of a row (and module) go to the next free sub-row
+    const sub = new Int32Array(reply.n), ends = new Map(), nsub = new Map();
+    for (let i = 0; i < reply.n; i++) {       // replies are ordered by start
+      const row = laneRow.get(reply.lane[i]); if (row === undefined) continue;
+      const key = row * 2 + reply.mod[i], e = ends.get(key) || [];
+      let k = e.findIndex((end) => end <= reply.start[i]);
+      if (k < 0) k = e.length < SUB_MAX ? e.length : SUB_MAX - 1;
+      e[k] = Math.max(e[k] === undefined ? -Infinity : e[k], reply.end[i]); ends.set(key, e);
+      sub[i] = k; nsub.set(row, Math.max(nsub.get(row) || 1, k + 1));
+    }
+    return { sub: sub, nsub: nsub };
+  }
+  function niceStep(span) {
+    const raw = span / 6, p = Math.pow(10, Math.floor(Math.log10(raw))), m = raw / p;
+    return p * (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10);
+  }
+  function drawAxis(ctx, X, w, y) {
+    // Deep zoom: one absolute origin and relative labels, never the same
+    // rounded absolute time repeated under every tick.
+    const span = state.t1 - state.t0, step = niceStep(span);
+    const relative = state.t0 > 50 * span;
+    const origin = relative ? Math.floor(state.t0 / step) * step : 0;
+    ctx.fillStyle = "#333"; ctx.font = "11px sans-serif";
+    const labels = [];
+    for (let t = Math.ceil(state.t0 / step) * step; t <= state.t1 + step * 1e-9; t += step) {
+      const x = X(t); if (x < LABEL_W || x > w) continue;
+      const text = relative ? "+" + fmtTime(t - origin) : fmtTime(t);
+      ctx.fillRect(x, y - 12, 1, 4); ctx.fillText(text, Math.min(x + 2, w - 60), y);
+      labels.push(text);
+    }
+    if (relative) ctx.fillText("from " + origin.toFixed(9) + " s", 2, y);
+    tl.dataset.axis = labels.join("|");
+  }
   function drawTimeline(reply) {
-    current = reply;
-    const lanes = visibleLanes();
-    laneH = Math.max(LANE_MIN_PX, Math.min(LANE_MAX_PX, Math.floor(600 / Math.max(1, lanes.length))));
-    laneRow = new Map(lanes.map((l, i) => [l, i]));
-    const { ctx, w } = setupCanvas(tl, lanes.length * laneH + 22);
+    current = reply; rowsNow = reply.rows;
+    const nrows = rowsNow.first.length;
+    laneH = Math.max(LANE_MIN_PX, Math.min(LANE_MAX_PX, Math.floor(600 / Math.max(1, nrows))));
+    laneRow = new Map();
+    for (let r = 0; r < nrows; r++) for (let l = rowsNow.first[r]; l <= rowsNow.last[r]; l++) laneRow.set(l, r);
+    const { ctx, w } = setupCanvas(tl, nrows * laneH + 22);
     const plotW = w - LABEL_W, scale = plotW / (state.t1 - state.t0);
     const X = (t) => LABEL_W + (t - state.t0) * scale;
+    plot = { X: X, plotW: plotW };
     ctx.clearRect(0, 0, w, tl.height);
     (S.phases || []).forEach((p, i) => {           // phase bands behind everything
       ctx.fillStyle = i % 2 ? "rgba(120,160,120,0.10)" : "rgba(120,120,180,0.10)";
       const a = Math.max(LABEL_W, X(p.t0)), b = Math.min(w, X(p.t1));
-      if (b > a) ctx.fillRect(a, 0, b - a, lanes.length * laneH);
+      if (b > a) ctx.fillRect(a, 0, b - a, nrows * laneH);
     });
     ctx.font = Math.min(12, laneH) + "px sans-serif"; ctx.textBaseline = "middle";
-    lanes.forEach((l, i) => {
-      const lane = S.lanes[l];
-      if (i % 2) { ctx.fillStyle = "rgba(0,0,0,0.03)"; ctx.fillRect(LABEL_W, i * laneH, plotW, laneH); }
-      if (laneH >= 8) {
-        ctx.fillStyle = stragglers.has(lane.rank) ? "#b00" : "#333";
-        ctx.fillText("rank " + lane.rank + (lane.thread !== null ? "/" + lane.thread : ""), 2, i * laneH + laneH / 2);
-      } else if (stragglers.has(lane.rank)) { ctx.fillStyle = "#b00"; ctx.fillRect(0, i * laneH, 6, laneH); }
-    });
+    for (let r = 0; r < nrows; r++) {
+      if (r % 2) { ctx.fillStyle = "rgba(0,0,0,0.03)"; ctx.fillRect(LABEL_W, r * laneH, plotW, laneH); }
+      const slow = rowHasStraggler(r);
+      if (laneH >= 8) { ctx.fillStyle = slow ? "#b00" : "#333"; ctx.fillText(rowName(r), 2, r * laneH + laneH / 2, LABEL_W - 4); }
+      else if (slow) { ctx.fillStyle = "#b00"; ctx.fillRect(0, r * laneH, 8, laneH); }
+    }
     drawn = [];
     if (reply.kind === "spans") {
+      const { sub, nsub } = subRows(reply);
       for (let i = 0; i < reply.n; i++) {
         const row = laneRow.get(reply.lane[i]);
         if (row === undefined) continue;
         const mpi = reply.mod[i] === 1, write = reply.op[i] === 1;
         const x0 = Math.max(LABEL_W, X(reply.start[i])), x1 = Math.min(w, X(reply.end[i]));
-        const half = hasMpi ? laneH / 2 : laneH, y = row * laneH + (hasMpi && !mpi ? half : 0);
+        const half = hasMpi ? laneH / 2 : laneH, h = half / (nsub.get(row) || 1);
+        const y = row * laneH + (hasMpi && !mpi ? half : 0) + sub[i] * h;
         const bw = Math.max(1, x1 - x0);
-        ctx.fillStyle = write ? (mpi ? COLORS.writeMpi : COLORS.write) : (mpi ? COLORS.readMpi : COLORS.read);
-        ctx.fillRect(x0, y + 1, bw, Math.max(1, half - 2));
-        drawn.push({ x: x0, y: y, w: bw, h: half, i: i });
+        ctx.fillStyle = kindColor((write ? 1 : 0) + (mpi ? 2 : 0));
+        ctx.fillRect(x0, y + (h > 4 ? 1 : 0), bw, Math.max(1, h - (h > 4 ? 2 : 0)));
+        drawn.push({ x: x0, y: y, w: bw, h: h, i: i, sub: sub[i] });
       }
     } else {
-      let max = 1; reply.count.forEach((row) => row.forEach((c) => { if (c > max) max = c; }));
-      const colW = plotW / reply.px;
-      reply.lanes.forEach((l, k) => {
-        const row = laneRow.get(l); if (row === undefined) return;
-        reply.count[k].forEach((c, j) => {
-          if (!c) return;
-          ctx.fillStyle = "rgba(43,108,176," + (0.15 + 0.85 * Math.log1p(c) / Math.log1p(max)).toFixed(3) + ")";
-          ctx.fillRect(LABEL_W + j * colW, row * laneH, Math.max(1, colW), laneH - 1);
-        });
-      });
+      const count = decode(reply.count, Uint32Array), kind = decode(reply.cell_kind, Uint8Array);
+      reply.countArr = count; reply.kindArr = kind;
+      const colW = plotW / reply.px, lmax = Math.log1p(Math.max(1, reply.max));
+      for (let r = 0; r < nrows; r++) for (let j = 0; j < reply.px; j++) {
+        const c = count[r * reply.px + j]; if (!c) continue;
+        ctx.globalAlpha = 0.25 + 0.75 * Math.log1p(c) / lmax;
+        ctx.fillStyle = kindColor(kind[r * reply.px + j]);
+        ctx.fillRect(LABEL_W + j * colW, r * laneH, Math.max(1, colW), Math.max(1, laneH - (laneH > 4 ? 1 : 0)));
+      }
+      ctx.globalAlpha = 1;
     }
-    // time axis
-    const axisY = lanes.length * laneH + 14; ctx.fillStyle = "#333"; ctx.font = "11px sans-serif";
-    for (let k = 0; k <= 5; k++) {
-      const t = state.t0 + (state.t1 - state.t0) * k / 5, x = X(t);
-      ctx.fillText(t.toPrecision(5) + " s", Math.min(x, w - 60), axisY);
+    if (S.partial && S.partial.length && S.lane_totals) {     // where a partial trace stopped
+      ctx.fillStyle = "#c00";
+      for (let r = 0; r < nrows; r++) {
+        let last = -Infinity;
+        for (let l = rowsNow.first[r]; l <= rowsNow.last[r]; l++) last = Math.max(last, S.lane_totals.last[l]);
+        const x = X(last); if (x >= LABEL_W && x <= w) ctx.fillRect(x, r * laneH, 2, laneH);
+      }
     }
+    drawAxis(ctx, X, w, nrows * laneH + 14);
     tl.dataset.spans = String(drawn.length);
     tl.dataset.kind = reply.kind;
     tl.dataset.segments = String(reply.n);
+    tl.dataset.rows = String(nrows);
     $("timeline-status").textContent = reply.kind === "spans"
       ? `${drawn.length} operations drawn` : `${reply.n} operations in view, binned (${reply.source}); zoom in for single operations`;
+    const agg = $("aggregation-note");
+    agg.hidden = !rowsNow.aggregated;
+    if (rowsNow.aggregated) agg.textContent = `${rowsNow.lanes_in_view} lanes in view, drawn as ${nrows} rows of about ` +
+      `${Math.ceil(rowsNow.lanes_in_view / nrows)}: hover a row for its busiest and slowest rank; red marks: rows holding a straggler. Shift+wheel or the rank filter shows single lanes.`;
+    const part = $("partial-note");
+    part.hidden = !(S.partial && S.partial.length);
+    if (!part.hidden) part.textContent = `The trace is partial (${S.partial.join(", ")} stopped recording): red marks show where each lane's trace ends.`;
+  }
+  const clip = (s) => s.length > TIP_NAME ? s.slice(0, 60) + " … " + s.slice(-(TIP_NAME - 63)) : s;
+  function laneText(l) {
+    const lane = S.lanes[l];
+    return `rank ${lane.rank}` + (lane.thread !== null ? ` thread ${threadNo[l]} (pthread ${lane.thread})` : "");
   }
   function tooltipText(i) {
     const r = current, f = (S.files || [])[r.file[i]] || { name: "?", components: [] };
-    const lane = S.lanes[r.lane[i]];
     let ost = "n/a";   // the OST of the operation's first byte, in the layout component holding it
     const off = r.offset[i];
     const c = (f.components || []).find((k) => off >= k.start && (k.end < 0 || off < k.end));
     if (off >= 0 && c && c.osts.length && c.stripe_size > 0) ost = String(c.osts[Math.floor((off - c.start) / c.stripe_size) % c.osts.length]);
-    return [`file:     ${f.name}`, `process:  rank ${lane.rank}` + (lane.thread !== null ? ` thread ${lane.thread}` : ""),
+    return [`file:     ${clip(f.name)}`, `process:  ${laneText(r.lane[i])}`,
       `module:   ${r.mod[i] === 1 ? "MPI-IO" : "POSIX"}  ${r.op[i] === 1 ? "write" : "read"}`,
       `offset:   ${r.offset[i]}`, `size:     ${r.length[i]}`, `start:    ${r.start[i].toFixed(6)} s`,
       `duration: ${(r.end[i] - r.start[i]).toFixed(6)} s`, `OST:      ${ost}`].join("\n");
   }
-  tl.addEventListener("mousemove", (ev) => {
-    if (drag) return;
-    const x = ev.offsetX, y = ev.offsetY;
-    let hit = null;
+  function rowText(row) {
+    const R = rowsNow, lines = [R.first[row] === R.last[row] ? laneText(R.first[row]) : rowName(row) + ` (${R.last[row] - R.first[row] + 1} lanes)`];
+    if (R.first[row] !== R.last[row]) lines.push(`busiest:  ${laneText(R.busiest[row])}`, `slowest:  ${laneText(R.slowest[row])} (${fmtTime(R.busy[row])} of I/O in view)`);
+    return lines;
+  }
+  const KIND_NAME = ["POSIX read", "POSIX write", "MPI-IO read", "MPI-IO write"];
+  function binText(row, col) {
+    const r = current, k = row * r.px + col, c = r.countArr[k];
+    const t0 = state.t0 + (state.t1 - state.t0) * col / r.px, t1 = state.t0 + (state.t1 - state.t0) * (col + 1) / r.px;
+    if (!c) return null;
+    return rowText(row).concat([`${c} operations in flight, mostly ${KIND_NAME[r.kindArr[k]]}`,
+      `time:     ${t0.toFixed(6)} – ${t1.toFixed(6)} s`]).join("\n");
+  }
+  function hitText(x, y) {
+    if (!current || !rowsNow) return null;
+    const row = Math.floor(y / laneH);
+    if (row < 0 || row >= rowsNow.first.length) return null;
+    if (x < LABEL_W) return rowText(row).join("\n");
+    if (current.kind === "bins") return binText(row, Math.floor((x - LABEL_W) / plot.plotW * current.px));
     for (let k = drawn.length - 1; k >= 0; k--) {
       const d = drawn[k];
-      if (x >= d.x - 1 && x <= d.x + d.w + 1 && y >= d.y && y <= d.y + d.h) { hit = d; break; }
+      if (x >= d.x - 1 && x <= d.x + d.w + 1 && y >= d.y && y <= d.y + d.h) return tooltipText(d.i);
     }
-    if (!hit) { tip.hidden = true; return; }
-    tip.textContent = tooltipText(hit.i); tip.hidden = false;
-    tip.style.left = Math.min(x + 12, tl.clientWidth - 330) + "px"; tip.style.top = (y + 14) + "px";
+    return null;
+  }
+  tl.addEventListener("mousemove", (ev) => {
+    if (drag) return;
+    const text = hitText(ev.offsetX, ev.offsetY);
+    if (!text) { tip.hidden = true; return; }
+    tip.textContent = text; tip.hidden = false;
+    tip.style.left = Math.min(ev.offsetX + 12, tl.clientWidth - 500) + "px"; tip.style.top = (ev.offsetY + 14) + "px";
   });
   tl.addEventListener("mouseleave", () => { tip.hidden = true; });
 
@@ -195,6 +308,11 @@
     if (ev.shiftKey) zoomRanks(factor, ev.offsetY / Math.max(1, tl.clientHeight - 22));
     else zoomTime(factor, Math.max(0, (ev.offsetX - LABEL_W) / (tl.clientWidth - LABEL_W)));
   }, { passive: false });
+  window.addEventListener("keydown", (ev) => {
+    if (ev.target && ["INPUT", "SELECT", "TEXTAREA"].includes(ev.target.tagName)) return;
+    if (ev.key === "+" || ev.key === "=") { ev.preventDefault(); zoomTime(0.5, 0.5); }
+    else if (ev.key === "-" || ev.key === "_") { ev.preventDefault(); zoomTime(2, 0.5); }
+  });
   let drag = null;
   tl.addEventListener("mousedown", (ev) => { drag = { x: ev.clientX, y: ev.clientY, t0: state.t0, t1: state.t1, r0: state.r0, r1: state.r1 }; });
   window.addEventListener("mouseup", (ev) => {
@@ -204,7 +322,8 @@
     const dt = -dx / (tl.clientWidth - LABEL_W) * (d.t1 - d.t0);
     const shift = Math.max(-d.t0, Math.min(S.span - d.t1, dt));
     state.t0 = d.t0 + shift; state.t1 = d.t1 + shift;
-    const dr = -Math.round(dy / laneH), nr = d.r1 - d.r0;
+    const perRow = rowsNow && rowsNow.first.length ? (d.r1 - d.r0 + 1) / rowsNow.first.length : 1;
+    const dr = -Math.round(dy / laneH * perRow), nr = d.r1 - d.r0;
     state.r0 = Math.max(rankMin, Math.min(rankMax - nr, d.r0 + dr)); state.r1 = state.r0 + nr;
     clampState(); update();
   });
@@ -336,6 +455,7 @@
   $("zoom-out").addEventListener("click", () => zoomTime(2, 0.5));
   readUrl();
   drawStatic();
-  window.iolensExplorer = { state: state, update: update, zoomTime: zoomTime, zoomRanks: zoomRanks, drawn: () => drawn, tooltipText: tooltipText };
+  window.iolensExplorer = { state: state, update: update, zoomTime: zoomTime, zoomRanks: zoomRanks, drawn: () => drawn,
+    tooltipText: tooltipText, hitText: hitText, laneName: laneName, rows: () => rowsNow, reply: () => current };
   if (S.has_dxt) update(); else document.body.dataset.ready = "0";
 })();

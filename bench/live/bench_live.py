@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""Cost of the live view (by hand, not a test; docs/live.md, "Costs").
+
+Starts PROCS processes (livework.c) under the runtime, each with FILES files,
+touching 10 of them every 100 ms, their copies in a private directory.  Then
+measures, each for DURATION seconds:
+  - `iolens top --interval 1` in a pseudo-terminal;
+  - `iolens exporter`, scraped once a second;
+their CPU time over the window (utime + stime from /proc, after a warm-up of the
+first round) as a share of one core, and their peak resident size (VmHWM).
+
+usage: bench_live.py [--procs 256] [--files 1000] [--duration 30]
+Prints a Markdown table for docs/live.md.
+"""
+import argparse
+import os
+import pty
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+IOLENS = Path(os.environ.get("IOLENS_TOOL", REPO / "build/src/tools/iolens"))
+RUNTIME = Path(os.environ.get("IOLENS_RUNTIME", REPO / "build/src/runtime/libiolens.so"))
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pid):
+    """utime + stime of pid and its waited-for children."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return sum(int(x) for x in fields[11:15]) / TICK
+
+
+def peak_kib(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    return 0
+
+
+def leaf(pid):
+    """The Python process behind `iolens VERB` (the C tool execs it)."""
+    return pid
+
+
+def measure(proc, duration, each_second=None):
+    time.sleep(2.5)                     # startup and the first full round
+    c0, t0 = cpu_seconds(proc.pid), time.monotonic()
+    end = t0 + duration
+    while time.monotonic() < end:
+        if each_second:
+            each_second()
+        time.sleep(1.0)
+    c1, t1 = cpu_seconds(proc.pid), time.monotonic()
+    return (c1 - c0) / (t1 - t0) * 100, peak_kib(proc.pid) / 1024
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--procs", type=int, default=256)
+    ap.add_argument("--files", type=int, default=1000)
+    ap.add_argument("--duration", type=float, default=30)
+    args = ap.parse_args()
+    # (not in /dev/shm: the runtime does not record files under /dev)
+    work = Path(tempfile.mkdtemp(prefix="iolens-live-bench-"))
+    shm = Path(tempfile.mkdtemp(prefix="iolens-live-bench-", dir="/dev/shm"))
+    exe = work / "livework"
+    subprocess.run(["cc", "-O1", "-o", str(exe), str(HERE / "livework.c")], check=True)
+    env = dict(os.environ, LD_PRELOAD=str(RUNTIME), DARSHAN_ENABLE_NONMPI="1",
+               DARSHAN_MMAP_LOGPATH=str(shm), DARSHAN_LOGPATH=str(work))
+    lifetime = 2 * (args.duration + 10) + 30
+    procs = [subprocess.Popen([str(exe), str(work), str(args.files), str(lifetime)], env=env)
+             for _ in range(args.procs)]
+    try:
+        while len(list(shm.glob("*.darshan"))) < args.procs:
+            time.sleep(0.5)
+        time.sleep(5)                   # every process has opened its files
+        rows = []
+        pid, fd = pty.fork()
+        if pid == 0:
+            os.environ["TERM"] = "xterm"
+            os.execv(str(IOLENS), [str(IOLENS), "top", "--interval", "1", "--dir", str(shm)])
+
+        class P:
+            pass
+        top = P()
+        top.pid = pid
+
+        def drain():
+            try:
+                while True:
+                    import select
+                    r, _, _ = select.select([fd], [], [], 0)
+                    if not r:
+                        break
+                    os.read(fd, 65536)
+            except OSError:
+                pass
+        cpu, mib = measure(top, args.duration, drain)
+        os.kill(pid, 15)
+        os.waitpid(pid, 0)
+        rows.append(("iolens top --interval 1", cpu, mib))
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        exporter = subprocess.Popen([str(IOLENS), "exporter", "--listen", f"127.0.0.1:{port}",
+                                     "--dir", str(shm)], stderr=subprocess.DEVNULL)
+        size = [0]
+
+        def scrape():
+            try:
+                size[0] = len(urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics",
+                                                     timeout=5).read())
+            except OSError:
+                pass
+        cpu, mib = measure(exporter, args.duration, scrape)
+        exporter.terminate()
+        exporter.wait()
+        rows.append((f"iolens exporter, scraped every 1 s ({size[0] // 1024} KiB a scrape)", cpu, mib))
+        print(f"{args.procs} processes x {args.files} files, {args.duration:.0f} s, "
+              f"load average {os.getloadavg()[0]:.1f}\n")
+        print("| reader | CPU, % of one core | peak RSS MiB |\n|---|---:|---:|")
+        for name, cpu, mib in rows:
+            print(f"| {name} | {cpu:.2f} | {mib:.1f} |", flush=True)
+    finally:                            # (deleting 256,000 files takes minutes)
+        for p in procs:
+            p.terminate()
+        for p in procs:
+            p.wait()
+        shutil.rmtree(shm, ignore_errors=True)
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

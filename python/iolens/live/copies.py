@@ -1,0 +1,116 @@
+"""Where live safety copies are, and which of them this user may read.
+
+A copy is ``<dir>/<user>_<prog>_id<jobid>-<pid>_mmap-log-<hash>-<rank>.darshan``
+(docs/recovery.md) in ``DARSHAN_MMAP_LOGPATH`` (default ``/dev/shm``, or ``/tmp``
+where it is missing) and in the private ``iolens-run-*`` directories of
+``iolens run``.  Copies are mode 0600: a user finds only their own (the others
+cannot be opened), root finds all.  Names can be planted by anyone, so only
+regular files reached without a symbolic link are returned.
+"""
+from __future__ import annotations
+
+import os
+import re
+import stat
+from dataclasses import dataclass
+from typing import Iterable, List, Optional
+
+COPY_NAME = re.compile(r"^(?P<user>.*)_(?P<prog>.*)_id(?P<jobid>-?\d+)-(?P<pid>\d+)"
+                       r"_mmap-log-(?P<hash>\d+)-(?P<rank>-?\d+)\.darshan$")
+
+
+@dataclass(frozen=True)
+class CopyName:
+    path: str
+    prog: str
+    jobid: int
+    pid: int
+    rank: int
+    inode: int = 0
+
+
+def copy_dirs(extra: Iterable[str] = ()) -> List[str]:
+    """The directories to look in: the given ones, else the runtime's
+    (DARSHAN_MMAP_LOGPATH, or /dev/shm and /tmp), each with its iolens-run-*
+    subdirectories."""
+    roots = list(extra)
+    if not roots:
+        env = os.environ.get("DARSHAN_MMAP_LOGPATH")
+        roots = [env] if env else ["/dev/shm", "/tmp"]
+    out = []
+    for root in roots:
+        out.append(root)
+        try:
+            with os.scandir(root) as it:
+                out.extend(e.path for e in it
+                           if e.name.startswith("iolens-run-") and e.is_dir(follow_symlinks=False))
+        except OSError:
+            continue
+    return out
+
+
+def parse_name(path: str) -> Optional[CopyName]:
+    m = COPY_NAME.match(os.path.basename(path))
+    if not m:
+        return None
+    return CopyName(path, m["prog"], int(m["jobid"]), int(m["pid"]), int(m["rank"]))
+
+
+def find_copies(dirs: Iterable[str], known=()) -> List[CopyName]:
+    """Copies in dirs that are regular files (not links) this user can read
+    (not asked again for the paths in `known`, already open)."""
+    found = []
+    for d in dirs:
+        try:
+            entries = list(os.scandir(d))
+        except OSError:
+            continue
+        for e in entries:
+            name = parse_name(e.path)
+            if name is None or not e.is_file(follow_symlinks=False):
+                continue
+            if e.path in known or os.access(e.path, os.R_OK):
+                found.append(CopyName(name.path, name.prog, name.jobid, name.pid, name.rank,
+                                      e.inode()))
+    return found
+
+
+def open_copy(path: str) -> int:
+    """A read-only descriptor of a copy: never through a link, never blocking on a
+    FIFO planted at the name; OSError when it is not a regular file."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OSError(0, "not a regular file", path)
+    return fd
+
+
+_BOOT = []
+
+
+def _boot_time() -> float:
+    if not _BOOT:
+        with open("/proc/stat", "rb") as f:
+            _BOOT.append(next((float(line.split()[1]) for line in f
+                               if line.startswith(b"btime ")), 0.0))
+    return _BOOT[0]
+
+
+def process_alive(pid: int, started: float = 0.0) -> bool:
+    """Whether pid is a live (not zombie) process, read from /proc: no signal
+    is sent (another user's process cannot be signalled anyway).  With
+    `started` (the copy's job start, seconds since the epoch), a process that
+    began more than 2 s after it is a later one that reused the pid."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            text = f.read()
+    except OSError:
+        return False
+    fields = text[text.rfind(b")") + 2:].split()
+    if not fields or fields[0] in (b"Z", b"X"):
+        return False
+    if started and len(fields) > 19:
+        begun = _boot_time() + int(fields[19]) / os.sysconf("SC_CLK_TCK")
+        if begun > started + 2.0:
+            return False
+    return True

@@ -1,0 +1,242 @@
+"""`iolens exporter --listen ADDR:PORT`: the live copies as Prometheus metrics.
+
+Each scrape reads every copy this user may read (root: all) and serves the
+OpenMetrics text format (or the classic Prometheus text format, by the scrape's
+Accept header).  Series (docs/live.md):
+
+- per process, ``{job, rank, layer}`` (rank: the MPI rank, or the pid for a
+  process without MPI): ``iolens_bytes_read_total``, ``iolens_bytes_written_total``,
+  ``iolens_read_ops_total``, ``iolens_write_ops_total``, ``iolens_metadata_ops_total``,
+  ``iolens_io_seconds_total{..., op}``; and ``iolens_process_up``,
+  ``iolens_process_last_io_timestamp_seconds``.  Processes beyond
+  ``--max-processes`` get no series of their own (bounded cardinality); their
+  job's series still count them:
+- per job, ``{job, layer}``: ``iolens_job_bytes_read_total``,
+  ``iolens_job_bytes_written_total``, ``iolens_job_ops_total``,
+  ``iolens_job_metadata_ops_total``, ``iolens_job_processes``;
+- per node: ``iolens_node_*`` the same figures summed over every process whose
+  copy this exporter has seen since it started (counters that never go down),
+  ``iolens_node_jobs``, ``iolens_node_processes{state}``;
+- with ``--files``: ``iolens_file_bytes_total{job, layer, file}`` for at most
+  ``--max-file-series`` files (the ones that moved most bytes).
+
+A job's series end when its last copy is removed (its processes wrote their
+logs, or `iolens recover` ran): the next scrape lacks them and Prometheus marks
+them stale.  A job's counters include its processes that already ended, so they
+never go down while the job lasts.
+"""
+from __future__ import annotations
+
+import re
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Dict, List, Tuple
+
+from .snapshot import FIGURES
+from .view import LiveView
+
+OPENMETRICS = "application/openmetrics-text; version=1.0.0; charset=utf-8"
+CLASSIC = "text/plain; version=0.0.4; charset=utf-8"
+PER_PROCESS = (("bytes_read", "iolens_bytes_read", "bytes read"),
+               ("bytes_written", "iolens_bytes_written", "bytes written"),
+               ("reads", "iolens_read_ops", "read operations"),
+               ("writes", "iolens_write_ops", "write operations"),
+               ("meta_ops", "iolens_metadata_ops", "metadata operations (open, stat, seek, sync, ...)"))
+SECONDS = (("read_seconds", "read"), ("write_seconds", "write"), ("meta_seconds", "metadata"))
+
+
+def _label(v) -> str:
+    return str(v).replace("\\", "\\\\").replace("\n", "\\n").replace('"', '\\"')
+
+
+def _labels(**kw) -> str:
+    return "{" + ",".join(f'{k}="{_label(v)}"' for k, v in kw.items()) + "}"
+
+
+class Metrics:
+    """The state kept between scrapes: the view and the finished processes'
+    last figures, per job and for the node."""
+
+    def __init__(self, dirs, max_processes=10000, files=False, max_file_series=100):
+        self.view = LiveView(dirs)
+        self.max_processes = max_processes
+        self.files = files
+        self.max_file_series = max_file_series
+        self.ended_job: Dict[Tuple[int, int], Dict[str, Dict[str, float]]] = {}
+        self.node: Dict[str, Dict[str, float]] = {}
+        self.node_seen: Dict[str, Dict[str, Dict[str, float]]] = {}
+        self.lock = threading.Lock()
+
+    @staticmethod
+    def _add(into, totals):
+        for layer, figs in totals.items():
+            acc = into.setdefault(layer, {k: 0.0 for k in FIGURES})
+            for k in FIGURES:
+                acc[k] += figs[k]
+
+    def _round(self):
+        """Poll; fold the figures of copies removed this round into their job
+        (while it lasts) and the node."""
+        self.view.poll()
+        for s in self.view.removed:
+            self._add(self.ended_job.setdefault((s.uid, s.jobid), {}), s.totals())
+            self.node_seen.pop(s.path, None)
+            self._add(self.node, s.totals())
+        live_jobs = {(s.uid, s.jobid) for s in self.view.now.values()}
+        for key in list(self.ended_job):
+            if key not in live_jobs:
+                del self.ended_job[key]      # the job is gone: its series end
+        for s in self.view.now.values():
+            self.node_seen[s.path] = s.totals()
+
+    def render(self, openmetrics: bool) -> str:
+        with self.lock:
+            self._round()
+            return self._text(openmetrics)
+
+    def _text(self, om: bool) -> str:
+        out: List[str] = []
+        procs = sorted(self.view.now.values(), key=lambda s: (s.jobid, s.rank, s.pid))
+        shown = procs[:self.max_processes]
+
+        def family(name, kind, help_, samples):
+            fam = name if (om or kind != "counter") else name + "_total"
+            out.append(f"# TYPE {fam} {kind}")
+            out.append(f"# HELP {fam} {help_}")
+            for labels, value in samples:
+                suffix = "_total" if kind == "counter" else ""
+                out.append(f"{name}{suffix}{labels} {value:.17g}")
+
+        totals = {s.path: s.totals() for s in procs}
+
+        def who(s):
+            return str(s.rank) if s.nprocs > 1 else str(s.pid)
+
+        for key, metric, help_ in PER_PROCESS:
+            family(metric, "counter", help_ + " by one process",
+                   [(_labels(job=s.jobid, rank=who(s), layer=layer), figs[key])
+                    for s in shown for layer, figs in totals[s.path].items()])
+        family("iolens_io_seconds", "counter", "seconds in I/O calls by one process",
+               [(_labels(job=s.jobid, rank=who(s), layer=layer, op=op), figs[key])
+                for s in shown for layer, figs in totals[s.path].items() for key, op in SECONDS])
+        family("iolens_process_up", "gauge", "1 while the process runs, 0 once it died",
+               [(_labels(job=s.jobid, rank=who(s)), 1 if s.alive else 0) for s in shown])
+        family("iolens_process_last_io_timestamp_seconds", "gauge",
+               "time of the process's last recorded I/O",
+               [(_labels(job=s.jobid, rank=who(s)), s.last_io) for s in shown
+                if s.last_io is not None])
+
+        jobs: Dict[Tuple[int, int], Dict[str, Dict[str, float]]] = {}
+        count: Dict[Tuple[int, int], int] = {}
+        for s in procs:
+            key = (s.uid, s.jobid)
+            self._add(jobs.setdefault(key, {}), totals[s.path])
+            count[key] = count.get(key, 0) + 1
+        for key, ended in self.ended_job.items():
+            if key in jobs:
+                self._add(jobs[key], ended)
+        jobrows = sorted(jobs.items())
+        for key, metric, help_ in PER_PROCESS:
+            name = metric.replace("iolens_", "iolens_job_")
+            family(name, "counter", help_ + " by a job's processes",
+                   [(_labels(job=j, layer=layer), figs[key])
+                    for (_, j), layers in jobrows for layer, figs in layers.items()])
+        family("iolens_job_processes", "gauge", "processes of the job with a copy here",
+               [(_labels(job=j), count[(u, j)]) for (u, j), _ in jobrows])
+
+        node: Dict[str, Dict[str, float]] = {}
+        self._add(node, self.node)
+        for t in self.node_seen.values():
+            self._add(node, t)
+        for key, metric, help_ in PER_PROCESS:
+            name = metric.replace("iolens_", "iolens_node_")
+            family(name, "counter", help_ + " on this node since the exporter started",
+                   [(_labels(layer=layer), figs[key]) for layer, figs in sorted(node.items())])
+        family("iolens_node_jobs", "gauge", "jobs with a copy on this node",
+               [("", len(jobs))])
+        alive = sum(1 for s in procs if s.alive)
+        family("iolens_node_processes", "gauge", "processes with a copy on this node",
+               [(_labels(state="running"), alive), (_labels(state="ended"), len(procs) - alive)])
+        if self.files:
+            self._file_series(family)
+        if om:
+            out.append("# EOF")
+        return "\n".join(out) + "\n"
+
+    def _file_series(self, family):
+        acc: Dict[Tuple[int, str, str], float] = {}
+        for s in self.view.now.values():
+            reader = self.view.readers.get(s.path)
+            for layer, recs in s.layers.items():
+                moved = recs.moved
+                for i in moved.nonzero()[0]:
+                    rid = int(recs.ids[i])
+                    name = reader.name_of(rid) if reader else hex(rid)
+                    k = (s.jobid, layer, name)
+                    acc[k] = acc.get(k, 0.0) + float(moved[i])
+        top = sorted(acc.items(), key=lambda kv: -kv[1])[:self.max_file_series]
+        family("iolens_file_bytes", "counter", "bytes moved to and from one file by a job "
+               f"(the {self.max_file_series} busiest files)",
+               [(_labels(job=j, layer=layer, file=f), v) for (j, layer, f), v in top])
+
+
+def parse_args(argv):
+    from .._verb import make_parser
+    p = make_parser("exporter", description="Serve the live I/O of this node's jobs as "
+                    "Prometheus/OpenMetrics metrics (docs/live.md).")
+    p.add_argument("--listen", default="127.0.0.1:9464", metavar="ADDR:PORT",
+                   help="address and port to serve /metrics on (default 127.0.0.1:9464)")
+    p.add_argument("--dir", action="append", default=[], metavar="DIR",
+                   help="where the copies are (default as `iolens top`); repeatable")
+    p.add_argument("--max-processes", type=int, default=10000, metavar="N",
+                   help="processes that get series of their own (default 10000)")
+    p.add_argument("--files", action="store_true",
+                   help="also series per file (file names are labels: off by default)")
+    p.add_argument("--max-file-series", type=int, default=100, metavar="N",
+                   help="with --files: at most N file series (default 100)")
+    args = p.parse_args(argv)
+    m = re.fullmatch(r"\[?([^\]]*)\]?:(\d+)", args.listen)
+    if not m or int(m.group(2)) > 65535:
+        p.error(f"--listen {args.listen}: not ADDR:PORT")
+    args.addr, args.port = m.group(1), int(m.group(2))
+    return args
+
+
+def serve(args, ready=None):
+    metrics = Metrics(args.dir, args.max_processes, args.files, args.max_file_series)
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self):
+            if self.path.split("?")[0] not in ("/metrics", "/"):
+                self.send_error(404)
+                return
+            om = "application/openmetrics-text" in self.headers.get("Accept", "")
+            body = metrics.render(om).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", OPENMETRICS if om else CLASSIC)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, fmt, *a):     # quiet: one line per scrape is noise
+            pass
+
+    server = ThreadingHTTPServer((args.addr, args.port), Handler)
+    print(f"iolens exporter: serving http://{args.addr}:{server.server_address[1]}/metrics",
+          file=sys.stderr, flush=True)
+    try:
+        server.serve_forever()
+    finally:
+        server.server_close()
+        metrics.view.close()
+    return 0
+
+
+def main(argv=None) -> int:
+    from .._verb import run_verb
+    return run_verb("iolens exporter", parse_args, serve, argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

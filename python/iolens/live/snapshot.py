@@ -1,0 +1,377 @@
+"""One process's safety copy, read consistently while the process runs.
+
+The copy is an uncompressed 3.41 log that the process keeps current
+(src/runtime/core/safety.h); its last 64 bytes (include/iolens/live.h) say where
+the record seq words are.  A record of POSIX, STDIO or MPI-IO is taken only when
+its seq word is even and the same before and after the copy; a record caught
+mid-update is read again (a few times), else its previous reading is kept and
+counted in ``busy``.  Only records whose word changed since the last snapshot are
+copied again, so a snapshot of an idle process costs the seq words alone.
+
+The file is mapped read-only: no lock, no signal, nothing the process can see.
+A copy being created (too short, no magic yet) reads as not ready; a copy removed
+under the reader stays mapped until :meth:`CopyReader.close` and is reported
+``gone``.  Copies of older runtimes (no trailer) are read without the check.
+"""
+from __future__ import annotations
+
+import mmap
+import os
+import struct
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Tuple
+
+import numpy as np
+
+from .._meta import module_info
+from .copies import CopyName, open_copy, process_alive
+
+HDR, JOB_REC = 1328, 1080
+MAGIC = 6567223
+OFF_PARTIAL, OFF_NAMES, OFF_MODS, OFF_VER = 24, 32, 48, 1072
+TRAILER = struct.Struct("<8sQQQII24x")
+LIVE_MAGIC = b"IOLLIVE1"
+RETRIES = 8
+KEEP = 8192          # bytes kept mapped between rounds: the header and job record
+NAMES_KEPT = 64      # names kept per copy once looked up
+ALIVE_EVERY = 5.0    # seconds between two looks at whether the process is alive
+
+# The layers shown, their module and the counters that make each figure.
+LAYERS = {
+    "posix": ("POSIX", 1, dict(
+        reads=["POSIX_READS"], writes=["POSIX_WRITES"],
+        bytes_read=["POSIX_BYTES_READ"], bytes_written=["POSIX_BYTES_WRITTEN"],
+        meta_ops=["POSIX_OPENS", "POSIX_FILENOS", "POSIX_DUPS", "POSIX_SEEKS", "POSIX_STATS",
+                  "POSIX_MMAPS", "POSIX_FSYNCS", "POSIX_FDSYNCS", "POSIX_RENAME_SOURCES"],
+        read_seconds=["POSIX_F_READ_TIME"], write_seconds=["POSIX_F_WRITE_TIME"],
+        meta_seconds=["POSIX_F_META_TIME"],
+        last=["POSIX_F_OPEN_END_TIMESTAMP", "POSIX_F_READ_END_TIMESTAMP",
+              "POSIX_F_WRITE_END_TIMESTAMP", "POSIX_F_CLOSE_END_TIMESTAMP"])),
+    "stdio": ("STDIO", 9, dict(
+        reads=["STDIO_READS"], writes=["STDIO_WRITES"],
+        bytes_read=["STDIO_BYTES_READ"], bytes_written=["STDIO_BYTES_WRITTEN"],
+        meta_ops=["STDIO_OPENS", "STDIO_FDOPENS", "STDIO_SEEKS", "STDIO_FLUSHES"],
+        read_seconds=["STDIO_F_READ_TIME"], write_seconds=["STDIO_F_WRITE_TIME"],
+        meta_seconds=["STDIO_F_META_TIME"],
+        last=["STDIO_F_OPEN_END_TIMESTAMP", "STDIO_F_READ_END_TIMESTAMP",
+              "STDIO_F_WRITE_END_TIMESTAMP", "STDIO_F_CLOSE_END_TIMESTAMP"])),
+    "mpiio": ("MPI-IO", 2, dict(
+        reads=["MPIIO_INDEP_READS", "MPIIO_COLL_READS", "MPIIO_SPLIT_READS", "MPIIO_NB_READS"],
+        writes=["MPIIO_INDEP_WRITES", "MPIIO_COLL_WRITES", "MPIIO_SPLIT_WRITES",
+                "MPIIO_NB_WRITES"],
+        bytes_read=["MPIIO_BYTES_READ"], bytes_written=["MPIIO_BYTES_WRITTEN"],
+        meta_ops=["MPIIO_INDEP_OPENS", "MPIIO_COLL_OPENS", "MPIIO_SYNCS", "MPIIO_HINTS",
+                  "MPIIO_VIEWS"],
+        read_seconds=["MPIIO_F_READ_TIME"], write_seconds=["MPIIO_F_WRITE_TIME"],
+        meta_seconds=["MPIIO_F_META_TIME"],
+        last=["MPIIO_F_OPEN_END_TIMESTAMP", "MPIIO_F_READ_END_TIMESTAMP",
+              "MPIIO_F_WRITE_END_TIMESTAMP", "MPIIO_F_CLOSE_END_TIMESTAMP"])),
+}
+FIGURES = ("reads", "writes", "bytes_read", "bytes_written", "meta_ops",
+           "read_seconds", "write_seconds", "meta_seconds")
+
+
+def _columns(module: str, names: List[str]):
+    """(int column indexes, float column indexes) of counter names, in record words."""
+    info = module_info(module)
+    ints = [16 // 8 + info.counters.index(n) for n in names if n in info.counters]
+    flts = [16 // 8 + len(info.counters) + info.fcounters.index(n)
+            for n in names if n in info.fcounters]
+    return ints, flts
+
+
+class _Weights:
+    """The figures of records as two matrix products: the integer counters
+    used (as float64) and the float counters used, each times a 0/1 matrix
+    (counter -> figure); and the end timestamps whose maximum is `last`."""
+
+    def __init__(self, cols):
+        self.ints = sorted({c for k in FIGURES for c in cols[k][0]})
+        self.flts = sorted({c for k in FIGURES for c in cols[k][1]})
+        self.wi = np.zeros((len(self.ints), len(FIGURES)))
+        self.wf = np.zeros((len(self.flts), len(FIGURES)))
+        for j, k in enumerate(FIGURES):
+            for c in cols[k][0]:
+                self.wi[self.ints.index(c), j] = 1.0
+            for c in cols[k][1]:
+                self.wf[self.flts.index(c), j] = 1.0
+        self.last = cols["last"][1]
+
+    def figures(self, rows: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+        flt = rows.view(np.float64)
+        figs = rows[:, self.ints].astype(np.float64) @ self.wi
+        if self.flts:
+            figs += flt[:, self.flts] @ self.wf
+        last = flt[:, self.last].max(axis=1) if self.last else np.zeros(len(rows))
+        return figs, last
+
+
+class _Layout:
+    """Per layer: record words and the columns of each figure (computed once)."""
+
+    def __init__(self):
+        self.layers = {}
+        for layer, (module, modid, figs) in LAYERS.items():
+            info = module_info(module)
+            words = 2 + len(info.counters) + len(info.fcounters)
+            cols = {k: _columns(module, v) for k, v in figs.items()}
+            self.layers[layer] = (modid, words, _Weights(cols))
+
+
+_LAYOUT = None
+
+
+def _layout() -> _Layout:
+    global _LAYOUT
+    if _LAYOUT is None:
+        _LAYOUT = _Layout()
+    return _LAYOUT
+
+
+@dataclass
+class LayerRecords:
+    """A layer's records as last read: ids, bytes moved (read + written) per
+    record, the figures summed over the records, the latest end timestamp
+    (seconds since the job start, 0 none)."""
+    ids: np.ndarray
+    moved: np.ndarray
+    sums: np.ndarray     # the figures summed, in FIGURES order
+    last: float
+
+    @property
+    def totals(self) -> Dict[str, float]:
+        return dict(zip(FIGURES, self.sums.tolist()))
+
+
+@dataclass
+class ProcessSnapshot:
+    path: str
+    jobid: int
+    pid: int
+    rank: int
+    nprocs: int
+    uid: int
+    exe: str
+    start: float                     # seconds since the epoch
+    alive: bool
+    finished: bool                   # the process wrote its log (copy marked)
+    partial: List[str]
+    layers: Dict[str, LayerRecords]
+    busy: int = 0                    # records caught mid-update and not re-read
+    checked: bool = True             # False: an old copy without seq words
+    taken: float = 0.0               # time.time() of the snapshot
+
+    def totals(self) -> Dict[str, Dict[str, float]]:
+        return {layer: r.totals for layer, r in self.layers.items()}
+
+    @property
+    def last_io(self) -> Optional[float]:
+        """Seconds since the epoch of the last recorded operation, or None."""
+        last = max((r.last for r in self.layers.values()), default=0.0)
+        return self.start + last if last > 0 else None
+
+
+class NotReady(Exception):
+    """The copy is being created (or is no copy): try again at the next round."""
+
+
+class _RecordCache:
+    """Previous reading of one module region: per record its seq word, whether
+    it was read, its id, figures and latest end timestamp.  Only these are kept
+    (not the records: 80 bytes a record instead of up to 704)."""
+
+    def __init__(self):
+        self.seq = np.zeros(0, np.uint32)
+        self.valid = np.zeros(0, bool)
+        self.ids = np.zeros(0, np.uint64)
+        self.figs = np.zeros((0, len(FIGURES)), np.float64)
+        self.last = np.zeros(0, np.float64)
+        self.words = None          # the whole records, when the reader keeps them
+
+    def grow(self, n: int):
+        old = len(self.seq)
+        if old >= n:
+            return
+        self.seq = np.concatenate([self.seq, np.zeros(n - old, np.uint32)])
+        self.valid = np.concatenate([self.valid, np.zeros(n - old, bool)])
+        self.ids = np.concatenate([self.ids, np.zeros(n - old, np.uint64)])
+        self.figs = np.concatenate([self.figs, np.zeros((n - old, len(FIGURES)))])
+        self.last = np.concatenate([self.last, np.zeros(n - old)])
+        if self.words is not None:
+            self.words = np.concatenate([self.words, np.zeros((n - old, self.words.shape[1]),
+                                                              np.int64)])
+
+    def store(self, rows_at: np.ndarray, rows: np.ndarray, weights: "_Weights"):
+        """Keep the figures of records rows_at (their words in rows)."""
+        self.ids[rows_at] = rows[:, 0].view(np.uint64)
+        self.figs[rows_at], self.last[rows_at] = weights.figures(rows)
+        if self.words is not None:
+            self.words[rows_at] = rows
+
+
+class CopyReader:
+    """Reads one safety copy again and again (keep it between snapshots)."""
+
+    def __init__(self, name: CopyName, keep_records: bool = False):
+        """keep_records: also keep each record whole (records(); tests)."""
+        self.name = name
+        self.keep_records = keep_records
+        fd = open_copy(name.path)
+        try:
+            st = os.fstat(fd)
+            if st.st_size < HDR + 4096:
+                raise NotReady(name.path)
+            self.map = mmap.mmap(fd, st.st_size, prot=mmap.PROT_READ)
+            self.ino = (st.st_dev, st.st_ino)
+            self.uid = st.st_uid
+        finally:
+            os.close(fd)
+        if struct.unpack_from("<q", self.map, 8)[0] != MAGIC:
+            self.close()
+            raise NotReady(name.path)
+        self.seqs = None
+        t = TRAILER.unpack_from(self.map, len(self.map) - TRAILER.size)
+        if t[0] == LIVE_MAGIC and t[2] + t[3] <= len(self.map):
+            self.pool_off, seq_off, seq_len, self.shift = t[1], t[2], t[3], t[4]
+            self.seqs = np.frombuffer(self.map, np.uint32, seq_len // 4, seq_off)
+        self.cache: Dict[str, _RecordCache] = {}
+        self._job_head, self._exe = b"", ""
+        self.names: Dict[int, str] = {}     # the names looked up (at most NAMES_KEPT)
+        self._alive, self._alive_at = True, float("-inf")
+        self._idx: Dict[str, Tuple[int, int, np.ndarray]] = {}
+
+    def close(self):
+        self.seqs = None
+        try:
+            self.map.close()
+        except BufferError:       # a view is still held: the GC unmaps it
+            pass
+
+    def gone(self) -> bool:
+        """The copy was removed (or replaced) since it was opened."""
+        try:
+            st = os.stat(self.name.path, follow_symlinks=False)
+        except OSError:
+            return True
+        return (st.st_dev, st.st_ino) != self.ino
+
+    def _u64(self, off):
+        return struct.unpack_from("<Q", self.map, off)[0]
+
+    def _job(self):
+        """(uid, start, end_sec, nprocs, jobid, exe): the fixed fields read twice
+        until stable (an MPI process rewrites the record once, after MPI_Init);
+        the executable string again only when they changed."""
+        for _ in range(RETRIES):
+            head = self.map[HDR:HDR + 56]
+            if head == self.map[HDR:HDR + 56]:
+                break
+        if head != self._job_head:
+            text = self.map[HDR + JOB_REC:HDR + 4096].split(b"\0", 1)[0].split(b"\n", 1)[0]
+            self._exe = text.decode("utf-8", "replace")
+            self._job_head = head
+        uid, ssec, snsec, esec, _ensec, nprocs, jobid = struct.unpack_from("<7q", head, 0)
+        return uid, ssec + snsec * 1e-9, esec, nprocs, jobid, self._exe
+
+    def name_of(self, rid: int) -> str:
+        """The name of record id rid (its id in hex when not found).  Looked up
+        in the name region on demand, not parsed every round: a viewer of 256
+        processes x 1,000 files would otherwise hold 256,000 names."""
+        name = self.names.get(rid)
+        if name is not None:
+            return name
+        off, length = self._u64(OFF_NAMES), self._u64(OFF_NAMES + 8)
+        end = min(off + length, len(self.map))
+        key = struct.pack("<Q", rid)
+        pos = self.map.find(key, off, end)
+        while pos >= 0:
+            # an entry starts the region or follows the NUL of the one before
+            if pos == off or self.map[pos - 1] == 0:
+                nul = self.map.find(b"\0", pos + 8, end)
+                if nul >= 0:
+                    name = self.map[pos + 8:nul].decode("utf-8", "surrogateescape")
+                    break
+            pos = self.map.find(key, pos + 1, end)
+        if name is None:
+            return hex(rid)
+        if len(self.names) < NAMES_KEPT:
+            self.names[rid] = name
+        return name
+
+    def _region(self, layer, modid, words, cols) -> Tuple[_RecordCache, int, int]:
+        """The layer's records, read consistently: (cache, records, busy)."""
+        off, length = self._u64(OFF_MODS + 16 * modid), self._u64(OFF_MODS + 16 * modid + 8)
+        rs = words * 8
+        n = length // rs
+        cache = self.cache.get(layer)
+        if cache is None:
+            cache = self.cache[layer] = _RecordCache()
+            if self.keep_records:
+                cache.words = np.zeros((0, words), np.int64)
+        if n == 0 or off + n * rs > len(self.map):
+            return cache, 0, 0
+        cache.grow(n)
+        live = np.frombuffer(self.map, np.int64, n * words, off).reshape(n, words)
+        if self.seqs is None:                 # an old copy: no check possible
+            cache.store(np.arange(n), live.copy(), cols)
+            return cache, n, 0
+        known = self._idx.get(layer)
+        if known is None or known[:2] != (off, n):
+            known = (off, n, (off + np.arange(n, dtype=np.int64) * rs - self.pool_off) >> self.shift)
+            self._idx[layer] = known
+        idx = known[2]
+        todo = np.nonzero((self.seqs[idx] != cache.seq[:n]) | ~cache.valid[:n])[0]
+        for _ in range(RETRIES):
+            if todo.size == 0:
+                break
+            before = self.seqs[idx[todo]]
+            rows = live[todo].copy()
+            after = self.seqs[idx[todo]]
+            ok = (before == after) & (before % 2 == 0)
+            good = todo[ok]
+            cache.store(good, rows[ok], cols)
+            cache.seq[good] = before[ok]
+            cache.valid[good] = True
+            todo = todo[~ok]
+        return cache, n, int(todo.size)
+
+    def records(self, layer: str) -> np.ndarray:
+        """The layer's records as last read (int64 words; keep_records only)."""
+        cache = self.cache.get(layer)
+        return cache.words.copy() if cache is not None and cache.words is not None else None
+
+    def snapshot(self, now: float) -> ProcessSnapshot:
+        uid, start, end_sec, nprocs, jobid, exe = self._job()
+        partial_bits = self._u64(OFF_PARTIAL)
+        layers, busy = {}, 0
+        for layer, (modid, words, cols) in _layout().layers.items():
+            cache, n, b = self._region(layer, modid, words, cols)
+            busy += b
+            if n:
+                figs = cache.figs[:n]
+                sums = figs.sum(axis=0)
+                moved = figs[:, FIGURES.index("bytes_read")] + figs[:, FIGURES.index("bytes_written")]
+                layers[layer] = LayerRecords(cache.ids[:n], moved, sums,
+                                             float(cache.last[:n].max()))
+        # The pages read are the process's (tmpfs): drop them from this
+        # process's page tables so that its resident size stays its own (but
+        # the header and job record, read every round).
+        self.map.madvise(mmap.MADV_DONTNEED, KEEP, len(self.map) - KEEP)
+        if now - self._alive_at >= ALIVE_EVERY:
+            self._alive, self._alive_at = process_alive(self.name.pid, start), now
+        partial = [module_info(m).name for m in range(64)
+                   if partial_bits >> m & 1 and _known(m)]
+        return ProcessSnapshot(
+            path=self.name.path, jobid=jobid, pid=self.name.pid, rank=self.name.rank,
+            nprocs=nprocs, uid=uid, exe=exe, start=start,
+            alive=self._alive, finished=end_sec != 0,
+            partial=partial, layers=layers, busy=busy, checked=self.seqs is not None,
+            taken=now)
+
+
+def _known(modid: int) -> bool:
+    try:
+        module_info(modid)
+        return True
+    except Exception:
+        return False

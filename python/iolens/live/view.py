@@ -1,0 +1,205 @@
+"""Jobs on this node from their processes' live copies: totals and rates.
+
+:class:`LiveView` keeps one :class:`CopyReader` per copy between rounds (so a
+round reads only the records that changed) and the previous round's snapshots
+(so that rates are differences over the interval).  Processes are grouped into
+jobs by (owner uid, job id).
+"""
+from __future__ import annotations
+
+import pwd
+import time
+from typing import Dict, Iterable, List, Optional, Tuple
+
+import numpy as np
+
+from .copies import copy_dirs, find_copies
+from .snapshot import FIGURES, CopyReader, NotReady, ProcessSnapshot
+
+BUSIEST = 5
+
+
+_USERS: Dict[int, str] = {}
+
+
+def _user(uid: int) -> str:
+    if uid not in _USERS:
+        try:
+            _USERS[uid] = pwd.getpwuid(uid).pw_name
+        except KeyError:
+            _USERS[uid] = str(uid)
+    return _USERS[uid]
+
+
+def _ops(fig: Dict[str, float]) -> float:
+    return fig["reads"] + fig["writes"]
+
+
+class LiveView:
+    def __init__(self, dirs: Iterable[str] = ()):
+        self.dirs = list(dirs)
+        self.readers: Dict[str, CopyReader] = {}
+        self.prev: Dict[str, ProcessSnapshot] = {}
+        self.now: Dict[str, ProcessSnapshot] = {}
+        self.removed: List[ProcessSnapshot] = []   # last readings of copies gone this round
+        self.interval = 0.0
+
+    def close(self):
+        for r in self.readers.values():
+            r.close()
+        self.readers.clear()
+
+    def poll(self) -> Dict[str, ProcessSnapshot]:
+        """Read every copy once; returns path -> snapshot (also in self.now)."""
+        t = time.time()
+        seen = {c.path: c for c in find_copies(copy_dirs(self.dirs), self.readers)}
+        self.removed = []
+        for path in list(self.readers):
+            # gone, or another file now at its name
+            if path not in seen or seen[path].inode != self.readers[path].ino[1]:
+                self.readers.pop(path).close()
+                if path in self.now:
+                    self.removed.append(self.now[path])
+        for path, name in seen.items():
+            if path not in self.readers:
+                try:
+                    self.readers[path] = CopyReader(name)
+                except (NotReady, OSError, ValueError):
+                    continue
+        self.prev = self.now
+        self.now = {}
+        for path, r in self.readers.items():
+            try:
+                self.now[path] = r.snapshot(t)
+            except (ValueError, IndexError, OSError):
+                continue                  # a copy torn down under us: next round
+        old = [s.taken for s in self.prev.values()]
+        self.interval = t - max(old) if old else 0.0
+        return self.now
+
+    # ----------------------------------------------------------- summaries
+    def _rate_vectors(self, s: ProcessSnapshot) -> Dict[str, np.ndarray]:
+        """Per layer, the figures' rates over the interval (FIGURES order)."""
+        p = self.prev.get(s.path)
+        if p is None or s.taken <= p.taken:
+            return {layer: np.zeros(len(FIGURES)) for layer in s.layers}
+        dt = s.taken - p.taken
+        return {layer: np.maximum(r.sums - (p.layers[layer].sums if layer in p.layers else 0.0),
+                                  0.0) / dt for layer, r in s.layers.items()}
+
+    def _rates(self, s: ProcessSnapshot) -> Dict[str, Dict[str, float]]:
+        p = self.prev.get(s.path)
+        cur = s.totals()
+        if p is None or s.taken <= p.taken:
+            return {layer: {k: 0.0 for k in FIGURES} for layer in cur}
+        dt = s.taken - p.taken
+        before = p.totals()
+        return {layer: {k: max(0.0, v - before.get(layer, {}).get(k, 0.0)) / dt
+                        for k, v in figs.items()} for layer, figs in cur.items()}
+
+    def _process(self, s: ProcessSnapshot, t: float) -> dict:
+        totals = s.totals()
+        last = s.last_io
+        dead = not s.alive and not s.finished
+        return {
+            "pid": s.pid, "rank": s.rank, "copy": s.path, "start": s.start,
+            "alive": s.alive, "finished": s.finished,
+            "state": "running" if s.alive else ("finished" if s.finished else "dead"),
+            "recover": f"iolens recover {s.path}" if dead else None,
+            "last_io_ago": None if last is None else max(0.0, t - last),
+            "partial": s.partial, "busy_records": s.busy, "checked": s.checked,
+            "io_seconds": sum(f["read_seconds"] + f["write_seconds"] + f["meta_seconds"]
+                              for f in totals.values()),
+            "totals": totals, "rates": self._rates(s),
+        }
+
+    def _busiest(self, procs: List[ProcessSnapshot]) -> List[dict]:
+        """The files with most bytes moved in the interval (in total when there
+        is no earlier round), over the job's processes, by name."""
+        by_name: Dict[Tuple[str, str], List[float]] = {}
+        for s in procs:
+            p = self.prev.get(s.path)
+            reader = self.readers.get(s.path)
+            for layer, recs in s.layers.items():
+                moved = recs.moved
+                delta = moved.copy()
+                if p is not None and layer in p.layers:
+                    old = p.layers[layer].moved
+                    delta[:len(old)] -= old
+                k = min(BUSIEST, len(moved))
+                pick = np.argsort(-(delta if p is not None else moved), kind="stable")[:k]
+                for i in pick:
+                    if moved[i] <= 0:
+                        continue
+                    rid = int(recs.ids[i])
+                    name = reader.name_of(rid) if reader else hex(rid)
+                    acc = by_name.setdefault((name, layer), [0.0, 0.0])
+                    acc[0] += float(moved[i])
+                    acc[1] += float(delta[i]) if p is not None else 0.0
+        dt = self.interval or 1.0
+        rows = [{"file": n, "layer": layer, "bytes": v[0], "bytes_per_s": v[1] / dt}
+                for (n, layer), v in by_name.items()]
+        rows.sort(key=lambda r: (-r["bytes_per_s"], -r["bytes"], r["file"]))
+        return rows[:BUSIEST]
+
+    def jobs(self, detail=None) -> List[dict]:
+        """One summary per job, busiest first.  The jobs whose id is in
+        `detail` (all when detail is True) also get their busiest files,
+        slowest process and processes (by rank then pid)."""
+        t = time.time()
+        groups: Dict[Tuple[int, int], List[ProcessSnapshot]] = {}
+        for s in self.now.values():
+            groups.setdefault((s.uid, s.jobid), []).append(s)
+        out = []
+        for (uid, jobid), procs in groups.items():
+            procs.sort(key=lambda s: (s.rank, s.pid))
+            tot_v: Dict[str, np.ndarray] = {}
+            rate_v: Dict[str, np.ndarray] = {}
+            for s in procs:
+                for layer, r in s.layers.items():
+                    tot_v[layer] = tot_v.get(layer, 0.0) + r.sums
+                for layer, v in self._rate_vectors(s).items():
+                    rate_v[layer] = rate_v.get(layer, 0.0) + v
+            totals = {layer: dict(zip(FIGURES, v.tolist())) for layer, v in sorted(tot_v.items())}
+            rates = {layer: dict(zip(FIGURES, v.tolist())) for layer, v in sorted(rate_v.items())}
+            job = {
+                "jobid": jobid, "uid": uid, "user": _user(uid), "exe": procs[0].exe,
+                "processes": len(procs), "nprocs": max(s.nprocs for s in procs),
+                "alive": sum(1 for s in procs if s.alive),
+                "dead": sum(1 for s in procs if not s.alive and not s.finished),
+                "running_seconds": max(0.0, t - min(s.start for s in procs)),
+                "totals": totals, "rates": rates,
+                "bytes_per_s": sum(v["bytes_read"] + v["bytes_written"] for v in rates.values()),
+                "ops_per_s": sum(_ops(v) for v in rates.values()),
+                "meta_ops_per_s": sum(v["meta_ops"] for v in rates.values()),
+                "partial": sorted({m for s in procs for m in s.partial}),
+            }
+            if detail is True or (detail and jobid in detail):
+                rows = [self._process(s, t) for s in procs]
+                slowest = max(rows, key=lambda r: r["io_seconds"])
+                job.update(busiest_files=self._busiest(procs), processes_detail=rows,
+                           slowest_process={"pid": slowest["pid"], "rank": slowest["rank"],
+                                            "io_seconds": slowest["io_seconds"]})
+            out.append(job)
+        out.sort(key=lambda j: (-j["bytes_per_s"], j["jobid"]))
+        return out
+
+
+def snapshot_once(dirs: Iterable[str] = (), interval: float = 1.0) -> dict:
+    """Two rounds `interval` apart: every job with totals and rates."""
+    view = LiveView(dirs)
+    try:
+        view.poll()
+        if interval > 0:
+            time.sleep(interval)
+            view.poll()
+        return {"time": time.time(), "interval": view.interval, "jobs": view.jobs(detail=True)}
+    finally:
+        view.close()
+
+
+def job_of(jobs: List[dict], jobid: Optional[int]) -> Optional[dict]:
+    for j in jobs:
+        if jobid is None or j["jobid"] == jobid:
+            return j
+    return None
