@@ -74,6 +74,22 @@ def _aux_columns(info: ModuleInfo, aux: np.ndarray, size: int) -> Dict[str, obje
     return cols
 
 
+def record_arrays(d: dict) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(ids, rank, ints[n, n_int], flts[n, n_flt]) of a core records dict: views
+    of its buffers, nothing copied."""
+    n = d["count"]
+    if "rows" in d:
+        # Stored records already in the decoded layout (id, rank, ints, flts per
+        # row): strided views of the decompressed region, nothing decoded or copied.
+        rows = view(d["rows"], np.int64, (n, d["row_size"] // 8))
+        ni = d["n_int"]
+        return (rows[:, 0].view(np.uint64), rows[:, 1], rows[:, 2:2 + ni],
+                rows.view(np.float64)[:, 2 + ni:])
+    return (view(d["id"], np.uint64), view(d["rank"], np.int64),
+            view(d["ints"], np.int64, (n, d["n_int"])),
+            view(d["flts"], np.float64, (n, d["n_flt"])))
+
+
 def records_frame(info: ModuleInfo, d: Optional[dict], names: np.ndarray,
                   columns=None) -> pd.DataFrame:
     """One row per record: id, rank, name, [file_rec_id], counters, fcounters, [extras]."""
@@ -85,17 +101,7 @@ def records_frame(info: ModuleInfo, d: Optional[dict], names: np.ndarray,
              "stored_version": 0, "dropped": 0}
     n = d["count"]
     copy = columns is not None  # keep no view into the decoded arrays
-    if "rows" in d:
-        # Stored records already in the decoded layout (id, rank, ints, flts per
-        # row): strided views of the decompressed region, nothing decoded or copied.
-        rows = view(d["rows"], np.int64, (n, d["row_size"] // 8))
-        ni = d["n_int"]
-        ids, rank = rows[:, 0].view(np.uint64), rows[:, 1]
-        ints, flts = rows[:, 2:2 + ni], rows.view(np.float64)[:, 2 + ni:]
-    else:
-        ids, rank = view(d["id"], np.uint64), view(d["rank"], np.int64)
-        ints = view(d["ints"], np.int64, (n, d["n_int"]))
-        flts = view(d["flts"], np.float64, (n, d["n_flt"]))
+    ids, rank, ints, flts = record_arrays(d)
     head = {"id": np.array(ids, copy=copy),
             "rank": np.array(rank, copy=copy),
             "name": pd.Series(names[view(d["name_code"], np.int32)], dtype=object)}

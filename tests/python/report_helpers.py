@@ -105,3 +105,24 @@ def page_facts(text: str):
     keys = _Keys()
     keys.feed(text)
     return keys.ids, keys.values
+
+
+def traced_dd(tmp: Path, block: int = 65536, **settings):
+    """The log of `dd` copying 1 MiB in `block`-byte blocks under our runtime with
+    DXT tracing on (plus `settings`, e.g. DXT_THREAD_IDS="1"), or None when the
+    runtime or the tool is not built."""
+    tool = iolens_bin()
+    runtime = os.environ.get("IOLENS_RUNTIME") or REPO / "build/src/runtime/libiolens.so"
+    if tool is None or not Path(runtime).exists():
+        return None
+    data = tmp / "data.bin"
+    data.write_bytes(os.urandom(1 << 20))
+    logs = tmp / "logs"
+    logs.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DARSHAN_", "DXT_"))}
+    env.update(IOLENS_RUNTIME=str(runtime), DXT_ENABLE_IO_TRACE="1", **settings)
+    run = subprocess.run([tool, "run", "--logpath", str(logs), "--", "dd", f"if={data}",
+                          f"of={tmp / 'copy.bin'}", f"bs={block}"], capture_output=True,
+                         text=True, timeout=120, env=env)
+    found = list(logs.glob("*.darshan"))
+    return found[0] if run.returncode == 0 and found else None

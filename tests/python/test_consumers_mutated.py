@@ -39,12 +39,11 @@ import pytest
 import iolens
 from iolens._meta import module_info
 from iolens.write import Writer
-from report_helpers import corpus_logs, iolens_bin, page_facts
+from report_helpers import corpus_logs, iolens_bin, page_facts, traced_dd
 from view_logs import MiB, Segments, posix_row, write_log
 
 LONG = os.environ.get("IOLENS_LONG") == "1"
 SEEDS = range(40 if LONG else 8)
-REPO = Path(__file__).resolve().parents[2]
 EVIL_F = [-2662.0, float("nan"), float("inf"), -float("inf"), 1e300, -7.0, 4.5e18]
 EVIL_I = [-5, -(1 << 62), 1 << 62, 4_500_000_000_000_000_000, -2]
 COUNTER_MODULES = ("POSIX", "MPI-IO", "STDIO")
@@ -78,24 +77,6 @@ def synthetic_source(path) -> Path:
                      dxt_posix=seg, dxt_mpiio=mseg)
 
 
-def runtime_source(tmp: Path):
-    tool = iolens_bin()
-    runtime = os.environ.get("IOLENS_RUNTIME") or REPO / "build/src/runtime/libiolens.so"
-    if tool is None or not Path(runtime).exists():
-        return None
-    data = tmp / "data.bin"
-    data.write_bytes(os.urandom(1 << 20))
-    logs = tmp / "logs"
-    logs.mkdir()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("DARSHAN_", "DXT_"))}
-    env.update(IOLENS_RUNTIME=str(runtime), DXT_ENABLE_IO_TRACE="1")
-    run = subprocess.run([tool, "run", "--logpath", str(logs), "--", "dd", f"if={data}",
-                          f"of={tmp / 'copy.bin'}", "bs=65536"], capture_output=True,
-                         text=True, timeout=120, env=env)
-    found = list(logs.glob("*.darshan"))
-    return found[0] if run.returncode == 0 and found else None
-
-
 @pytest.fixture(scope="module")
 def sources(tmp_path_factory):
     """kind -> source logs, made once per module run (in pytest's tmp directory)."""
@@ -107,7 +88,7 @@ def sources(tmp_path_factory):
             if kind == "synthetic":
                 made[kind] = [synthetic_source(tmp / "synthetic.darshan")]
             elif kind == "runtime":
-                made[kind] = [p for p in [runtime_source(tmp)] if p is not None]
+                made[kind] = [p for p in [traced_dd(tmp)] if p is not None]
             else:
                 made[kind] = [p for p in corpus_logs()
                               if any(m in p.parts[-2] for m in ("dxt", "imbalanced", "stdio"))]

@@ -37,8 +37,9 @@ import numpy as np
 from .._meta import trace_modules
 from . import cache as cache_store
 
-INDEX_VERSION = 3      # 2: damaged segments skipped (meta damage), one layer per file/lane total
+INDEX_VERSION = 4      # 2: damaged segments skipped (meta damage), one layer per file/lane total
                        # 3: long operations listed (long.npy), MPI-IO share in the pyramid
+                       # 4: segments ending past 2^60 bytes skipped as bad-offset
 COLUMNS = {"start": np.float64, "end": np.float64, "lane": np.int32, "op": np.int8,
            "mod": np.int8, "file": np.int32, "offset": np.int64, "length": np.int64}
 MODULES = trace_modules()                # mod code = position (id order: DXT_POSIX, DXT_MPIIO)

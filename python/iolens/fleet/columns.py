@@ -1,4 +1,5 @@
-"""Per-file numbers of the fleet's files table, from the view's records.
+"""Per-file numbers of the fleet's files table, from the view's records
+(its decoded numpy columns, view.arrays; a DataFrame reads the same).
 
 The job numbers (bytes, time by slowest, performance by slowest) are the view's
 ``perf`` (iolens.view: darshan-parser's ``--perf``, from the format library when
@@ -12,7 +13,6 @@ from __future__ import annotations
 from typing import Dict
 
 import numpy as np
-import pandas as pd
 
 from ..view.columns import counter
 from ..view.parser import MIB, record_times
@@ -27,7 +27,7 @@ class ValueOutOfRangeError(ValueError):
     """A log's values are too large for the store's 64-bit columns."""
 
 
-def check_summable(frame: pd.DataFrame, module: str, names) -> None:
+def check_summable(frame, module: str, names) -> None:
     """Raise ValueOutOfRangeError unless the counters `names` (those the frame
     has) can be summed over every record, and added together, in int64."""
     cols = [n for n in names if n in frame.columns]
@@ -47,14 +47,14 @@ def _group_sum(inv: np.ndarray, n: int, values: np.ndarray) -> np.ndarray:
     return out
 
 
-def _ints(frame: pd.DataFrame, names) -> np.ndarray:
+def _ints(frame, names) -> np.ndarray:
     total = np.zeros(len(frame), np.int64)
     for name in names:
         total = total + counter(frame, name, 0).astype(np.int64)
     return total
 
 
-def file_numbers(frame: pd.DataFrame, prefix: str, nprocs: int, reads, writes
+def file_numbers(frame, prefix: str, nprocs: int, reads, writes
                  ) -> Dict[str, np.ndarray]:
     """Per distinct record id (sorted by id) of the view's undamaged records:
     bytes, reads and writes (summed over the `reads`/`writes` counters), time by
@@ -62,8 +62,8 @@ def file_numbers(frame: pd.DataFrame, prefix: str, nprocs: int, reads, writes
     time) and performance by slowest (bytes/s)."""
     times = record_times(frame, prefix)
     t, shared = times.io, times.shared
-    rank_all = frame["rank"].to_numpy()
-    ids, inv = np.unique(frame["id"].to_numpy(), return_inverse=True)
+    rank_all = np.asarray(frame["rank"])
+    ids, inv = np.unique(np.asarray(frame["id"]), return_inverse=True)
     inv = inv.reshape(-1)
     n = len(ids)
     out = {"file_id": ids}
@@ -72,16 +72,18 @@ def file_numbers(frame: pd.DataFrame, prefix: str, nprocs: int, reads, writes
                          ("reads", _ints(frame, reads)), ("writes", _ints(frame, writes))):
         out[name] = _group_sum(inv, n, values)
     shared_time = _group_sum(inv, n, np.where(shared, t, 0.0))
-    # Summed time per (file, rank), then the slowest rank of each file.  The
-    # pairs go through np.unique over rows: ranks of a damaged-but-kept log may
-    # be large, so no key arithmetic that could overflow.
+    # Summed time per (file, rank), then the slowest rank of each file.  Ranks
+    # are numbered densely first (a job may claim a huge nprocs), so the pair
+    # key file * ranks + rank stays below records^2: no overflow, and one 1-D
+    # np.unique instead of a slow one over rows.
     mine = ~shared
     slow = np.zeros(n)
     if mine.any():
-        pair, pair_inv = np.unique(np.stack([inv[mine].astype(np.int64), rank_all[mine]]),
-                                   axis=1, return_inverse=True)
-        per_pair = _group_sum(pair_inv.reshape(-1), pair.shape[1], t[mine])
-        np.maximum.at(slow, pair[0], per_pair)
+        ranks, rank_inv = np.unique(rank_all[mine], return_inverse=True)
+        key = inv[mine].astype(np.int64) * len(ranks) + rank_inv.reshape(-1)
+        pair, pair_inv = np.unique(key, return_inverse=True)
+        per_pair = _group_sum(pair_inv.reshape(-1), len(pair), t[mine])
+        np.maximum.at(slow, pair // len(ranks), per_pair)
     out["time_by_slowest"] = slow + shared_time
     out["total_bytes"] = out["bytes_read"] + out["bytes_written"]
     tt = out["time_by_slowest"]

@@ -16,20 +16,22 @@ MPI-IO or HDF5 bytes above them, which are the same data).
 """
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
 import time
 import warnings
 from datetime import datetime, timezone
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
 from .._text import printable
 from ..log import open as open_log
 from ..view import JobView
-from ..view.parser import MIB, perf as parser_perf
+from .._meta import module_info
+from ..view.parser import MIB, perf as parser_perf, perf_counters
 from .classes import StorageClasses
 from .columns import check_summable, file_numbers
 from .interfaces import interfaces
@@ -177,12 +179,21 @@ class _Totals:
 
 
 def _records(view: JobView, itf, name_filter: Optional[NameFilter]):
-    """The view's undamaged records of one interface, those `name_filter` keeps."""
-    frame = view.records(itf.module) if itf.module in view.modules else None
+    """The view's undamaged records of one interface, those `name_filter` keeps:
+    decoded numpy columns (view.arrays), only the counters the fleet reads."""
+    if itf.module not in view.modules:
+        return None
+    frame = view.arrays(itf.module, _counters(itf))
     if frame is not None and name_filter is not None:
         keep = np.array([name_filter.keeps(n or "") for n in frame["name"].tolist()], bool)
-        frame = frame[keep].reset_index(drop=True)
+        frame = frame.take(keep)
     return frame
+
+
+@functools.lru_cache(maxsize=None)
+def _counters(itf) -> Tuple[str, ...]:
+    """What the jobs and files rows read: the --perf counters, reads, writes."""
+    return perf_counters(module_info(itf.module)) + itf.reads + itf.writes
 
 
 def _perf(view: JobView, itf, frame, name_filter: Optional[NameFilter]):

@@ -4,9 +4,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .interfaces import PREFIX, TIMELINE_MODULES, TRACE_MODULES, api_name
+from .interfaces import PREFIX, TIMELINE_MODULES, api_name
 from ..view.columns import counter as col
-from ..view.intervals import spread
+from .trace_sums import spread_pass, trace_sums
 
 def timeline(data) -> pd.DataFrame:
     """First and last access per (module, rank); rank -1 = shared records."""
@@ -42,32 +42,41 @@ def bin_width(span: float) -> float:
     return float(next(step * power for step in (1, 2, 5, 10) if step * power >= raw))
 
 
-def _bins_of(seg, data):
-    """(width, number of bins) for a trace."""
-    span = max(float(seg["end"].max()), data.run_time, 1e-9)
+def _bins_of(sums, data):
+    """(width, number of bins) for a trace whose last end is sums.last_end."""
+    span = max(float(sums.last_end), data.run_time, 1e-9)
     width = bin_width(span)
     return width, max(int(np.ceil(span / width)), 1)
+
+
+def _sums(data):
+    """Pass 1 over each trace (report.trace_sums), once per report."""
+    return data.memo(trace_sums)
+
+
+def _binned(data):
+    """{module: (width, read, write, lane bins)}: pass 2 over each trace with
+    segments, once per report (the heat map and the per-thread figure share it)."""
+    return data.memo(_bin_traces)
+
+
+def _bin_traces(data):
+    out = {}
+    for module, sums in _sums(data).items():
+        if sums.segments:
+            width, nbins = _bins_of(sums, data)
+            out[module] = (width, *spread_pass(data, module, sums, width, nbins))
+    return out
 
 
 def dxt_heatmap(data):
     """Bytes per rank per time bin from DXT segments: {api: (width, read,
     write, ranks)}; each segment's bytes are spread over the bins its start-to-end
-    span overlaps (iolens.view.intervals.spread), never put in its start's bin."""
-    out = {}
-    for module in TRACE_MODULES:
-        seg = data.dxt(module)
-        if seg is None or not len(seg):
-            continue
-        width, nbins = _bins_of(seg, data)
-        ranks, idx = np.unique(seg["rank"].to_numpy(), return_inverse=True)
-        mats = {}
-        for op in ("read", "write"):
-            mask = (seg["op"] == op).to_numpy()
-            mats[op] = spread(idx[mask], seg["start"].to_numpy()[mask],
-                              seg["end"].to_numpy()[mask], seg["length"].to_numpy()[mask],
-                              width, nbins, len(ranks))
-        out[api_name(module)] = (width, mats["read"], mats["write"], ranks)
-    return out
+    span overlaps (iolens.view.intervals.spread), never put in its start's bin.
+    Streamed over the trace in chunks (report.trace_sums)."""
+    sums = _sums(data)
+    return {api_name(module): (width, read, write, sums[module].ranks)
+            for module, (width, read, write, _) in _binned(data).items()}
 
 
 NO_THREAD_IDS = ("The trace has no thread ids (the DXT versions of Darshan 3.5.0); run with "
@@ -79,19 +88,13 @@ def dxt_threads(data) -> pd.DataFrame | None:
     operations, bytes, first start, last end and busy seconds (sum of durations).
     None when no DXT module has thread ids; empty when there are no segments."""
     parts, any_ids = [], False
-    for module in TRACE_MODULES:
-        api = api_name(module)
-        seg = data.dxt(module)
-        if seg is None or "thread_id" not in seg:
+    for module, sums in _sums(data).items():
+        if sums.lanes is None:
             continue
         any_ids = True
-        if not len(seg):
-            continue
-        g = seg.assign(busy=seg["end"] - seg["start"]).groupby(["rank", "thread"], sort=True)
-        part = g.agg(ops=("length", "size"), bytes=("length", "sum"), first=("start", "min"),
-                     last=("end", "max"), busy=("busy", "sum")).reset_index()
-        part.insert(0, "module", api)
-        parts.append(part)
+        if len(sums.lanes):
+            parts.append(sums.lanes.assign(module=api_name(module))[
+                ["module"] + list(sums.lanes.columns)])
     if not any_ids:
         return None
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
@@ -100,14 +103,10 @@ def dxt_threads(data) -> pd.DataFrame | None:
 def dxt_thread_bins(data, module: str):
     """Bytes per (rank, thread) lane per time bin of one DXT module's segments with
     thread ids: (width, matrix, lane labels), or None."""
-    seg = data.dxt(module)
-    if seg is None or "thread_id" not in seg or not len(seg):
+    sums = _sums(data).get(module)
+    binned = _binned(data).get(module)
+    if sums is None or sums.lanes is None or binned is None:
         return None
-    width, nbins = _bins_of(seg, data)
-    lanes = seg[["rank", "thread"]].astype("int64").drop_duplicates().sort_values(["rank", "thread"])
-    labels = [f"rank {r} thread {t}" for r, t in lanes.itertuples(index=False)]
-    lane_of = {k: i for i, k in enumerate(lanes.itertuples(index=False, name=None))}
-    rows = np.array([lane_of[k] for k in zip(seg["rank"].tolist(), seg["thread"].astype("int64").tolist())])
-    mat = spread(rows, seg["start"].to_numpy(), seg["end"].to_numpy(),
-                 seg["length"].to_numpy(), width, nbins, len(labels))
-    return width, mat, labels
+    labels = [f"rank {r} thread {t}" for r, t in
+              zip(sums.lanes["rank"].tolist(), sums.lanes["thread"].tolist())]
+    return binned[0], binned[3], labels

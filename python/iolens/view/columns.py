@@ -8,20 +8,20 @@ set their records aside, so the only negative value left is the -1 convention.""
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
 
-def counter(frame: pd.DataFrame, name: str, default=0) -> np.ndarray:
+def counter(frame, name: str, default=0) -> np.ndarray:
     """A counter column as stored; an absent counter (old record versions, other
-    modules) reads as `default` (a scalar, or an array of the frame's length)."""
+    modules) reads as `default` (a scalar, or an array of the frame's length).
+    `frame` is a DataFrame or the view's decoded Arrays (view.arrays)."""
     if frame is not None and name in frame.columns:
-        return frame[name].to_numpy()
+        return np.asarray(frame[name])
     if isinstance(default, np.ndarray):
         return default
     return np.full(0 if frame is None else len(frame), default)
 
 
-def amount(frame: pd.DataFrame, name: str) -> np.ndarray:
+def amount(frame, name: str) -> np.ndarray:
     """A counter as float64 with "not monitored" (-1, or any negative left) as 0."""
     values = counter(frame, name, 0).astype(np.float64)
     return np.where(values > 0, values, 0.0)

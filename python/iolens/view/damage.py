@@ -22,16 +22,19 @@ DXT segment checks:
   bad-time        start or end NaN, infinite or negative
   end-before-start
   after-run       end above the run time by more than the margin
-  bad-offset      offset below -1 (MPI-IO) or below 0 (POSIX), a negative length,
-                  or offset + length past the largest file offset (2^63 - 1)
+  bad-offset      an offset that is not possible: below -1 (MPI-IO, whose -1 is
+                  "not known") or below 0 (POSIX), a negative length, or an end
+                  (offset + length, or the length alone for offset -1) past
+                  MAX_FILE_END = 2^60 bytes (1 EiB); this also catches every
+                  offset + length that would overflow int64
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Tuple
 
 import numpy as np
-import pandas as pd
 
 from .._meta import ModuleInfo
 
@@ -39,7 +42,14 @@ from .._meta import ModuleInfo
 # stored in whole seconds (up to 1 s lost) and ranks' clocks differ a little.
 MARGIN_SECONDS = 2.0
 MARGIN_FRACTION = 0.05
-MAX_OFFSET = np.iinfo(np.int64).max
+# The end (offset + length) past which a DXT segment is damage: 2^60 bytes,
+# 1 EiB.  No storage system holds that much (the largest are under 1 EiB), and
+# the file systems HPC jobs write to stop lower (ext4 16 TiB, Lustre on ldiskfs
+# about 31 PiB per file); only a sparse file on XFS, ZFS or btrfs could reach
+# past it, and an application writing there is far rarer than a damaged offset
+# (a flipped high bit, garbage near 2^62).  Kept below 2^63 so that offset +
+# length is never computed where it could overflow int64 (docs/metrics.md).
+MAX_FILE_END = 1 << 60
 
 RECORD_KINDS = ("rank", "bad-time", "after-run", "negative-count", "bytes-no-ops",
                 "one-access-extent", "histogram")
@@ -106,7 +116,24 @@ class Damage:
 
 
 # --------------------------------------------------------------- record checks
-def needed_counters(info: ModuleInfo) -> List[str]:
+def _per_module(fn):
+    """Memo of a function of a module's counter table, which never changes: the
+    checks run on every module of every log of a fleet ingest, where finding
+    the names again cost as much as the checks.  Lists are kept as tuples."""
+    memo = {}
+
+    @functools.wraps(fn)
+    def cached(info: ModuleInfo, *args):
+        key = (id(info), *args)          # a ModuleInfo holds dicts: not hashable
+        if key not in memo:
+            got = fn(info, *args)
+            memo[key] = (info, tuple(got) if isinstance(got, list) else got)
+        return memo[key][1]
+    return cached
+
+
+@_per_module
+def needed_counters(info: ModuleInfo) -> Tuple[str, ...]:
     """The counters the record checks read for a module (a few columns, so the
     checks stream even a million-record module cheaply)."""
     names = set(_time_counters(info)) | set(_variance_counters(info))
@@ -117,30 +144,36 @@ def needed_counters(info: ModuleInfo) -> List[str]:
     return sorted(names)
 
 
-def _time_counters(info: ModuleInfo) -> List[str]:
+@_per_module
+def _time_counters(info: ModuleInfo) -> Tuple[str, ...]:
     return [c for c in info.fcounters if info.combine.get(c) in _TIME_COMBINES]
 
 
-def _variance_counters(info: ModuleInfo) -> List[str]:
+@_per_module
+def _variance_counters(info: ModuleInfo) -> Tuple[str, ...]:
     return [c for c in info.fcounters if info.combine.get(c) == "variance"]
 
 
-def _op_counters(info: ModuleInfo, op: str) -> List[str]:
+@_per_module
+def _op_counters(info: ModuleInfo, op: str) -> Tuple[str, ...]:
     names = [f"{info.prefix}{k}{op}S" for k in _OP_KINDS] + [f"{info.prefix}{op}XS"]
     return [n for n in names if n in info.descriptions]
 
 
+@_per_module
 def _bytes(info: ModuleInfo, op: str):
     name = f"{info.prefix}BYTES_{'READ' if op == 'READ' else 'WRITTEN'}"
     return name if name in info.descriptions else None
 
 
+@_per_module
 def _max_byte(info: ModuleInfo, op: str):
     name = f"{info.prefix}MAX_BYTE_{'READ' if op == 'READ' else 'WRITTEN'}"
     return name if name in info.descriptions else None
 
 
-def _histogram(info: ModuleInfo, op: str) -> List[str]:
+@_per_module
+def _histogram(info: ModuleInfo, op: str) -> Tuple[str, ...]:
     if info.name not in _HISTOGRAM_MODULES:
         return []
     for mid in ("", "AGG_"):
@@ -150,31 +183,30 @@ def _histogram(info: ModuleInfo, op: str) -> List[str]:
     return []
 
 
-def _col(frame: pd.DataFrame, name: str) -> np.ndarray:
-    return frame[name].to_numpy()
+def _col(frame, name: str) -> np.ndarray:
+    return np.asarray(frame[name])
 
 
-def record_checks(frame: pd.DataFrame, info: ModuleInfo, nprocs: int,
+def record_checks(frame, info: ModuleInfo, nprocs: int,
                   run_time: float) -> Tuple[np.ndarray, Dict[str, int]]:
-    """(bad mask, {kind: count}) of one module's records; `frame` holds at least
-    rank and needed_counters(info)."""
+    """(bad mask, {kind: count}) of one module's records; `frame` (the decoded
+    view.arrays.Arrays, or a DataFrame) holds at least rank and
+    needed_counters(info)."""
     n = len(frame)
     rank = _col(frame, "rank")
     found = {"rank": (rank < -1) | (rank >= nprocs)}
     shared = rank == -1
-    bad_time = np.zeros(n, bool)
-    late = np.zeros(n, bool)
     limit = run_time + margin(run_time)
-    for name in _time_counters(info):
-        if name not in frame:
-            continue
-        v = _col(frame, name).astype(np.float64)
-        bad_time |= ~np.isfinite(v) | ((v < 0) & (v != -1.0))
+    # every time counter at once (one matrix, records x counters): a few numpy
+    # calls per module instead of a few per counter, which dominated small modules
+    stamps, spans = _times(frame, info)
+    both = np.concatenate([stamps, spans], axis=1)
+    with np.errstate(invalid="ignore"):
+        bad_time = (~np.isfinite(both) | ((both < 0) & (both != -1.0))).any(axis=1)
+        late = np.zeros(n, bool)
         if run_time > 0:
-            if info.combine.get(name) in ("min_nonzero", "max"):      # timestamps
-                late |= v > limit
-            else:                                                    # durations
-                late |= v > np.where(shared, limit * max(nprocs, 1), limit)
+            late = (stamps > limit).any(axis=1) | \
+                (spans > np.where(shared, limit * max(nprocs, 1), limit)[:, None]).any(axis=1)
     for name in _variance_counters(info):
         if name in frame:
             bad_time |= ~np.isfinite(_col(frame, name).astype(np.float64))
@@ -187,7 +219,20 @@ def record_checks(frame: pd.DataFrame, info: ModuleInfo, nprocs: int,
     return bad, {k: int(m.sum()) for k, m in found.items()}
 
 
-def _sum(frame: pd.DataFrame, names: Iterable[str]) -> np.ndarray:
+def _times(frame, info: ModuleInfo) -> Tuple[np.ndarray, np.ndarray]:
+    """(timestamps, durations): the module's time counters the frame has, as
+    float64 matrices of records x counters."""
+    names = [c for c in _time_counters(info) if c in frame]
+    stamp = [info.combine.get(c) in ("min_nonzero", "max") for c in names]
+    cols = [_col(frame, c).astype(np.float64, copy=False) for c in names]
+
+    def matrix(pick):
+        chosen = [v for v, s in zip(cols, stamp) if s == pick]
+        return np.stack(chosen, axis=1) if chosen else np.zeros((len(frame), 0))
+    return matrix(True), matrix(False)
+
+
+def _sum(frame, names: Iterable[str]) -> np.ndarray:
     out = np.zeros(len(frame), np.int64)
     for name in names:
         if name in frame:
@@ -231,8 +276,11 @@ def segment_checks(start: np.ndarray, end: np.ndarray, offset: np.ndarray,
         late = ~bad_time & (end > run_time + margin(run_time)) if run_time > 0 else \
             np.zeros(len(start), bool)
     lowest = -1 if mpiio else 0
+    # offset > MAX_FILE_END - length is offset + length > MAX_FILE_END without
+    # the sum, which could overflow; a negative length is already damage.
+    reach = np.maximum(length, 0)
     bad_offset = (offset < lowest) | (length < 0) | \
-        ((offset > 0) & (length > 0) & (offset > MAX_OFFSET - length))
+        (np.maximum(offset, 0) > MAX_FILE_END - reach)
     found = {"bad-time": bad_time, "end-before-start": backwards, "after-run": late,
              "bad-offset": bad_offset}
     bad = bad_time | backwards | late | bad_offset

@@ -16,10 +16,11 @@ from .._meta import module_info, modules
 from ..derived import parser_figures
 from ..errors import LogError
 from . import damage as dmg
+from .arrays import Arrays, read as read_arrays
 from .intervals import IntervalScan
 from .layers import job_bytes, layer_bytes, layers_of
 from .ost import estimate
-from .parser import Perf, perf, perf_from_figures
+from .parser import Perf, perf, perf_counters, perf_from_figures
 from .times import IoTime, io_time
 from .trace import from_counters, posix_per_file, scan
 
@@ -27,6 +28,10 @@ from .trace import from_counters, posix_per_file, scan
 # fixed counter record (from the module table, never a hand-written list).
 IO_MODULES = tuple(m.name for m in modules().values() if m.role == "io" and m.kind == "counters")
 _READ_ERRORS = (LogError, KeyError, ValueError, OSError)
+# A module's checked counters are kept for later figures (view.arrays) up to
+# this many records (about 20 MiB for 40 counters); larger modules are read
+# again when asked, so the view's memory stays bounded.
+KEEP_CHECKED_RECORDS = 1 << 16
 
 
 class JobView:
@@ -43,6 +48,7 @@ class JobView:
         self.damage = dmg.Damage()
         self._bad: Dict[str, np.ndarray] = {}
         self._frames: Dict[Tuple[str, Optional[tuple]], Optional[pd.DataFrame]] = {}
+        self._arrays: Dict[Tuple[str, Optional[tuple]], Optional[Arrays]] = {}
         for module in IO_MODULES:
             if module in self.modules:
                 self._check(module)
@@ -63,8 +69,9 @@ class JobView:
     # ------------------------------------------------------------ records
     def _check(self, module: str) -> None:
         info = module_info(module)
+        needed = dmg.needed_counters(info)
         try:
-            cols = self.log.records(module, columns=dmg.needed_counters(info))
+            cols = read_arrays(self.log, info, needed)
         except _READ_ERRORS as err:
             self.notes.append(f"The {module} records could not be read ({err}); "
                               "they are left out.")
@@ -73,6 +80,9 @@ class JobView:
         bad, kinds = dmg.record_checks(cols, info, self.nprocs, self.run_time)
         self._bad[module] = bad
         self.damage.add(module, kinds, int(bad.sum()), segments=False)
+        if len(cols) <= KEEP_CHECKED_RECORDS:
+            self._arrays[(module, tuple(sorted(set(needed))))] = self._kept(
+                module, lambda: cols, lambda got, keep: got.take(keep))
 
     def records(self, module: str, columns=None) -> Optional[pd.DataFrame]:
         """The module's undamaged records (``Log.records`` columns; only `columns`
@@ -83,20 +93,51 @@ class JobView:
         return self._frames[key]
 
     def _load(self, module: str, columns) -> Optional[pd.DataFrame]:
+        return self._kept(module, lambda: self.log.records(module, columns=columns),
+                          lambda frame, keep: frame[keep].reset_index(drop=True))
+
+    def _kept(self, module: str, read, take):
+        """`read`() of a module's records with the damaged ones and (with
+        ``file``) other files' ones left out by `take`(got, keep mask)."""
         if module not in self.modules or self._bad.get(module, False) is None:
             return None
         try:
-            frame = self.log.records(module, columns=columns)
+            got = read()
         except _READ_ERRORS as err:
             self.notes.append(f"The {module} records could not be read ({err}); "
                               "they are left out.")
             return None
         bad = self._bad.get(module)
         if bad is not None and bad.any():
-            frame = frame[~bad].reset_index(drop=True)
+            got = take(got, ~bad)
         if self.file is not None:
-            frame = frame[frame["name"] == self.file].reset_index(drop=True)
-        return frame
+            got = take(got, np.asarray(got["name"]) == self.file)
+        return got
+
+    def arrays(self, module: str, columns=None) -> Optional[Arrays]:
+        """The undamaged records as decoded numpy columns (view.arrays.Arrays:
+        id, rank, name and the `columns` counters, every counter when None),
+        restricted to ``file``; None when absent or unreadable.  What
+        ``records`` gives, without building a DataFrame: for figures computed
+        over many logs (fleet).  Cached per (module, columns)."""
+        key = (module, None if columns is None else tuple(sorted(set(columns))))
+        if key not in self._arrays:
+            held = self._holding(module, columns)
+            self._arrays[key] = held if held is not None else self._read_arrays(module, columns)
+        return self._arrays[key]
+
+    def _holding(self, module: str, columns) -> Optional[Arrays]:
+        """Arrays already read that hold every one of `columns` (None if none)."""
+        if columns is None:
+            return None
+        for (mod, _), got in self._arrays.items():
+            if mod == module and got is not None and all(c in got for c in columns):
+                return got
+        return None
+
+    def _read_arrays(self, module: str, columns) -> Optional[Arrays]:
+        return self._kept(module, lambda: read_arrays(self.log, module_info(module), columns),
+                          lambda got, keep: got.take(keep))
 
     # ------------------------------------------------------------ times, bytes
     def perf(self, module: str) -> Optional[Perf]:
@@ -108,10 +149,10 @@ class JobView:
         records (view.parser) when some were set aside as damage, when the view
         is restricted to one file, or for modules the parser does not summarise
         (H5D, PNETCDF_VAR)."""
-        frame = self.records(module)
+        info = module_info(module)
+        frame = self.arrays(module, perf_counters(info))
         if frame is None or not len(frame):
             return None
-        info = module_info(module)
         if info.summaries and self.file is None and not self.damage.set_aside.get(module):
             figures = self._parser_figures(info.name)
             if figures is not None:

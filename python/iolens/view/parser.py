@@ -6,7 +6,9 @@ Float sums follow the parser's order (file order, left to right), because
 pairwise or compensated summation would change the last printed digit."""
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
+from typing import Tuple
 
 import numpy as np
 import pandas as pd
@@ -31,13 +33,30 @@ class Times:
     shared: np.ndarray  # bool: record aggregates all ranks (rank -1)
 
 
-def record_times(frame: pd.DataFrame, prefix: str) -> Times:
+def perf_counters(info) -> Tuple[str, ...]:
+    """The counters perf() and record_times() read (those the module has)."""
+    return _perf_counters(info.name)
+
+
+@functools.lru_cache(maxsize=None)
+def _perf_counters(module: str) -> Tuple[str, ...]:
+    # per module name: asked for every module of every log of a fleet ingest
+    from .._meta import module_info
+    info = module_info(module)
+    names = [info.prefix + s for s in ("BYTES_READ", "BYTES_WRITTEN", "F_READ_TIME",
+                                       "F_WRITE_TIME", "F_META_TIME", "F_SLOWEST_RANK_TIME")]
+    return tuple(n for n in names if n in info.counters or n in info.fcounters)
+
+
+def record_times(frame, prefix: str) -> Times:
+    """Per record I/O, metadata and read+write time; `frame` is a DataFrame or
+    the view's decoded Arrays."""
     read = col(frame, prefix + "F_READ_TIME", 0.0).astype(np.float64)
     write = col(frame, prefix + "F_WRITE_TIME", 0.0).astype(np.float64)
     meta = col(frame, prefix + "F_META_TIME", 0.0).astype(np.float64)
     per_rank_io = (meta + read) + write
     slowest = col(frame, prefix + "F_SLOWEST_RANK_TIME", per_rank_io)
-    shared = frame["rank"].to_numpy() < 0
+    shared = np.asarray(frame["rank"]) < 0
     return Times(io=np.where(shared, slowest, per_rank_io),
                  meta=np.where(shared, 0.0, meta),
                  rw=np.where(shared, 0.0, read + write), shared=shared)
@@ -57,13 +76,13 @@ class Perf:
     agg_perf_by_slowest: float   # MiB/s
 
 
-def perf(frame: pd.DataFrame, prefix: str, nprocs: int) -> Perf:
+def perf(frame, prefix: str, nprocs: int) -> Perf:
     bytes_read = int(col(frame, prefix + "BYTES_READ").sum())
     bytes_written = int(col(frame, prefix + "BYTES_WRITTEN").sum())
     total = bytes_read + bytes_written
     times = record_times(frame, prefix)
     shared_time = seq_sum(times.io[times.shared])
-    ranks = frame["rank"].to_numpy()
+    ranks = np.asarray(frame["rank"])
     mine = ~times.shared
     # sums in input order, matching the parser's loop; held per rank that has a
     # record, not per claimed process (iolens._ranks)

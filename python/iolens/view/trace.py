@@ -18,7 +18,12 @@ from .columns import amount
 from .intervals import IntervalScan
 from .ost import OstScan
 
-CHUNK = 1 << 20
+# Segments per chunk.  A chunk's columns and the temporaries of the checks and
+# sums over it cost about 200 bytes a segment (measured: a 3 M-segment trace
+# peaked 180 MiB above the imports with 1 Mi-segment chunks), so 256 Ki keeps a
+# pass near 50 MiB whatever the trace's length; numpy's per-call overhead is
+# still negligible at this size.
+CHUNK = 1 << 18
 TRACES = trace_modules()
 
 
@@ -48,25 +53,46 @@ def scan(view) -> Tuple[Optional[IntervalScan], OstScan]:
 
 
 def _scan_module(view, name, intervals: IntervalScan, ost: OstScan, only) -> None:
+    for seg, bad, kinds in chunks(view, name):
+        view.damage.add(name, kinds, int(bad.sum()), segments=True)
+        good = ~bad if only is None else ~bad & (seg["id"] == only)
+        start, end, length, write = (seg[k][good] for k in ("start", "end", "length", "write"))
+        intervals.add(start, end, length, write)
+        ost.add(name, seg["id"][good], seg["offset"][good], length, start, end, write)
+
+
+def has_thread_ids(view, name: str) -> bool:
+    """Whether the stored trace records each segment's thread: the versions
+    after the table's (DXT_POSIX 2, DXT_MPIIO 3; src/format/decode_dxt.c)."""
+    return view.modules[name]["version"] > module_info(name).version
+
+
+def chunks(view, name: str, size: int = CHUNK):
+    """The trace `name` ("DXT_POSIX", "DXT_MPIIO") streamed in chunks of at most
+    `size` segments, in stored order: (columns, bad, kinds) per chunk, where
+    columns are id, rank, start, end, offset, length, write (bool) and
+    thread_id (0 without thread ids) of every segment, and bad/kinds its damage
+    (damage.segment_checks).  One chunk is held at a time (plus one id and rank
+    per record): the one pass over a trace every figure of it uses."""
     reader = view.log._c.dxt_reader(module_info(name).id)
-    ids = np.zeros(0, np.uint64)
-    while (d := reader.read(CHUNK)) is not None:
+    ids, ranks = np.zeros(0, np.uint64), np.zeros(0, np.int64)
+    while (d := reader.read(size)) is not None:
         ids = np.concatenate([ids, _frames.view(d["id"], np.uint64)])
+        ranks = np.concatenate([ranks, _frames.view(d["rank"], np.int64)])
         if not d["nseg"]:
             continue
-        seg_id = ids[_frames.view(d["seg_rec"], np.int64)]
-        start, end = _frames.view(d["start"], np.float64), _frames.view(d["end"], np.float64)
-        offset = _frames.view(d["offset"], np.int64)
-        length = _frames.view(d["length"], np.int64)
-        write = _frames.view(d["seg_write"], np.int8).astype(bool)
-        bad, kinds = dmg.segment_checks(start, end, offset, length, view.run_time,
-                                        name == "DXT_MPIIO")
-        view.damage.add(name, kinds, int(bad.sum()), segments=True)
-        good = ~bad if only is None else ~bad & (seg_id == only)
-        intervals.add(start[good], end[good], length[good], write[good])
-        ost.add(name, seg_id[good], offset[good], length[good], start[good], end[good],
-                write[good])
+        rec = _frames.view(d["seg_rec"], np.int64)
+        seg = {"id": ids[rec], "rank": ranks[rec],
+               "start": _frames.view(d["start"], np.float64),
+               "end": _frames.view(d["end"], np.float64),
+               "offset": _frames.view(d["offset"], np.int64),
+               "length": _frames.view(d["length"], np.int64),
+               "write": _frames.view(d["seg_write"], np.int8).astype(bool),
+               "thread_id": _frames.view(d["thread_id"], np.uint64)}
         del d
+        bad, kinds = dmg.segment_checks(seg["start"], seg["end"], seg["offset"],
+                                        seg["length"], view.run_time, name == "DXT_MPIIO")
+        yield seg, bad, kinds
 
 
 def from_counters(view) -> IntervalScan:
