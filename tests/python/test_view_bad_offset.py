@@ -57,7 +57,7 @@ def every_verb(path, tmp):
         page = render_html(log)
         idx = index_for(log, tmp / "cache")
         out = io.StringIO()
-        chrome_json.write(model.build(log, idx), out)
+        chrome_json.write(model.Export(log), out)
         shown = {"page": page, "report": page_facts(page)[1],
                  "diagnose": json.loads(dumps(diagnose_log(log))),
                  "summary": summary(log, idx), "export": json.loads(out.getvalue())}
