@@ -5,7 +5,8 @@ import numpy as np
 
 from .checks_time import collective_ids
 from .context import col
-from .measure import FS_LAYERS, file_lines, pct, per_process, size, top, total, view_seconds
+from .measure import (FS_LAYERS, file_lines, pct, per_process, rate, seconds_above_rate, size,
+                      top, total, view_seconds)
 from .model import Hit
 
 
@@ -14,7 +15,20 @@ def _mpiio(ctx):
     return frame if frame is not None and len(frame) else None
 
 
+NO_COLLECTIVE_BASIS = (
+    "time the independent MPI-IO operations took beyond what their bytes need at a rate "
+    "measured in the same log: that of the job's collective MPI-IO operations of the kind, "
+    "else that of its large POSIX requests (mean at least sizes.small_request, which leaves "
+    "out collective buffering's exchange: an upper bound); per record, the independent share "
+    "of the MPI-IO read/write time less that share of its bytes at the rate, summed and "
+    "divided by the process count.  0 when the log has neither to compare with")
+
+
 def no_collective(ctx):
+    """Independent MPI-IO where collective calls could merge requests.  What
+    collective I/O saves depends on the file system (on a local one it can be a
+    loss), so the time lost is measured against a better rate seen in the same
+    log, not assumed to be the independent operations' whole time."""
     frame = _mpiio(ctx)
     if frame is None or ctx.nprocs < 2:
         ctx.skip("needs MPI-IO records in a multi-process job")
@@ -29,19 +43,52 @@ def no_collective(ctx):
                         "collective.independent_fraction")
         if not (many and most):
             continue
-        share = np.divide(indep, allops, out=np.zeros_like(indep), where=allops > 0)
-        lost += per_process(float((col(frame, f"MPIIO_F_{op}_TIME") * share).sum()), ctx.nprocs)
+        seconds, line = _independent_time(ctx, frame, op, word, indep, allops)
+        lost += seconds
         lines.append(f"{int(indep.sum()):,} of {int(allops.sum()):,} MPI-IO {word} "
                      f"({pct(indep.sum(), allops.sum())}) are independent; none or few are "
                      "collective")
+        lines.append(line)
         worst = top(frame, indep, ctx, 3, indep > 0)
         lines += file_lines(worst, lambda v: f"{int(v):,} independent {word}")
         files += [w[0] for w in worst]
     if not lines:
         return None
     return Hit("Independent MPI-IO where collective I/O would help", lines, lost,
-               "time of the independent operations (share of the MPI-IO read/write time), "
-               "per process: an upper bound", {}, sorted(set(files)))
+               NO_COLLECTIVE_BASIS, {}, sorted(set(files)))
+
+
+def _better_rate(ctx, frame, op, allops):
+    """(bytes per second, what it is) of the better way the same log shows: its
+    mostly collective MPI-IO records, else its large POSIX requests; None without."""
+    key = "READ" if op == "READ" else "WRITTEN"
+    coll = col(frame, f"MPIIO_COLL_{op}S")
+    mostly = (allops > 0) & (coll * 2 >= allops)
+    found = rate(col(frame, f"MPIIO_BYTES_{key}"), col(frame, f"MPIIO_F_{op}_TIME"), mostly)
+    if found is not None:
+        return found, "collective MPI-IO"
+    posix = ctx.frame("POSIX")
+    if posix is None or not len(posix):
+        return None, ""
+    nbytes, count = col(posix, f"POSIX_BYTES_{key}"), col(posix, f"POSIX_{op}S")
+    large = (count > 0) & (nbytes >= count * ctx.th["sizes"]["small_request"])
+    found = rate(nbytes, col(posix, f"POSIX_F_{op}_TIME"), large)
+    return found, f"POSIX requests of {size(ctx.th['sizes']['small_request'])} or more"
+
+
+def _independent_time(ctx, frame, op, word, indep, allops):
+    """(seconds lost per process, evidence line)."""
+    reference, what = _better_rate(ctx, frame, op, allops)
+    if reference is None:
+        return 0.0, (f"the log has no collective MPI-IO or large POSIX {word} to compare "
+                     "with: the time lost is not estimated")
+    key = "READ" if op == "READ" else "WRITTEN"
+    seconds = col(frame, f"MPIIO_F_{op}_TIME")
+    share = np.divide(indep, allops, out=np.zeros_like(indep), where=allops > 0)
+    lost = per_process(seconds_above_rate(col(frame, f"MPIIO_BYTES_{key}"), seconds, share,
+                                          reference), ctx.nprocs)
+    return lost, (f"{what} {word} in this log ran at {size(reference)}/s; the independent "
+                  f"ones took {lost:.3f} s per process more than their bytes need at that rate")
 
 
 def collective_used(ctx):

@@ -98,6 +98,27 @@ def _kept_seconds(ctx, module, mask, meta):
     return frame["rank"].to_numpy()[own], values[own], shared
 
 
+def rate(nbytes: np.ndarray, seconds: np.ndarray, mask) -> float | None:
+    """Bytes per second of the records in mask (their bytes over their seconds);
+    None when they moved nothing or took no measurable time: no reference."""
+    nbytes, seconds = nbytes[mask], seconds[mask]
+    total_bytes, total_seconds = float(nbytes.sum()), float(seconds.sum())
+    if total_bytes <= 0 or total_seconds <= 0:
+        return None
+    return total_bytes / total_seconds
+
+
+def seconds_above_rate(nbytes, seconds, share, reference: float | None) -> float:
+    """Summed seconds by which each record's affected share took longer than its
+    bytes need at the reference rate (measured in the same log): what the
+    pattern cost beyond the job's own better way of moving those bytes.  0 with
+    no reference; a record faster than the reference adds nothing."""
+    if not reference:
+        return 0.0
+    excess = np.clip(seconds - nbytes / reference, 0, None)
+    return float((excess * share).sum())
+
+
 def rank_map(sums: RankSums, limit: int = 4096):
     """{rank: seconds} of a per-process figure, for Hit.rank_seconds; None when
     ranks without records hold a value too, or there are too many to list."""
