@@ -171,7 +171,7 @@ class Metrics:
             for layer, recs in s.layers.items():
                 moved = recs.moved
                 for i in moved.nonzero()[0]:
-                    rid = int(recs.ids[i])
+                    rid = recs.record_id(int(i))
                     name = reader.name_of(rid) if reader else hex(rid)
                     k = (s.jobid, layer, name)
                     acc[k] = acc.get(k, 0.0) + float(moved[i])
