@@ -13,7 +13,9 @@ import pytest
 from iolens.live.copies import find_copies
 from iolens.live.snapshot import CopyReader, NotReady
 
-BYTES_PER_RECORD = 72    # seq word 4 + eight float64 figures 64 + seq index 4
+# seq word 4 + eight float64 figures 64 + seq index 4 + bytes moved 8 (shown for
+# the busiest files); main kept 93 (also the ids, a flag and a timestamp)
+BYTES_PER_RECORD = 80
 
 
 def test_reader_keeps_few_bytes_per_record(runtime, progs, tmp_path):
@@ -37,7 +39,8 @@ def test_reader_keeps_few_bytes_per_record(runtime, progs, tmp_path):
         n = len(snap.layers["posix"].moved)
         assert n >= 5                                # 4 threads' files + the shared one
         cache = reader.cache["posix"]
-        kept = sum(v.nbytes for v in vars(cache).values() if isinstance(v, np.ndarray))
+        kept = sum(v.nbytes for v in vars(cache).values()
+                   if isinstance(v, np.ndarray) and len(v) == n)      # per record
         kept += reader._idx["posix"][2].nbytes
         assert kept <= BYTES_PER_RECORD * n, f"{kept / n:.0f} bytes kept per record"
         names = {reader.name_of(snap.layers["posix"].record_id(i)) for i in range(n)}

@@ -69,6 +69,7 @@ LAYERS = {
 }
 FIGURES = ("reads", "writes", "bytes_read", "bytes_written", "meta_ops",
            "read_seconds", "write_seconds", "meta_seconds")
+BYTES_READ, BYTES_WRITTEN = FIGURES.index("bytes_read"), FIGURES.index("bytes_written")
 
 
 def _columns(module: str, names: List[str]):
@@ -184,12 +185,16 @@ class _RecordCache:
     until read) and figures; the latest end timestamp of them all.  Only these
     are kept (not the records: 68 bytes a record instead of up to 704).  The
     latest timestamp is a running maximum: a record's end timestamps only grow
-    while the process runs."""
+    while the process runs.  The figures' sums are kept up to date by the
+    changes of the records read again (not summed over every record each
+    round); a record's figures only grow, so the sums never go down."""
 
     def __init__(self):
         self.seq = np.zeros(0, np.uint32)
         self.figs = np.zeros((0, len(FIGURES)), np.float64)
         self.last = 0.0
+        self.sums = np.zeros(len(FIGURES))    # replaced, never changed in place:
+        self.moved = None                     # snapshots share them
         self.words = None          # the whole records, when the reader keeps them
 
     def grow(self, n: int):
@@ -204,7 +209,10 @@ class _RecordCache:
 
     def store(self, rows_at: np.ndarray, rows: np.ndarray, weights: "_Weights"):
         """Keep the figures of records rows_at (their words in rows)."""
-        self.figs[rows_at], last = weights.figures(rows)
+        figs, last = weights.figures(rows)
+        self.sums = self.sums + (figs.sum(axis=0) - self.figs[rows_at].sum(axis=0))
+        self.figs[rows_at] = figs
+        self.moved = None
         if len(last):
             self.last = max(self.last, float(last.max()))
         if self.words is not None:
@@ -328,7 +336,7 @@ class CopyReader:
             if todo.size == 0:
                 break
             before = self.seqs[idx[todo]]
-            rows = live[todo].copy()
+            rows = live[todo]                 # (a copy: fancy indexing)
             after = self.seqs[idx[todo]]
             ok = (before == after) & (before % 2 == 0)
             good = todo[ok]
@@ -357,10 +365,10 @@ class CopyReader:
             cache, n, b = self._region(layer, modid, words, cols)
             busy += b
             if n:
-                figs = cache.figs[:n]
-                sums = figs.sum(axis=0)
-                moved = figs[:, FIGURES.index("bytes_read")] + figs[:, FIGURES.index("bytes_written")]
-                layers[layer] = LayerRecords(moved, sums, cache.last,
+                if cache.moved is None or len(cache.moved) != n:
+                    figs = cache.figs[:n]
+                    cache.moved = figs[:, BYTES_READ] + figs[:, BYTES_WRITTEN]
+                layers[layer] = LayerRecords(cache.moved, cache.sums, cache.last,
                                              self._id_reader(modid, words))
         # The pages read are the process's (tmpfs): drop them from this
         # process's page tables so that its resident size stays its own (but
