@@ -27,6 +27,7 @@ never go down while the job lasts.
 """
 from __future__ import annotations
 
+import functools
 import re
 import socketserver
 import sys
@@ -50,6 +51,7 @@ def _label(v) -> str:
     return str(v).replace("\\", "\\\\").replace("\n", "\\n").replace('"', '\\"')
 
 
+@functools.lru_cache(maxsize=8192)    # the same labels every scrape: ~1 MiB kept
 def _labels(**kw) -> str:
     return "{" + ",".join(f'{k}="{_label(v)}"' for k, v in kw.items()) + "}"
 
