@@ -27,10 +27,11 @@ never go down while the job lasts.
 """
 from __future__ import annotations
 
+import functools
 import re
+import socketserver
 import sys
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Dict, List, Tuple
 
 from .snapshot import FIGURES
@@ -50,6 +51,7 @@ def _label(v) -> str:
     return str(v).replace("\\", "\\\\").replace("\n", "\\n").replace('"', '\\"')
 
 
+@functools.lru_cache(maxsize=8192)    # the same labels every scrape: ~1 MiB kept
 def _labels(**kw) -> str:
     return "{" + ",".join(f'{k}="{_label(v)}"' for k, v in kw.items()) + "}"
 
@@ -171,7 +173,7 @@ class Metrics:
             for layer, recs in s.layers.items():
                 moved = recs.moved
                 for i in moved.nonzero()[0]:
-                    rid = int(recs.ids[i])
+                    rid = recs.record_id(int(i))
                     name = reader.name_of(rid) if reader else hex(rid)
                     k = (s.jobid, layer, name)
                     acc[k] = acc.get(k, 0.0) + float(moved[i])
@@ -203,26 +205,63 @@ def parse_args(argv):
     return args
 
 
+class _Server(socketserver.ThreadingTCPServer):
+    allow_reuse_address = True
+    daemon_threads = True
+
+
+def _read_request(rfile) -> Tuple[str, str, str]:
+    """(method, path, Accept header) of an HTTP/1.x request; ("", "", "") when
+    it is not one.  (Not http.server: it and the modules it imports, ssl and
+    email among them, are 8 MiB of the exporter's resident size.)"""
+    parts = rfile.readline(8192).decode("latin-1").split()
+    accept = ""
+    for _ in range(100):                     # headers, up to the blank line
+        line = rfile.readline(8192)
+        if line in (b"\r\n", b"\n", b""):
+            break
+        name, _, value = line.decode("latin-1").partition(":")
+        if name.strip().lower() == "accept":
+            accept = value.strip()
+    if len(parts) != 3 or not parts[2].startswith("HTTP/1."):
+        return "", "", ""
+    return parts[0], parts[1], accept
+
+
 def serve(args, ready=None):
     metrics = Metrics(args.dir, args.max_processes, args.files, args.max_file_series)
 
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self):
-            if self.path.split("?")[0] not in ("/metrics", "/"):
-                self.send_error(404)
+    class Handler(socketserver.StreamRequestHandler):
+        timeout = 30           # a client that sends nothing does not keep its thread
+
+        def handle(self):
+            """One request a connection (HTTP/1.0: the connection then closes)."""
+            try:
+                method, path, accept = _read_request(self.rfile)
+            except OSError:
                 return
-            om = "application/openmetrics-text" in self.headers.get("Accept", "")
-            body = metrics.render(om).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", OPENMETRICS if om else CLASSIC)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+            if not method:
+                self._reply(400, "Bad Request", CLASSIC, b"bad request\n")
+            elif method not in ("GET", "HEAD"):
+                self._reply(405, "Method Not Allowed", CLASSIC, b"GET only\n")
+            elif path.split("?")[0] not in ("/metrics", "/"):
+                self._reply(404, "Not Found", CLASSIC, b"not found: try /metrics\n")
+            else:
+                om = "application/openmetrics-text" in accept
+                body = metrics.render(om).encode()
+                self._reply(200, "OK", OPENMETRICS if om else CLASSIC,
+                            b"" if method == "HEAD" else body, len(body))
 
-        def log_message(self, fmt, *a):     # quiet: one line per scrape is noise
-            pass
+        def _reply(self, code, reason, ctype, body, length=None):
+            head = (f"HTTP/1.0 {code} {reason}\r\nContent-Type: {ctype}\r\n"
+                    f"Content-Length: {len(body) if length is None else length}\r\n"
+                    "Connection: close\r\n\r\n")
+            try:
+                self.wfile.write(head.encode("latin-1") + body)
+            except OSError:                  # the scraper went away
+                pass
 
-    server = ThreadingHTTPServer((args.addr, args.port), Handler)
+    server = _Server((args.addr, args.port), Handler)
     print(f"iolens exporter: serving http://{args.addr}:{server.server_address[1]}/metrics",
           file=sys.stderr, flush=True)
     try:

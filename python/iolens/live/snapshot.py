@@ -19,7 +19,7 @@ import mmap
 import os
 import struct
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -69,6 +69,7 @@ LAYERS = {
 }
 FIGURES = ("reads", "writes", "bytes_read", "bytes_written", "meta_ops",
            "read_seconds", "write_seconds", "meta_seconds")
+BYTES_READ, BYTES_WRITTEN = FIGURES.index("bytes_read"), FIGURES.index("bytes_written")
 
 
 def _columns(module: str, names: List[str]):
@@ -130,13 +131,14 @@ def _layout() -> _Layout:
 
 @dataclass
 class LayerRecords:
-    """A layer's records as last read: ids, bytes moved (read + written) per
+    """A layer's records as last read: bytes moved (read + written) per
     record, the figures summed over the records, the latest end timestamp
-    (seconds since the job start, 0 none)."""
-    ids: np.ndarray
+    (seconds since the job start, 0 none), and record_id(i), the id of record
+    i (read from the copy when asked: ids are not kept, 8 bytes a record)."""
     moved: np.ndarray
     sums: np.ndarray     # the figures summed, in FIGURES order
     last: float
+    record_id: Callable[[int], int]
 
     @property
     def totals(self) -> Dict[str, float]:
@@ -175,36 +177,44 @@ class NotReady(Exception):
     """The copy is being created (or is no copy): try again at the next round."""
 
 
+UNREAD = 1   # the seq word kept for a record not read yet (odd: never a taken one)
+
+
 class _RecordCache:
-    """Previous reading of one module region: per record its seq word, whether
-    it was read, its id, figures and latest end timestamp.  Only these are kept
-    (not the records: 80 bytes a record instead of up to 704)."""
+    """Previous reading of one module region: per record its seq word (UNREAD
+    until read) and figures; the latest end timestamp of them all.  Only these
+    are kept (not the records: 68 bytes a record instead of up to 704).  The
+    latest timestamp is a running maximum: a record's end timestamps only grow
+    while the process runs.  The figures' sums are kept up to date by the
+    changes of the records read again (not summed over every record each
+    round); a record's figures only grow, so the sums never go down."""
 
     def __init__(self):
         self.seq = np.zeros(0, np.uint32)
-        self.valid = np.zeros(0, bool)
-        self.ids = np.zeros(0, np.uint64)
         self.figs = np.zeros((0, len(FIGURES)), np.float64)
-        self.last = np.zeros(0, np.float64)
+        self.last = 0.0
+        self.sums = np.zeros(len(FIGURES))    # replaced, never changed in place:
+        self.moved = None                     # snapshots share them
         self.words = None          # the whole records, when the reader keeps them
 
     def grow(self, n: int):
         old = len(self.seq)
         if old >= n:
             return
-        self.seq = np.concatenate([self.seq, np.zeros(n - old, np.uint32)])
-        self.valid = np.concatenate([self.valid, np.zeros(n - old, bool)])
-        self.ids = np.concatenate([self.ids, np.zeros(n - old, np.uint64)])
+        self.seq = np.concatenate([self.seq, np.full(n - old, UNREAD, np.uint32)])
         self.figs = np.concatenate([self.figs, np.zeros((n - old, len(FIGURES)))])
-        self.last = np.concatenate([self.last, np.zeros(n - old)])
         if self.words is not None:
             self.words = np.concatenate([self.words, np.zeros((n - old, self.words.shape[1]),
                                                               np.int64)])
 
     def store(self, rows_at: np.ndarray, rows: np.ndarray, weights: "_Weights"):
         """Keep the figures of records rows_at (their words in rows)."""
-        self.ids[rows_at] = rows[:, 0].view(np.uint64)
-        self.figs[rows_at], self.last[rows_at] = weights.figures(rows)
+        figs, last = weights.figures(rows)
+        self.sums = self.sums + (figs.sum(axis=0) - self.figs[rows_at].sum(axis=0))
+        self.figs[rows_at] = figs
+        self.moved = None
+        if len(last):
+            self.last = max(self.last, float(last.max()))
         if self.words is not None:
             self.words[rows_at] = rows
 
@@ -317,23 +327,30 @@ class CopyReader:
             return cache, n, 0
         known = self._idx.get(layer)
         if known is None or known[:2] != (off, n):
-            known = (off, n, (off + np.arange(n, dtype=np.int64) * rs - self.pool_off) >> self.shift)
+            known = (off, n, ((off + np.arange(n, dtype=np.int64) * rs - self.pool_off)
+                              >> self.shift).astype(np.int32))
             self._idx[layer] = known
         idx = known[2]
-        todo = np.nonzero((self.seqs[idx] != cache.seq[:n]) | ~cache.valid[:n])[0]
+        todo = np.nonzero(self.seqs[idx] != cache.seq[:n])[0]
         for _ in range(RETRIES):
             if todo.size == 0:
                 break
             before = self.seqs[idx[todo]]
-            rows = live[todo].copy()
+            rows = live[todo]                 # (a copy: fancy indexing)
             after = self.seqs[idx[todo]]
             ok = (before == after) & (before % 2 == 0)
             good = todo[ok]
             cache.store(good, rows[ok], cols)
             cache.seq[good] = before[ok]
-            cache.valid[good] = True
             todo = todo[~ok]
         return cache, n, int(todo.size)
+
+    def _id_reader(self, modid: int, words: int) -> Callable[[int], int]:
+        """record_id for LayerRecords: record i's id, from the region as it is
+        now (a record's id never changes once the record exists)."""
+        def record_id(i: int) -> int:
+            return self._u64(self._u64(OFF_MODS + 16 * modid) + i * words * 8)
+        return record_id
 
     def records(self, layer: str) -> np.ndarray:
         """The layer's records as last read (int64 words; keep_records only)."""
@@ -348,11 +365,11 @@ class CopyReader:
             cache, n, b = self._region(layer, modid, words, cols)
             busy += b
             if n:
-                figs = cache.figs[:n]
-                sums = figs.sum(axis=0)
-                moved = figs[:, FIGURES.index("bytes_read")] + figs[:, FIGURES.index("bytes_written")]
-                layers[layer] = LayerRecords(cache.ids[:n], moved, sums,
-                                             float(cache.last[:n].max()))
+                if cache.moved is None or len(cache.moved) != n:
+                    figs = cache.figs[:n]
+                    cache.moved = figs[:, BYTES_READ] + figs[:, BYTES_WRITTEN]
+                layers[layer] = LayerRecords(cache.moved, cache.sums, cache.last,
+                                             self._id_reader(modid, words))
         # The pages read are the process's (tmpfs): drop them from this
         # process's page tables so that its resident size stays its own (but
         # the header and job record, read every round).

@@ -131,7 +131,7 @@ class LiveView:
                 for i in pick:
                     if moved[i] <= 0:
                         continue
-                    rid = int(recs.ids[i])
+                    rid = recs.record_id(int(i))
                     name = reader.name_of(rid) if reader else hex(rid)
                     acc = by_name.setdefault((name, layer), [0.0, 0.0])
                     acc[0] += float(moved[i])

@@ -1,0 +1,61 @@
+"""The live readers' resident size (issue 30 cost goal: under 64 MiB for 256
+processes x 1,000 files; bench/live/bench_live.py measures it, docs/live.md
+"Costs").  These tests hold the two contracts that keep it down: what the
+reader keeps per record, and what the exporter imports."""
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+from iolens.live.copies import find_copies
+from iolens.live.snapshot import CopyReader, NotReady
+
+# seq word 4 + eight float64 figures 64 + seq index 4 + bytes moved 8 (shown for
+# the busiest files); main kept 93 (also the ids, a flag and a timestamp)
+BYTES_PER_RECORD = 80
+
+
+def test_reader_keeps_few_bytes_per_record(runtime, progs, tmp_path):
+    d = tmp_path / "copies"
+    d.mkdir()
+    env = dict(os.environ, LD_PRELOAD=str(runtime), DARSHAN_ENABLE_NONMPI="1",
+               DARSHAN_MMAP_LOGPATH=str(d), DARSHAN_LOGPATH=str(tmp_path))
+    proc = subprocess.Popen([str(progs("hammer")), str(tmp_path), "4", "2"], env=env)
+    try:
+        reader, end = None, time.monotonic() + 10
+        while reader is None and time.monotonic() < end and proc.poll() is None:
+            for c in find_copies([str(d)]):
+                try:
+                    reader = CopyReader(c)
+                except NotReady:
+                    pass
+            time.sleep(0.05)
+        assert reader is not None, "no safety copy appeared"
+        time.sleep(0.5)
+        snap = reader.snapshot(time.time())
+        n = len(snap.layers["posix"].moved)
+        assert n >= 5                                # 4 threads' files + the shared one
+        cache = reader.cache["posix"]
+        kept = sum(v.nbytes for v in vars(cache).values()
+                   if isinstance(v, np.ndarray) and len(v) == n)      # per record
+        kept += reader._idx["posix"][2].nbytes
+        assert kept <= BYTES_PER_RECORD * n, f"{kept / n:.0f} bytes kept per record"
+        names = {reader.name_of(snap.layers["posix"].record_id(i)) for i in range(n)}
+        assert any(name.endswith("shared") for name in names), names
+        reader.close()
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_exporter_imports_no_http_server():
+    """http.server brings ssl and email: 8 MiB of resident size."""
+    code = ("import sys, iolens.live.exporter; "
+            "print(' '.join(m for m in ('http.server', 'ssl', 'email', 'pandas') "
+            "if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, timeout=60).stdout
+    assert out.strip() == ""
