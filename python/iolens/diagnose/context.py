@@ -49,13 +49,16 @@ class Test:
 
 
 class Context:
-    def __init__(self, log, thresholds: dict, needs: Dict[str, Iterable[str]]):
+    def __init__(self, log, thresholds: dict, needs: Dict[str, Iterable[str]], view=None):
+        """`view`: the log's JobView when the caller has one already (the report):
+        its records are then read whole, from its cache, not decoded again."""
         self.log = log
         self.th = thresholds
         self.rule = ""                       # the rule being checked (set by the engine)
         self.tests: Dict[str, list] = {}     # rule id -> [Test] (what --explain shows)
         self._needs = {m: sorted(set(c)) for m, c in needs.items()}
-        self.view = JobView(log)
+        self._shared_view = view is not None
+        self.view = view if view is not None else JobView(log)
         self.notes: list = list(self.view.notes)   # data the rules could not read
         self._frames: dict = {}
         self.job = dict(log.job)
@@ -120,6 +123,8 @@ class Context:
         if module not in self.modules:
             return None
         try:
+            if self._shared_view:
+                return self.view.records(module)
             return self.view.records(module, columns=self._needs.get(module) or [])
         except KeyError as err:
             self.notes.append(f"{module} records could not be read: {err}")

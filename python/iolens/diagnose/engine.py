@@ -78,11 +78,12 @@ def _needs(rules) -> dict:
     return out
 
 
-def diagnose_log(log, thresholds: Optional[dict] = None, rules=RULES) -> Diagnosis:
-    """Diagnose an open iolens.Log.  A rule that fails on odd data is reported in
-    the notes and skipped; it never stops the others."""
+def diagnose_log(log, thresholds: Optional[dict] = None, rules=RULES, view=None) -> Diagnosis:
+    """Diagnose an open iolens.Log (with its JobView `view` when the caller has
+    built one).  A rule that fails on odd data is reported in the notes and
+    skipped; it never stops the others."""
     th = copy.deepcopy(thresholds) if thresholds else default_thresholds()
-    ctx = Context(log, th, _needs(rules))
+    ctx = Context(log, th, _needs(rules), view=view)
     findings, status = [], {}
     for rule in rules:
         ctx.rule = rule.id

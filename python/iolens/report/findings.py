@@ -11,7 +11,8 @@ def findings(data):
     from ..diagnose import diagnose_log
     if data.file is not None:
         return "The diagnosis covers the whole job; it is left out of a one-file report."
-    diag = diagnose_log(_ReportLog(data))
+    # the report's own view: its records, already decoded and checked, are reused
+    diag = diagnose_log(data.log, view=data.view)
     if not diag.findings:
         return "No findings: none of the diagnosis rules fired on this log."
     rows = []
@@ -30,21 +31,3 @@ def findings(data):
     return Table(["severity", "rule", "root cause", "finding", "evidence",
                   "est. time lost per process", "at scale", "recommendation"], rows)
 
-
-class _ReportLog:
-    """The open log, but counter records come from the report's cached frames, so
-    the report does not decode a module a second time for the diagnosis."""
-
-    def __init__(self, data):
-        self._data = data
-
-    def __getattr__(self, name):
-        return getattr(self._data.log, name)
-
-    def records(self, module, columns=None):
-        # The cached frame itself, not a copy of the asked-for columns: the rules read
-        # counters by name, and a copy would cost a million-record log hundreds of MB.
-        frame = self._data.frame(module)
-        if frame is None or not set(columns or ()) <= set(frame.columns):
-            return self._data.log.records(module, columns=columns)
-        return frame
