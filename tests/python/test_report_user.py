@@ -422,14 +422,16 @@ def test_progress_on_a_terminal_only(mpi_log, tmp_path):
 
 # -------------------------------------------------------------------- memory
 def test_diagnosis_reuses_the_report_frames(mpi_log):
-    """The Diagnosis section reads the report's frames themselves: no second decode
-    and no copy of the columns the rules declare (hundreds of MB at 1M records)."""
-    from iolens.report.findings import _ReportLog
+    """The Diagnosis section reads the report's frames themselves (through the
+    report's own view): no second decode, no copy of the columns the rules declare
+    (hundreds of MB at 1M records), and no second damage check."""
+    from iolens.diagnose.context import Context
+    from iolens.diagnose.engine import _needs, default_thresholds
+    from iolens.diagnose.rules import RULES
     with iolens.open(mpi_log) as log:
         data = ReportData(log)
-        view = _ReportLog(data)
-        frame = data.frame("POSIX")
-        assert view.records("POSIX", ["POSIX_READS", "POSIX_F_READ_TIME"]) is frame
-        assert view.records("POSIX") is frame
-        # A module the report has no frame for is decoded as asked.
-        assert len(view.records("H5D", ["H5D_READS"])) == 0
+        ctx = Context(log, default_thresholds(), _needs(RULES), view=data.view)
+        assert ctx.view is data.view
+        assert ctx.frame("POSIX") is data.frame("POSIX")
+        # A module the log lacks is absent, not an empty decode.
+        assert ctx.frame("H5D") is None
