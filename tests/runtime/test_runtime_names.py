@@ -2,6 +2,7 @@
 for (issue 12, section 1): opendir's descriptor, one inherited from a shell or a
 parent process, and those of excluded directories.  Upstream (and iolens before)
 named such files after the working directory."""
+import fcntl
 import os
 import shutil
 import subprocess
@@ -84,7 +85,12 @@ def test_descriptor_inherited_by_python(runtime, tmp_path):
     """A Python child given a parent's directory descriptor (pass_fds) opens in it."""
     data = tmp_path / "pydata"
     data.mkdir()
-    fd = os.open(data, os.O_RDONLY | os.O_DIRECTORY)
+    # Above the standard descriptors: where the test process has no stdin (some
+    # pytest-xdist workers), os.open would return 0 and the child's stdin would be
+    # the directory, which Python refuses at start-up.
+    first = os.open(data, os.O_RDONLY | os.O_DIRECTORY)
+    fd = fcntl.fcntl(first, fcntl.F_DUPFD_CLOEXEC, 10)
+    os.close(first)
     try:
         code = ("import os, sys; f = os.open('py.dat', os.O_CREAT | os.O_WRONLY, 0o644, "
                 "dir_fd=int(sys.argv[1])); os.write(f, b'abcd'); os.close(f)")
