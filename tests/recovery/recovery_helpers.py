@@ -37,6 +37,31 @@ def safety_copies(d):
     return sorted(Path(d).glob("*_mmap-log-*.darshan"))
 
 
+def wait_gone(copies, timeout=60.0):
+    """Wait (bounded) until the processes that own `copies` have died: a launcher
+    may return while a rank it signalled is still dying, and `iolens recover`
+    rightly refuses the copy of a live process.  The pid is the number after the
+    job id in the copy's name (<rank>_<exe>_id<jobid>-<pid>_mmap-log-...)."""
+    import re
+    import time
+    pids = {int(m.group(1)) for c in copies
+            if (m := re.search(r"_id\d+-(\d+)_mmap-log-", c.name))}
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        alive = []
+        for pid in pids:
+            try:
+                state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+            except (OSError, IndexError):
+                continue
+            if state not in ("Z", "X"):
+                alive.append(pid)
+        if not alive:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"processes {sorted(pids)} still alive after {timeout} s")
+
+
 def recover(tool, copies, logdir):
     r = subprocess.run([str(tool), "recover", "--logdir", str(logdir)] + [str(c) for c in copies],
                        capture_output=True, text=True, timeout=120)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from recovery_helpers import by_file, counters, dirs, logs, recover, safety_copies
+from recovery_helpers import by_file, counters, dirs, logs, recover, safety_copies, wait_gone
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "mpi"))
 from mpi_helpers import Mpi, find_mpi_runtime  # noqa: E402
@@ -38,6 +38,7 @@ def test_mpi_job_killed_then_recovered(mpi, tool, tmp_path, how):
     assert logs(logdir) == [], "no process reached MPI_Finalize"
     copies = safety_copies(mmapdir)
     assert len(copies) == 4, copies
+    wait_gone(copies)
     recover(tool, copies, logdir)
     rec = logs(logdir)
     assert len(rec) == 4 and safety_copies(mmapdir) == []
