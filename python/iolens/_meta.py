@@ -147,6 +147,24 @@ def file_system_layers() -> Tuple[str, ...]:
     return layer_modules("file-system")
 
 
+def layered_seconds(by_module: Dict[str, float]) -> float:
+    """One process's I/O time from its seconds per I/O module: the file-system
+    layers add up (each is its own path to storage: fread/fwrite's own system
+    calls are not intercepted, DFS/DAOS calls never reach the kernel), and a layer
+    above them (MPI-IO, HDF5, PnetCDF) contains their time, so the larger of the
+    two counts.  Never the sum of all layers, which counts the same time twice.
+    Modules outside the stack (depth 0) are left out."""
+    base = 0.0
+    above = [0.0]
+    for name, seconds in by_module.items():
+        info = module_info(name)
+        if info.layer == "file-system":
+            base += seconds
+        elif info.depth > 0:
+            above.append(seconds)
+    return max([base] + above)
+
+
 def data_modules() -> Tuple[str, ...]:
     """I/O modules, in id order, whose records move data: they have bytes and the
     fastest/slowest-rank counters of shared files (not H5F or PNETCDF_FILE)."""

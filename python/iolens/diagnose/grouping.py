@@ -19,8 +19,7 @@ from __future__ import annotations
 
 from typing import Dict, List
 
-from .._meta import modules
-from .measure import FS_LAYERS
+from .._meta import layered_seconds, modules
 from .model import Finding, Group
 
 OTHERS = "others"       # every rank without records of its own (they hold only shared time)
@@ -64,9 +63,8 @@ def group_findings(findings: List[Finding]) -> List[Group]:
 
 def process_io_seconds(ctx) -> Dict[object, float]:
     """I/O seconds of every process with records of its own, and of OTHERS.
-    POSIX and STDIO add up (fread/fwrite's own system calls are not intercepted);
-    a layer above them (MPI-IO, HDF5, PnetCDF) contains their time, so the larger
-    of the two is the process's I/O time."""
+    The layers combine as iolens._meta.layered_seconds says (file-system layers
+    add up; a layer above them contains their time)."""
     times = {}
     for m in modules().values():
         if m.role == "io" and m.name in ctx.modules:
@@ -78,13 +76,8 @@ def process_io_seconds(ctx) -> Dict[object, float]:
         ranks.update(int(r) for r in t.per_process.ranks)
 
     def of(rank) -> float:
-        def one(name):
-            t = times.get(name)
-            if t is None:
-                return 0.0
-            return t.shared if rank == OTHERS else t.of(rank)
-        base = sum(one(n) for n in FS_LAYERS)
-        return max([base] + [one(n) for n in times if n not in FS_LAYERS])
+        return layered_seconds({name: t.shared if rank == OTHERS else t.of(rank)
+                                for name, t in times.items()})
 
     out = {r: of(r) for r in sorted(ranks)}
     if len(ranks) < ctx.nprocs:

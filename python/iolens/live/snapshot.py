@@ -36,9 +36,10 @@ KEEP = 8192          # bytes kept mapped between rounds: the header and job reco
 NAMES_KEPT = 64      # names kept per copy once looked up
 ALIVE_EVERY = 5.0    # seconds between two looks at whether the process is alive
 
-# The layers shown, their module and the counters that make each figure.
+# The layers shown, their module (its id and record layout from the module table)
+# and the counters that make each figure.
 LAYERS = {
-    "posix": ("POSIX", 1, dict(
+    "posix": ("POSIX", dict(
         reads=["POSIX_READS"], writes=["POSIX_WRITES"],
         bytes_read=["POSIX_BYTES_READ"], bytes_written=["POSIX_BYTES_WRITTEN"],
         meta_ops=["POSIX_OPENS", "POSIX_FILENOS", "POSIX_DUPS", "POSIX_SEEKS", "POSIX_STATS",
@@ -47,7 +48,7 @@ LAYERS = {
         meta_seconds=["POSIX_F_META_TIME"],
         last=["POSIX_F_OPEN_END_TIMESTAMP", "POSIX_F_READ_END_TIMESTAMP",
               "POSIX_F_WRITE_END_TIMESTAMP", "POSIX_F_CLOSE_END_TIMESTAMP"])),
-    "stdio": ("STDIO", 9, dict(
+    "stdio": ("STDIO", dict(
         reads=["STDIO_READS"], writes=["STDIO_WRITES"],
         bytes_read=["STDIO_BYTES_READ"], bytes_written=["STDIO_BYTES_WRITTEN"],
         meta_ops=["STDIO_OPENS", "STDIO_FDOPENS", "STDIO_SEEKS", "STDIO_FLUSHES"],
@@ -55,7 +56,7 @@ LAYERS = {
         meta_seconds=["STDIO_F_META_TIME"],
         last=["STDIO_F_OPEN_END_TIMESTAMP", "STDIO_F_READ_END_TIMESTAMP",
               "STDIO_F_WRITE_END_TIMESTAMP", "STDIO_F_CLOSE_END_TIMESTAMP"])),
-    "mpiio": ("MPI-IO", 2, dict(
+    "mpiio": ("MPI-IO", dict(
         reads=["MPIIO_INDEP_READS", "MPIIO_COLL_READS", "MPIIO_SPLIT_READS", "MPIIO_NB_READS"],
         writes=["MPIIO_INDEP_WRITES", "MPIIO_COLL_WRITES", "MPIIO_SPLIT_WRITES",
                 "MPIIO_NB_WRITES"],
@@ -112,11 +113,11 @@ class _Layout:
 
     def __init__(self):
         self.layers = {}
-        for layer, (module, modid, figs) in LAYERS.items():
+        for layer, (module, figs) in LAYERS.items():
             info = module_info(module)
             words = 2 + len(info.counters) + len(info.fcounters)
             cols = {k: _columns(module, v) for k, v in figs.items()}
-            self.layers[layer] = (modid, words, _Weights(cols))
+            self.layers[layer] = (info.id, words, _Weights(cols))
 
 
 _LAYOUT = None

@@ -14,7 +14,8 @@ from typing import Dict, Iterable, List, Optional, Tuple
 import numpy as np
 
 from .copies import copy_dirs, find_copies
-from .snapshot import FIGURES, CopyReader, NotReady, ProcessSnapshot
+from .._meta import layered_seconds
+from .snapshot import FIGURES, LAYERS, CopyReader, NotReady, ProcessSnapshot
 
 BUSIEST = 5
 
@@ -33,6 +34,14 @@ def _user(uid: int) -> str:
 
 def _ops(fig: Dict[str, float]) -> float:
     return fig["reads"] + fig["writes"]
+
+
+def io_seconds(totals: Dict[str, Dict[str, float]]) -> float:
+    """A process's I/O seconds from its per-layer figures, the layers combined as
+    the log's view combines them (iolens._meta.layered_seconds): MPI-IO's time
+    contains the POSIX time of the same calls, so it is never added to it."""
+    return layered_seconds({LAYERS[layer][0]: f["read_seconds"] + f["write_seconds"]
+                            + f["meta_seconds"] for layer, f in totals.items()})
 
 
 class LiveView:
@@ -108,8 +117,7 @@ class LiveView:
             "recover": f"iolens recover {s.path}" if dead else None,
             "last_io_ago": None if last is None else max(0.0, t - last),
             "partial": s.partial, "busy_records": s.busy, "checked": s.checked,
-            "io_seconds": sum(f["read_seconds"] + f["write_seconds"] + f["meta_seconds"]
-                              for f in totals.values()),
+            "io_seconds": io_seconds(totals),
             "totals": totals, "rates": self._rates(s),
         }
 
