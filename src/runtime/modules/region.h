@@ -38,7 +38,7 @@ static inline __attribute__((always_inline)) void iol_region_io_ns(int layer, in
                                                                    int64_t d1, int64_t d2)
 {
     if (__builtin_expect(__atomic_load_n(&iol_region_used, __ATOMIC_RELAXED) != 0, 0))
-        iol_region_io_slow(layer, op, bytes, (double)(d2 - d1) * 1e-9);
+        iol_region_io_slow(layer, op, bytes, iol_ns_sec(d2 - d1));
 }
 /* The same with a wrapper's clock readings (converted only when regions are on). */
 static inline void iol_region_io_span(int layer, int op, int64_t bytes, const iol_span *sp)
