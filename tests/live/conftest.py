@@ -8,7 +8,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "runtime"))
 
-from rt_helpers import find_runtime, tool  # noqa: E402,F401  (fixtures)
+from rt_helpers import runtime_having, tool  # noqa: E402,F401  (fixtures)
 
 HERE = Path(__file__).resolve().parent
 
@@ -17,12 +17,7 @@ HERE = Path(__file__).resolve().parent
 def runtime():
     """The runtime, which must publish the live trailer (an older build would
     fail the tests here for the wrong reason)."""
-    rt = find_runtime()
-    if rt is None:
-        pytest.skip("libiolens.so not built (set IOLENS_RUNTIME or build into build/)")
-    if b"IOLLIVE1" not in Path(rt).read_bytes():
-        pytest.skip(f"{rt} predates the live snapshots: rebuild it")
-    return rt
+    return runtime_having(b"IOLLIVE1", "the live snapshots")
 
 
 @pytest.fixture(scope="session")

@@ -7,16 +7,11 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "runtime"))
 
-from rt_helpers import find_runtime, tool  # noqa: E402,F401  (fixtures)
+from rt_helpers import runtime_having, tool  # noqa: E402,F401  (fixtures)
 
 
 @pytest.fixture(scope="session")
 def runtime():
     """The runtime, which must have the safety copy (a build tree older than it
     would fail every test here for the wrong reason)."""
-    rt = find_runtime()
-    if rt is None:
-        pytest.skip("libiolens.so not built (set IOLENS_RUNTIME or build into build/)")
-    if b"_mmap-log-" not in Path(rt).read_bytes():
-        pytest.skip(f"{rt} predates the safety copy: rebuild it")
-    return rt
+    return runtime_having(b"_mmap-log-", "the safety copy")

@@ -28,6 +28,18 @@ def find_runtime():
     return next((c for c in cands if c.exists()), None)
 
 
+def runtime_having(marker: bytes, feature: str):
+    """The runtime (find_runtime), skipping when it is not built or was built
+    before `feature` (its library lacks `marker`): tests of that feature would
+    otherwise fail for the wrong reason."""
+    rt = find_runtime()
+    if rt is None:
+        pytest.skip("libiolens.so not built (set IOLENS_RUNTIME or build into build/)")
+    if marker not in Path(rt).read_bytes():
+        pytest.skip(f"{rt} predates {feature}: rebuild it")
+    return rt
+
+
 def find_tool():
     """The C `iolens` tool: IOLENS_BIN, else PATH, else a build tree."""
     env = os.environ.get("IOLENS_BIN")
