@@ -1,0 +1,83 @@
+/* Two program phases as regions (issue 33), for the diagnosis per region and
+ * `iolens diff` of regions, run serially under the preloaded runtime:
+ *
+ *   phases MODE DIR [CHECKPOINT_MIB]
+ *
+ *   split: region "load batch" reads an input file in 2048 reads of 4 KiB;
+ *          region "checkpoint" writes CHECKPOINT_MIB (default 16) in 1 MiB writes.
+ *   alike: as split, but "checkpoint" writes its MiBs in 4 KiB writes: both
+ *          regions do small I/O.
+ *
+ * The 8 MiB input is written before any region opens (1 MiB writes), so only the
+ * two phases' own I/O sits in regions. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <iolens/annotate.h>
+
+#define KIB 4096
+#define MIB (1 << 20)
+#define INPUT_MIB 8
+
+static char buf[MIB];
+
+static int open_in(const char *dir, const char *name, int flags)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    int fd = open(path, flags, 0644);
+    if (fd < 0) {
+        perror(path);
+        exit(1);
+    }
+    return fd;
+}
+
+static void write_in(int fd, long total, size_t piece)
+{
+    for (long done = 0; done < total; done += (long)piece)
+        if (pwrite(fd, buf, piece, done) != (ssize_t)piece) {
+            perror("pwrite");
+            exit(1);
+        }
+}
+
+static void load_batches(const char *dir)
+{
+    int fd = open_in(dir, "input.dat", O_RDONLY);
+    for (int i = 0; i < 2048; i++)
+        if (pread(fd, buf, KIB, (off_t)i * KIB) != KIB) {
+            perror("pread");
+            exit(1);
+        }
+    close(fd);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3 || (strcmp(argv[1], "split") && strcmp(argv[1], "alike"))) {
+        fprintf(stderr, "usage: phases split|alike DIR [CHECKPOINT_MIB]\n");
+        return 2;
+    }
+    const char *dir = argv[2];
+    long checkpoint = (argc > 3 ? atol(argv[3]) : 16) * (long)MIB;
+    memset(buf, 'x', sizeof buf);
+
+    int in = open_in(dir, "input.dat", O_CREAT | O_WRONLY | O_TRUNC);
+    write_in(in, (long)INPUT_MIB * MIB, MIB);
+    close(in);
+
+    iolens_region_begin("load batch");
+    load_batches(dir);
+    iolens_region_end("load batch");
+
+    iolens_region_begin("checkpoint");
+    int out = open_in(dir, "checkpoint.dat", O_CREAT | O_WRONLY | O_TRUNC);
+    write_in(out, checkpoint, strcmp(argv[1], "split") ? KIB : MIB);
+    close(out);
+    iolens_region_end("checkpoint");
+    return 0;
+}
