@@ -7,6 +7,7 @@
  *          region "checkpoint" writes CHECKPOINT_MIB (default 16) in 1 MiB writes.
  *   alike: as split, but "checkpoint" writes its MiBs in 4 KiB writes: both
  *          regions do small I/O.
+ *   CHECKPOINT_MIB 0: no checkpoint region at all.
  *
  * The 8 MiB input is written before any region opens (1 MiB writes), so only the
  * two phases' own I/O sits in regions. */
@@ -74,6 +75,8 @@ int main(int argc, char **argv)
     load_batches(dir);
     iolens_region_end("load batch");
 
+    if (checkpoint == 0)
+        return 0;
     iolens_region_begin("checkpoint");
     int out = open_in(dir, "checkpoint.dat", O_CREAT | O_WRONLY | O_TRUNC);
     write_in(out, checkpoint, strcmp(argv[1], "split") ? KIB : MIB);
