@@ -1,7 +1,8 @@
 """Findings per region (issue 33; docs/diagnosis.md, "Per region"), from real runs of
 progs/phases.c under the preloaded runtime: region "load batch" reads in 4 KiB
 requests; region "checkpoint" writes in 1 MiB requests ("split") or in 4 KiB
-requests too ("alike").  The small-io finding names the region it is in and the
+requests too ("alike"); or "load batch" opens and closes its file for each of 200
+reads ("reopen").  The small-io finding names the region it is in and the
 one it is not in, in every output, and only when they differ; its cost and the
 root causes stay those of the diagnosis without regions."""
 from __future__ import annotations
@@ -57,7 +58,7 @@ def test_finding_names_the_region_it_is_in(runtime, phases, tmp_path):
     assert finding.hit.message.endswith("in region `load batch`, not in `checkpoint`")
 
     text = out_text.render(diag, explain=True)
-    assert "in `load batch`: POSIX 2,048 data operations averaging 4.0 KiB" in text
+    assert "in `load batch`: POSIX 2,048 data operations averaging 4.0 KiB, 2 metadata" in text
     assert "not in `checkpoint`: POSIX 16 data operations averaging 1.0 MiB" in text
     assert "region `checkpoint`: POSIX mean request size = 1.0 MiB < sizes.small_request" \
         in text                                                     # --explain's values
@@ -97,3 +98,17 @@ def test_no_split_when_every_region_shows_it(runtime, phases, tmp_path):
     tests = {c["rule"]: c["tests"] for c in diag.checks}["small-io"]
     assert any(t.startswith("regions with I/O showing small requests, of 2") and t.endswith("= 2")
                for t in tests), tests
+
+
+def test_metadata_finding_names_its_region(runtime, phases, tmp_path):
+    """open-close (one file opened 200 times) split by the regions' share of
+    metadata operations: 400 of 600 in "load batch", 2 of 18 in "checkpoint"."""
+    diag = diagnose(phases_log(runtime, phases, tmp_path, "reopen"))
+    [finding] = [f for f in diag.findings if f.rule.id == "open-close"]
+    split = finding.regions
+    assert split.pattern == "metadata"
+    [load], [ckpt] = split.shown, split.absent
+    assert (load.region, load.meta_ops, load.data_ops) == ("load batch", 400, 200)
+    assert (ckpt.region, ckpt.meta_ops, ckpt.data_ops) == ("checkpoint", 2, 16)
+    assert "in `load batch`: POSIX+STDIO 200 data operations averaging 4.0 KiB, 400 metadata " \
+        "operations (66.7 %)" in out_text.render(diag)

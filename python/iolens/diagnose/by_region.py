@@ -48,8 +48,8 @@ class RegionFigures:
 
     def text(self) -> str:
         out = (f"`{self.region}`: {self.layer} {int(self.data_ops):,} data operations "
-               f"averaging {size(self.mean_request)}, "
-               f"{pct(self.meta_ops, self.data_ops + self.meta_ops)} metadata operations")
+               f"averaging {size(self.mean_request)}, {int(self.meta_ops):,} metadata "
+               f"operations ({pct(self.meta_ops, self.data_ops + self.meta_ops)})")
         if self.random_share is not None:
             out += f", {100 * self.random_share:.1f} % not sequential"
         return out + f", {100 * self.io_share:.0f} % of the regions' {self.layer} I/O time"

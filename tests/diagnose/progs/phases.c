@@ -1,12 +1,14 @@
 /* Two program phases as regions (issue 33), for the diagnosis per region and
  * `iolens diff` of regions, run serially under the preloaded runtime:
  *
- *   phases MODE DIR [CHECKPOINT_MIB]
+ *   phases MODE DIR [CHECKPOINT_MIB]      MODE = split | alike | reopen
  *
  *   split: region "load batch" reads an input file in 2048 reads of 4 KiB;
  *          region "checkpoint" writes CHECKPOINT_MIB (default 16) in 1 MiB writes.
  *   alike: as split, but "checkpoint" writes its MiBs in 4 KiB writes: both
  *          regions do small I/O.
+ *   reopen: as split, but "load batch" makes 200 reads of 4 KiB, each in its own
+ *          open and close: its operations are mostly metadata.
  *   CHECKPOINT_MIB 0: no checkpoint region at all.
  *
  * The 8 MiB input is written before any region opens (1 MiB writes), so only the
@@ -46,21 +48,35 @@ static void write_in(int fd, long total, size_t piece)
         }
 }
 
-static void load_batches(const char *dir)
+static void read_piece(int fd, int i)
 {
+    if (pread(fd, buf, KIB, (off_t)i * KIB) != KIB) {
+        perror("pread");
+        exit(1);
+    }
+}
+
+static void load_batches(const char *dir, int reopen)
+{
+    if (reopen) {
+        for (int i = 0; i < 200; i++) {
+            int fd = open_in(dir, "input.dat", O_RDONLY);
+            read_piece(fd, i);
+            close(fd);
+        }
+        return;
+    }
     int fd = open_in(dir, "input.dat", O_RDONLY);
     for (int i = 0; i < 2048; i++)
-        if (pread(fd, buf, KIB, (off_t)i * KIB) != KIB) {
-            perror("pread");
-            exit(1);
-        }
+        read_piece(fd, i);
     close(fd);
 }
 
 int main(int argc, char **argv)
 {
-    if (argc < 3 || (strcmp(argv[1], "split") && strcmp(argv[1], "alike"))) {
-        fprintf(stderr, "usage: phases split|alike DIR [CHECKPOINT_MIB]\n");
+    if (argc < 3 || (strcmp(argv[1], "split") && strcmp(argv[1], "alike") &&
+                     strcmp(argv[1], "reopen"))) {
+        fprintf(stderr, "usage: phases split|alike|reopen DIR [CHECKPOINT_MIB]\n");
         return 2;
     }
     const char *dir = argv[2];
@@ -72,14 +88,14 @@ int main(int argc, char **argv)
     close(in);
 
     iolens_region_begin("load batch");
-    load_batches(dir);
+    load_batches(dir, !strcmp(argv[1], "reopen"));
     iolens_region_end("load batch");
 
     if (checkpoint == 0)
         return 0;
     iolens_region_begin("checkpoint");
     int out = open_in(dir, "checkpoint.dat", O_CREAT | O_WRONLY | O_TRUNC);
-    write_in(out, checkpoint, strcmp(argv[1], "split") ? KIB : MIB);
+    write_in(out, checkpoint, strcmp(argv[1], "alike") ? MIB : KIB);
     close(out);
     iolens_region_end("checkpoint");
     return 0;
