@@ -2,7 +2,7 @@
 progs/phases.c under the preloaded runtime: region "load batch" reads in 4 KiB
 requests; region "checkpoint" writes in 1 MiB requests ("split") or in 4 KiB
 requests too ("alike"); or "load batch" opens and closes its file for each of 200
-reads ("reopen").  The small-io finding names the region it is in and the
+reads ("reopen"), or reads its pieces in a scrambled order ("random", with DXT).  The small-io finding names the region it is in and the
 one it is not in, in every output, and only when they differ; its cost and the
 root causes stay those of the diagnosis without regions."""
 from __future__ import annotations
@@ -20,7 +20,9 @@ sys.path.insert(0, str(HERE.parents[0] / "runtime"))
 from rt_helpers import REPO, logs_in, run_under, runtime  # noqa: E402,F401  (fixture)
 from iolens.diagnose import diagnose  # noqa: E402
 from iolens.diagnose import out_json, out_sarif, out_text  # noqa: E402
+from iolens.diagnose.by_region import random_shares  # noqa: E402
 from iolens.diagnose.rules import RULES  # noqa: E402
+import iolens  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -33,10 +35,10 @@ def phases(tmp_path_factory):
     return exe
 
 
-def phases_log(runtime, phases, tmp_path, mode):
+def phases_log(runtime, phases, tmp_path, mode, env=None):
     data, logdir = tmp_path / f"{mode}-data", tmp_path / f"{mode}-logs"
     data.mkdir()
-    run_under(runtime, [phases, mode, data], logdir)
+    run_under(runtime, [phases, mode, data], logdir, extra_env=env)
     [log] = logs_in(logdir)
     return log
 
@@ -112,3 +114,44 @@ def test_metadata_finding_names_its_region(runtime, phases, tmp_path):
     assert (ckpt.region, ckpt.meta_ops, ckpt.data_ops) == ("checkpoint", 2, 16)
     assert "in `load batch`: POSIX+STDIO 200 data operations averaging 4.0 KiB, 400 metadata " \
         "operations (66.7 %)" in out_text.render(diag)
+
+
+DXT = {"DXT_ENABLE_IO_TRACE": "1"}
+
+
+def test_random_access_by_region_needs_regions_in_dxt(runtime, phases, tmp_path):
+    """random-access is split by region only from DXT segments that carry their
+    region (a ``region`` column of log.dxt()); without it the finding stands
+    whole and --explain says why."""
+    log = phases_log(runtime, phases, tmp_path, "random", DXT)
+    diag = diagnose(log)
+    [finding] = [f for f in diag.findings if f.rule.id == "random-access"]
+    with iolens.open(log) as lg:
+        has_column = "region" in lg.dxt("POSIX").columns
+    if has_column:
+        assert [f.region for f in finding.regions.shown] == ["load batch"]
+        assert [f.region for f in finding.regions.absent] == ["checkpoint"]
+        assert finding.regions.shown[0].random_share > 0.4
+    else:
+        assert finding.regions is None
+        tests = {c["rule"]: c["tests"] for c in diag.checks}["random-access"]
+        assert "not applicable: per region: the log's DXT segments carry no region" in tests
+
+
+def test_random_shares_of_a_real_trace(runtime, phases, tmp_path):
+    """random_shares on the run's real DXT segments, each given the region whose
+    REGION record's first begin and last end hold it (as the segments' own
+    region column will say): the scrambled reads are about half not sequential
+    (piece i * 997 mod 2048 falls back 996 times in 2047), the checkpoint's
+    writes never; the input written before any region is in none."""
+    log = phases_log(runtime, phases, tmp_path, "random", DXT)
+    with iolens.open(log) as lg:
+        seg, regions = lg.dxt("POSIX").drop(columns="region", errors="ignore"), lg.regions()
+    seg["region"] = None
+    for row in regions[regions["layer"] == "POSIX"].itertuples():
+        inside = (seg["start"] >= row.start) & (seg["end"] <= row.end)
+        seg.loc[inside, "region"] = row.region
+    shares = random_shares(seg)
+    assert sorted(shares.index) == ["checkpoint", "load batch"]
+    assert (shares.loc["load batch", "later"], shares.loc["load batch", "random"]) == (2047, 996)
+    assert (shares.loc["checkpoint", "later"], shares.loc["checkpoint", "random"]) == (15, 0)

@@ -199,15 +199,17 @@ def _random(ctx, table):
 
 
 def random_shares(seg: pd.DataFrame) -> pd.DataFrame:
-    """Per region: ``later`` (accesses after the first of their process, file and
-    direction) and ``random`` (those starting before the previous access's end)."""
+    """Per region name (the ``region`` column; null or "" outside every region):
+    ``later`` (accesses after the first of their process, file and direction) and
+    ``random`` (those starting before the end of the access before them)."""
     seg = seg.sort_values(["rank", "id", "op", "start"], kind="stable")
     key = seg[["rank", "id", "op"]].astype(str).agg("/".join, axis=1).to_numpy()
     offset = seg["offset"].to_numpy(dtype=np.float64)
     end = offset + seg["length"].to_numpy(dtype=np.float64)
     later = np.r_[False, key[1:] == key[:-1]]
     rand = later & (offset < np.r_[0.0, end[:-1]])
-    region = seg["region"].fillna("").astype(str).to_numpy()
+    named = seg["region"].astype(object).to_numpy()
+    region = np.where(pd.isna(named), "", named.astype(str))     # no region: ""
     df = pd.DataFrame({"region": region, "later": later, "random": rand})
     return df[df["region"] != ""].groupby("region")[["later", "random"]].sum()
 

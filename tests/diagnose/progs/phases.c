@@ -1,7 +1,7 @@
 /* Two program phases as regions (issue 33), for the diagnosis per region and
  * `iolens diff` of regions, run serially under the preloaded runtime:
  *
- *   phases MODE DIR [CHECKPOINT_MIB]      MODE = split | alike | reopen
+ *   phases MODE DIR [CHECKPOINT_MIB]      MODE = split | alike | reopen | random
  *
  *   split: region "load batch" reads an input file in 2048 reads of 4 KiB;
  *          region "checkpoint" writes CHECKPOINT_MIB (default 16) in 1 MiB writes.
@@ -9,6 +9,8 @@
  *          regions do small I/O.
  *   reopen: as split, but "load batch" makes 200 reads of 4 KiB, each in its own
  *          open and close: its operations are mostly metadata.
+ *   random: as split, but "load batch" reads its 2048 pieces in a scrambled order
+ *          (piece i * 997 mod 2048): not sequential.
  *   CHECKPOINT_MIB 0: no checkpoint region at all.
  *
  * The 8 MiB input is written before any region opens (1 MiB writes), so only the
@@ -56,7 +58,7 @@ static void read_piece(int fd, int i)
     }
 }
 
-static void load_batches(const char *dir, int reopen)
+static void load_batches(const char *dir, int reopen, int scrambled)
 {
     if (reopen) {
         for (int i = 0; i < 200; i++) {
@@ -68,15 +70,15 @@ static void load_batches(const char *dir, int reopen)
     }
     int fd = open_in(dir, "input.dat", O_RDONLY);
     for (int i = 0; i < 2048; i++)
-        read_piece(fd, i);
+        read_piece(fd, scrambled ? (i * 997) % 2048 : i);
     close(fd);
 }
 
 int main(int argc, char **argv)
 {
     if (argc < 3 || (strcmp(argv[1], "split") && strcmp(argv[1], "alike") &&
-                     strcmp(argv[1], "reopen"))) {
-        fprintf(stderr, "usage: phases split|alike|reopen DIR [CHECKPOINT_MIB]\n");
+                     strcmp(argv[1], "reopen") && strcmp(argv[1], "random"))) {
+        fprintf(stderr, "usage: phases split|alike|reopen|random DIR [CHECKPOINT_MIB]\n");
         return 2;
     }
     const char *dir = argv[2];
@@ -88,7 +90,7 @@ int main(int argc, char **argv)
     close(in);
 
     iolens_region_begin("load batch");
-    load_batches(dir, !strcmp(argv[1], "reopen"));
+    load_batches(dir, !strcmp(argv[1], "reopen"), !strcmp(argv[1], "random"));
     iolens_region_end("load batch");
 
     if (checkpoint == 0)
