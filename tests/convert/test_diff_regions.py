@@ -4,11 +4,11 @@ the amount written in one region ("checkpoint": 16 MiB or 64 MiB, in 1 MiB
 writes; none at all with 0), the other region ("load batch") alike."""
 import json
 import subprocess
-import sys
 
 import pytest
 
 from rt_helpers import REPO, logs_in, run_under
+from test_diff_workloads import diff
 
 
 @pytest.fixture(scope="module")
@@ -33,13 +33,6 @@ def runs(runtime, phases, tmp_path_factory):
         run_under(runtime, [phases, "split", data, mib], logdir)
         [out[mib]] = logs_in(logdir)
     return out
-
-
-def diff(a, b, *opts):
-    r = subprocess.run([sys.executable, "-m", "iolens.diff_cli", str(a), str(b), *opts],
-                       capture_output=True, text=True, timeout=120)
-    assert r.returncode == 0, r.stderr
-    return r.stdout
 
 
 def section(text):

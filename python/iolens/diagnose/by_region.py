@@ -36,6 +36,7 @@ class RegionFigures:
     io_time: float
     io_share: float                 # of those layers' I/O time inside all regions
     random_share: Optional[float] = None    # non-sequential share (DXT), when judged
+    random_ops: float = 0.0                 # ... and how many accesses that is
 
     @property
     def mean_request(self) -> float:
@@ -141,37 +142,38 @@ def _names(table):
     return list(dict.fromkeys(table.index.get_level_values("region")))
 
 
+def _judged(ctx, table, figures_of, tests):
+    """Each region with I/O on the pattern's layers (``figures_of(name)`` not None):
+    (its figures, whether every test passed).  A test is (label, figure attribute,
+    op, threshold key), recorded by ctx.gate for --explain."""
+    out = []
+    for name in _names(table):
+        fig = figures_of(name)
+        if fig is None:
+            continue
+        passed = [ctx.gate(f"region `{name}`: {label.format(layer=fig.layer)}",
+                           getattr(fig, attr), op, key) for label, attr, op, key in tests]
+        out.append((fig, all(passed)))
+    return out
+
+
 def _small(ctx, table):
     """Mean request size below sizes.small_request over at least small_io.min_count
     data operations, on the first layer of SMALL_LAYERS the region used."""
-    out = []
-    for name in _names(table):
-        fig = next((f for f in (_figures(table, (layer,), name) for layer in SMALL_LAYERS)
-                    if f is not None and f.data_ops > 0), None)
-        if fig is None:
-            continue
-        many = ctx.gate(f"region `{name}`: {fig.layer} data operations", fig.data_ops, ">=",
-                        "small_io.min_count")
-        small = ctx.gate(f"region `{name}`: {fig.layer} mean request size", fig.mean_request,
-                         "<", "sizes.small_request")
-        out.append((fig, many and small))
-    return out
+    def figures_of(name):
+        return next((f for f in (_figures(table, (layer,), name) for layer in SMALL_LAYERS)
+                     if f is not None and f.data_ops > 0), None)
+    return _judged(ctx, table, figures_of, [
+        ("{layer} data operations", "data_ops", ">=", "small_io.min_count"),
+        ("{layer} mean request size", "mean_request", "<", "sizes.small_request")])
 
 
 def _metadata(ctx, table):
     """Metadata operations more than regions.meta_fraction of the POSIX and STDIO
     operations, and at least regions.min_meta_ops of them."""
-    out = []
-    for name in _names(table):
-        fig = _figures(table, META_LAYERS, name)
-        if fig is None:
-            continue
-        many = ctx.gate(f"region `{name}`: metadata operations", fig.meta_ops, ">=",
-                        "regions.min_meta_ops")
-        most = ctx.gate(f"region `{name}`: metadata share of the operations", fig.meta_share,
-                        ">", "regions.meta_fraction")
-        out.append((fig, many and most))
-    return out
+    return _judged(ctx, table, lambda name: _figures(table, META_LAYERS, name), [
+        ("metadata operations", "meta_ops", ">=", "regions.min_meta_ops"),
+        ("metadata share of the operations", "meta_share", ">", "regions.meta_fraction")])
 
 
 def _random(ctx, table):
@@ -183,19 +185,17 @@ def _random(ctx, table):
         ctx.skip("per region: the log's DXT segments carry no region")
         return None
     shares = random_shares(seg)
-    out = []
-    for name in _names(table):
+
+    def figures_of(name):
         fig = _figures(table, ("POSIX",), name)
         if fig is None or name not in shares.index:
-            continue
-        later, rand = shares.loc[name, "later"], shares.loc[name, "random"]
-        fig.random_share = rand / later if later else 0.0
-        many = ctx.gate(f"region `{name}`: non-sequential accesses (DXT)", rand, ">=",
-                        "random.min_count")
-        most = ctx.gate(f"region `{name}`: their share (DXT)", fig.random_share, ">",
-                        "random.fraction")
-        out.append((fig, many and most))
-    return out
+            return None
+        later, fig.random_ops = shares.loc[name, "later"], float(shares.loc[name, "random"])
+        fig.random_share = fig.random_ops / later if later else 0.0
+        return fig
+    return _judged(ctx, table, figures_of, [
+        ("non-sequential accesses (DXT)", "random_ops", ">=", "random.min_count"),
+        ("their share (DXT)", "random_share", ">", "random.fraction")])
 
 
 def random_shares(seg: pd.DataFrame) -> pd.DataFrame:
