@@ -2,12 +2,14 @@
 progs/phases.c under the preloaded runtime: region "load batch" reads in 4 KiB
 requests; region "checkpoint" writes in 1 MiB requests ("split") or in 4 KiB
 requests too ("alike"); or "load batch" opens and closes its file for each of 200
-reads ("reopen"), or reads its pieces in a scrambled order ("random", with DXT).  The small-io finding names the region it is in and the
-one it is not in, in every output, and only when they differ; its cost and the
-root causes stay those of the diagnosis without regions."""
+reads ("reopen"), or reads its pieces in a scrambled order ("random", with DXT).
+A finding names the region its pattern is in and the one it is not in, in every
+output, and only when they differ; its cost and the root causes stay those of the
+diagnosis without regions."""
 from __future__ import annotations
 
 import dataclasses
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -70,6 +72,7 @@ def test_finding_names_the_region_it_is_in(runtime, phases, tmp_path):
     assert [r["region"] for r in regions["in"]] == ["load batch"]
     assert [r["region"] for r in regions["not_in"]] == ["checkpoint"]
     sarif = out_sarif.to_dict([diag])
+    jsonschema.validate(sarif, json.loads((HERE / "sarif_required.json").read_text()))
     [result] = [r for r in sarif["runs"][0]["results"] if r["ruleId"] == "small-io"]
     assert result["properties"]["regions"]["pattern"] == "small"
     assert "not in `checkpoint`" in result["message"]["text"]
