@@ -158,3 +158,20 @@ def test_random_shares_of_a_real_trace(runtime, phases, tmp_path):
     assert sorted(shares.index) == ["checkpoint", "load batch"]
     assert (shares.loc["load batch", "later"], shares.loc["load batch", "random"]) == (2047, 996)
     assert (shares.loc["checkpoint", "later"], shares.loc["checkpoint", "random"]) == (15, 0)
+
+
+def test_log_without_regions_as_before(runtime, tmp_path):
+    """A small-io finding in a log with no REGION records: no split, no region
+    line in any output, no region test in --explain."""
+    logdir = tmp_path / "logs"
+    run_under(runtime, ["dd", "if=/dev/zero", f"of={tmp_path / 'out'}", "bs=4k", "count=200",
+                        "status=none"], logdir)
+    [log] = logs_in(logdir)
+    diag = diagnose(log)
+    assert small_io(diag).regions is None
+    text = out_text.render(diag, explain=True)      # (the log's path names the test)
+    assert "region `" not in text and "by region" not in text and "in region" not in text
+    assert all("regions" not in f for f in out_json.to_dict(diag, explain=True)["findings"])
+    results = out_sarif.to_dict([diag])["runs"][0]["results"]
+    assert all("regions" not in r["properties"] and "by region" not in r["message"]["text"]
+               for r in results)
