@@ -94,8 +94,8 @@ def attribute(finding, ctx) -> None:
     gains ``regions``, its message names them and its evidence their figures.
     Every region's values are recorded as the rule's tests (--explain)."""
     pattern = finding.rule.region_pattern
-    table = _table(ctx)
-    if not pattern or table is None:
+    table = _table(ctx) if pattern else None
+    if table is None:
         return
     judged = JUDGES[pattern](ctx, table)
     if judged is None:
