@@ -19,6 +19,8 @@ import pytest
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[0] / "runtime"))
+sys.path.insert(0, str(HERE.parents[0] / "mpi"))
+from mpi_helpers import Mpi, find_mpi_runtime, one_log  # noqa: E402
 from rt_helpers import REPO, logs_in, run_under, runtime  # noqa: E402,F401  (fixture)
 from iolens.diagnose import diagnose  # noqa: E402
 from iolens.diagnose import out_json, out_sarif, out_text  # noqa: E402
@@ -175,3 +177,21 @@ def test_log_without_regions_as_before(runtime, tmp_path):
     results = out_sarif.to_dict([diag])["runs"][0]["results"]
     assert all("regions" not in r["properties"] and "by region" not in r["message"]["text"]
                for r in results)
+
+
+def test_split_in_an_mpi_job(tmp_path):
+    """Four processes under the MPI runtime (Open MPI): each region's records of
+    every rank are reduced into one shared record, and the split holds on the sums."""
+    runtime = find_mpi_runtime("openmpi")
+    if runtime is None:
+        pytest.skip("libiolens-mpi.so for Open MPI not built (IOLENS_MPI_RUNTIME_OPENMPI)")
+    openmpi = Mpi("openmpi", runtime)
+    exe = openmpi.compile(HERE / "progs" / "phases.c", tmp_path / "phases",
+                          extra=("-DPHASES_MPI", f"-I{REPO / 'include'}"))
+    data, logs = tmp_path / "data", tmp_path / "logs"
+    data.mkdir()
+    openmpi.run([exe, "split", data], logs, nprocs=4)
+    split = small_io(diagnose(one_log(logs))).regions
+    [load], [ckpt] = split.shown, split.absent
+    assert (load.region, load.data_ops, load.mean_request) == ("load batch", 4 * 2048, 4096)
+    assert (ckpt.region, ckpt.data_ops, ckpt.mean_request) == ("checkpoint", 4 * 16, 1 << 20)

@@ -13,6 +13,9 @@
  *          (piece i * 997 mod 2048): not sequential.
  *   CHECKPOINT_MIB 0: no checkpoint region at all.
  *
+ * Built with -DPHASES_MPI it is an MPI program: every process does the same with
+ * files of its own (input.RANK.dat, checkpoint.RANK.dat).
+ *
  * The 8 MiB input is written before any region opens (1 MiB writes), so only the
  * two phases' own I/O sits in regions. */
 #include <fcntl.h>
@@ -22,17 +25,21 @@
 #include <unistd.h>
 
 #include <iolens/annotate.h>
+#ifdef PHASES_MPI
+#include <mpi.h>
+#endif
 
 #define KIB 4096
 #define MIB (1 << 20)
 #define INPUT_MIB 8
 
 static char buf[MIB];
+static int rank;            /* names this process's files (0 without MPI) */
 
 static int open_in(const char *dir, const char *name, int flags)
 {
     char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
+    snprintf(path, sizeof path, "%s/%s.%d.dat", dir, name, rank);
     int fd = open(path, flags, 0644);
     if (fd < 0) {
         perror(path);
@@ -62,13 +69,13 @@ static void load_batches(const char *dir, int reopen, int scrambled)
 {
     if (reopen) {
         for (int i = 0; i < 200; i++) {
-            int fd = open_in(dir, "input.dat", O_RDONLY);
+            int fd = open_in(dir, "input", O_RDONLY);
             read_piece(fd, i);
             close(fd);
         }
         return;
     }
-    int fd = open_in(dir, "input.dat", O_RDONLY);
+    int fd = open_in(dir, "input", O_RDONLY);
     for (int i = 0; i < 2048; i++)
         read_piece(fd, scrambled ? (i * 997) % 2048 : i);
     close(fd);
@@ -81,11 +88,15 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: phases split|alike|reopen|random DIR [CHECKPOINT_MIB]\n");
         return 2;
     }
+#ifdef PHASES_MPI
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+#endif
     const char *dir = argv[2];
     long checkpoint = (argc > 3 ? atol(argv[3]) : 16) * (long)MIB;
     memset(buf, 'x', sizeof buf);
 
-    int in = open_in(dir, "input.dat", O_CREAT | O_WRONLY | O_TRUNC);
+    int in = open_in(dir, "input", O_CREAT | O_WRONLY | O_TRUNC);
     write_in(in, (long)INPUT_MIB * MIB, MIB);
     close(in);
 
@@ -93,12 +104,15 @@ int main(int argc, char **argv)
     load_batches(dir, !strcmp(argv[1], "reopen"), !strcmp(argv[1], "random"));
     iolens_region_end("load batch");
 
-    if (checkpoint == 0)
-        return 0;
-    iolens_region_begin("checkpoint");
-    int out = open_in(dir, "checkpoint.dat", O_CREAT | O_WRONLY | O_TRUNC);
-    write_in(out, checkpoint, strcmp(argv[1], "alike") ? MIB : KIB);
-    close(out);
-    iolens_region_end("checkpoint");
+    if (checkpoint > 0) {
+        iolens_region_begin("checkpoint");
+        int out = open_in(dir, "checkpoint", O_CREAT | O_WRONLY | O_TRUNC);
+        write_in(out, checkpoint, strcmp(argv[1], "alike") ? MIB : KIB);
+        close(out);
+        iolens_region_end("checkpoint");
+    }
+#ifdef PHASES_MPI
+    MPI_Finalize();
+#endif
     return 0;
 }
