@@ -197,6 +197,20 @@ static int update_one(const char *dkey_dir, daos_iod_t *iod, d_sg_list_t *sgl)
 	return err == EMSGSIZE ? -DER_REC_SIZE : iol_emu_der(err);
 }
 
+/* The first update makes the object: CONTAINER/objects/OID/ and the dkey's directory. */
+static int make_object_dirs(const char *obj_dir, const char *dkey_dir)
+{
+	char parent[PATH_MAX];
+
+	snprintf(parent, sizeof(parent), "%s", obj_dir);
+	*strrchr(parent, '/') = '\0';
+	const char *dirs[] = { parent, obj_dir, dkey_dir };
+	for (int i = 0; i < 3; i++)
+		if (mkdir(dirs[i], 0755) != 0 && errno != EEXIST)
+			return iol_emu_der(errno);
+	return 0;
+}
+
 static int obj_update(daos_handle_t oh, daos_key_t *dkey, unsigned int nr, daos_iod_t *iods,
 		      d_sg_list_t *sgls)
 {
@@ -209,9 +223,8 @@ static int obj_update(daos_handle_t oh, daos_key_t *dkey, unsigned int nr, daos_
 	if (nr && (!iods || !sgls))
 		return -DER_INVAL;
 	rc = key_path(dkey_dir, sizeof(dkey_dir), obj->dir, "", dkey);
-	if (!rc && (mkdir(obj->dir, 0755) == 0 || errno == EEXIST) &&
-	    mkdir(dkey_dir, 0755) != 0 && errno != EEXIST)
-		rc = iol_emu_der(errno);
+	if (!rc)
+		rc = make_object_dirs(obj->dir, dkey_dir);
 	for (unsigned int i = 0; !rc && i < nr; i++)
 		rc = update_one(dkey_dir, &iods[i], &sgls[i]);
 	return rc;

@@ -6,7 +6,8 @@
 #include "emu.h"
 
 #define EV_MAGIC 0x696f6c656e734556ULL
-enum { EV_SLOT_MAGIC, EV_SLOT_CB, EV_SLOT_ARG, EV_SLOT_EQ, EV_SLOT_STATUS, EV_SLOT_NEXT };
+enum { EV_SLOT_MAGIC, EV_SLOT_CB, EV_SLOT_ARG, EV_SLOT_EQ, EV_SLOT_STATUS, EV_SLOT_NEXT,
+       EV_SLOT_QUEUED };
 
 struct event_queue {
 	pthread_mutex_t lock;
@@ -62,6 +63,7 @@ static unsigned int take_completed(struct event_queue *eq, unsigned int max, dao
 		eq->head = (daos_event_t *)(uintptr_t)ev_slots(ev)[EV_SLOT_NEXT];
 		if (!eq->head)
 			eq->tail = NULL;
+		ev_slots(ev)[EV_SLOT_QUEUED] = 0;
 		out[n++] = ev;
 	}
 	pthread_mutex_unlock(&eq->lock);
@@ -146,9 +148,10 @@ static void queue_completed(daos_event_t *ev)
 	daos_handle_t eqh = { ev_slots(ev)[EV_SLOT_EQ] };
 	struct event_queue *eq = iol_emu_handle_get(eqh, IOL_EMU_EQ);
 
-	if (!eq)
-		return;
+	if (!eq || ev_slots(ev)[EV_SLOT_QUEUED])
+		return;   /* reused before it was polled: it is in the queue once */
 	ev_slots(ev)[EV_SLOT_NEXT] = 0;
+	ev_slots(ev)[EV_SLOT_QUEUED] = 1;
 	pthread_mutex_lock(&eq->lock);
 	if (eq->tail)
 		ev_slots(eq->tail)[EV_SLOT_NEXT] = (uint64_t)(uintptr_t)ev;
