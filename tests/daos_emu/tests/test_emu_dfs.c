@@ -151,6 +151,7 @@ static void test_namespace(void)
 	      id1.hi == id2.hi, "an object keeps its id");
 	CHECK(dfs_dup(dfs, f, O_RDWR, &dup) == 0 && dfs_obj2id(dup, &id2) == 0 && id1.lo == id2.lo,
 	      "dup");
+	dfs_release(again);
 	CHECK(dfs_lookup(dfs, "/d/missing", O_RDONLY, &again, NULL, NULL) == ENOENT,
 	      "lookup a missing path");
 	CHECK(dfs_lookup(dfs, "/../x", O_RDONLY, &again, NULL, NULL) == EINVAL, "no escape by ..");
