@@ -138,12 +138,7 @@ int daos_array_open_with_attr(daos_handle_t coh, daos_obj_id_t oid, daos_handle_
 
 int daos_array_close(daos_handle_t oh, daos_event_t *ev)
 {
-	struct iol_emu_obj *obj = iol_emu_handle_drop(oh, IOL_EMU_ARRAY);
-
-	if (obj)
-		close(obj->data_fd);
-	free(obj);
-	return iol_emu_finish(ev, obj ? 0 : -DER_NO_HDL);
+	return iol_emu_finish(ev, iol_emu_obj_close(oh, IOL_EMU_ARRAY));
 }
 
 int daos_array_get_attr(daos_handle_t oh, daos_size_t *chunk_size, daos_size_t *cell_size)
@@ -332,18 +327,7 @@ int daos_array_punch(daos_handle_t oh, daos_handle_t th, daos_array_iod_t *iod,
 }
 
 /* Removes the array's data; the handle stays open until daos_array_close. */
-static int array_destroy(daos_handle_t oh)
-{
-	struct iol_emu_obj *obj = iol_emu_handle_get(oh, IOL_EMU_ARRAY);
-
-	if (!obj)
-		return -DER_NO_HDL;
-	if (obj->mode & DAOS_OO_RO)
-		return -DER_NO_PERM;
-	return iol_emu_der(iol_emu_remove_tree(obj->dir));
-}
-
 int daos_array_destroy(daos_handle_t oh, daos_handle_t th, daos_event_t *ev)
 {
-	return iol_emu_finish(ev, array_destroy(oh));
+	return iol_emu_finish(ev, iol_emu_obj_destroy(oh, IOL_EMU_ARRAY));
 }

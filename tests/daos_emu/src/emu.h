@@ -77,6 +77,13 @@ struct iol_emu_obj {
 };
 /* The object's directory in the container; creates it when `create`. */
 int iol_emu_obj_dir(daos_handle_t coh, daos_obj_id_t oid, bool create, char *dir, size_t size);
+/* Opens an object of `kind` (its directory made when `create`): 0 or a negative DER code. */
+int iol_emu_obj_open(enum iol_emu_kind kind, daos_handle_t coh, daos_obj_id_t oid,
+		     unsigned int mode, bool create, daos_handle_t *oh);
+/* Closes an object handle of `kind` (and its data file); -DER_NO_HDL for a bad handle. */
+int iol_emu_obj_close(daos_handle_t oh, enum iol_emu_kind kind);
+/* Removes the object's data; the handle stays open.  -DER_NO_PERM when opened read-only. */
+int iol_emu_obj_destroy(daos_handle_t oh, enum iol_emu_kind kind);
 /* A new open object of `kind` in dir; -DER_NOMEM or -DER_NO_HDL on failure. */
 int iol_emu_obj_handle(enum iol_emu_kind kind, const char *dir, daos_obj_id_t oid,
 		       unsigned int mode, struct iol_emu_obj **objp, daos_handle_t *oh);
@@ -112,3 +119,6 @@ int iol_emu_cursor_from_file(struct iol_emu_cursor *c, int fd, off_t off, size_t
  * order, resuming at the anchor. */
 int iol_emu_list_keys(const char *dir, const char *const *prefixes, uint32_t *nr,
 		      daos_key_desc_t *kds, d_sg_list_t *sgl, daos_anchor_t *anchor);
+/* Lists the keys at the top of an object of `kind` (dkeys; a KV object's keys). */
+int iol_emu_list_top_keys(daos_handle_t oh, enum iol_emu_kind kind, uint32_t *nr,
+			  daos_key_desc_t *kds, d_sg_list_t *sgl, daos_anchor_t *anchor);
