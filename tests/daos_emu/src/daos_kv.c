@@ -59,7 +59,7 @@ static int kv_put(daos_handle_t oh, uint64_t flags, const char *key, daos_size_t
 		return -DER_EXIST;
 	if ((flags & DAOS_COND_KEY_UPDATE) && !exists)
 		return -DER_NONEXIST;
-	if (iol_emu_path(tmp, sizeof(tmp), "%s.tmp.%d", file, (int)getpid()))
+	if (iol_emu_temp_path(tmp, sizeof(tmp), file))
 		return -DER_EXCEEDS_PATH_LEN;
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)

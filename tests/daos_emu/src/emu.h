@@ -48,6 +48,8 @@ int iol_emu_cont_create(daos_handle_t poh, const char *name, uuid_t uuid_out);
 /* snprintf into buf, -DER_EXCEEDS_PATH_LEN if it does not fit. */
 int iol_emu_path(char *buf, size_t size, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* A temporary name beside path, unique across processes and threads (for write + rename). */
+int iol_emu_temp_path(char *buf, size_t size, const char *path);
 /* Reads DIR/.uuid, or writes a new random one there; errno value on failure. */
 int iol_emu_dir_uuid(const char *dir, uuid_t uuid);
 /* Finds the entry of parent that is named `name` or whose .uuid is the uuid string `name`. */

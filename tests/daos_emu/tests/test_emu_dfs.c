@@ -1,6 +1,7 @@
 /* The emulated libdfs: real effects in the host directory and documented errno values. */
 #include <fcntl.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <daos.h>
 #include <daos_fs.h>
 #include "emu_fixture.h"
@@ -238,6 +239,57 @@ static void test_connect_and_global(void)
 	      "connect to a missing container");
 }
 
+/* Processes that connect to a new pool, create one container and mount it at the same time
+ * (as MPI ranks do) must all succeed and agree on one namespace. */
+static int child_connect_and_write(int id)
+{
+	dfs_t *dfs = NULL;
+	dfs_obj_t *obj = NULL;
+	char name[16], data[8] = "written";
+	d_iov_t iov;
+	d_sg_list_t sgl = { 1, 0, &iov };
+
+	snprintf(name, sizeof(name), "rank%d", id);
+	d_iov_set(&iov, data, sizeof(data));
+	if (dfs_init() || dfs_connect("pool1", NULL, "shared", O_RDWR | O_CREAT, NULL, &dfs) ||
+	    dfs_open(dfs, NULL, name, S_IFREG | 0644, O_RDWR | O_CREAT, 0, 0, NULL, &obj) ||
+	    dfs_write(dfs, obj, &sgl, 0, NULL) || dfs_release(obj) || dfs_disconnect(dfs))
+		return 1;
+	return dfs_fini();
+}
+
+static void test_concurrent_processes(void)
+{
+	enum { CHILDREN = 4 };
+	char pool[PATH_MAX + 8], file[32];
+	pid_t pids[CHILDREN];
+	int failed = 0, start[2];
+	char go;
+
+	snprintf(pool, sizeof(pool), "%s/pool1", fixture_root);
+	mkdir(pool, 0755);
+	CHECK(pipe(start) == 0, "pipe");
+	for (int i = 0; i < CHILDREN; i++)
+		if ((pids[i] = fork()) == 0) {
+			close(start[1]);
+			/* start together: the read returns when the parent closes its end */
+			_exit(read(start[0], &go, 1) == 0 ? child_connect_and_write(i) : 2);
+		}
+	close(start[0]);
+	close(start[1]);
+	for (int i = 0; i < CHILDREN; i++) {
+		int status = 0;
+		waitpid(pids[i], &status, 0);
+		failed += !(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	}
+	CHECK(failed == 0, "%d of %d processes failed to connect, create and write", failed,
+	      CHILDREN);
+	for (int i = 0; i < CHILDREN; i++) {
+		snprintf(file, sizeof(file), "pool1/shared/dfs/rank%d", i);
+		CHECK(host_size(file) == 8, "%s in the one shared container", file);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	fixture_setup(argc > 1 ? argv[1] : NULL);
@@ -252,6 +304,7 @@ int main(int argc, char **argv)
 	test_namespace();
 	test_events_and_readonly();
 	test_connect_and_global();
+	test_concurrent_processes();
 	daos_cont_close(coh, NULL);
 	daos_pool_disconnect(poh, NULL);
 	dfs_fini();
