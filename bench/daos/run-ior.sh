@@ -8,6 +8,8 @@
 set -uo pipefail
 ior=$1 np=${2:-2} preload=${3:-}
 [[ -x $ior ]] || { echo "SKIP: no IOR with the DFS back end at '$ior' (bench/daos/build-ior.sh)"; exit 77; }
+# IOR built against a sanitizer build of the emulation cannot start without the sanitizer first.
+ldd "$ior" | grep -q 'lib[at]san' && { echo "SKIP: the emulation IOR links is a sanitizer build"; exit 77; }
 root=$(mktemp -d /tmp/daos-emu-ior.XXXXXX)
 trap 'rm -rf "$root"' EXIT
 mkdir -p "$root/pool0"

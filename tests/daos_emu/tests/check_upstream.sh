@@ -7,6 +7,8 @@ set -uo pipefail
 client=$1 upstream=${2:-${IOLENS_UPSTREAM_DAOS:-/opt/upstream-3.5.0-daos}}
 [[ -f $upstream/lib/libdarshan.so && -x $upstream/bin/darshan-parser ]] ||
     { echo "SKIP: no upstream build with DAOS modules in '$upstream' (scripts/build-upstream-daos.sh)"; exit 77; }
+# A sanitizer build instruments the emulation; a preloaded runtime then cannot come first.
+ldd "$client" | grep -q 'lib[at]san' && { echo "SKIP: sanitizer build (the preloaded runtime must load first)"; exit 77; }
 work=$(mktemp -d /tmp/daos-emu-upstream.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/root/pool0" "$work/logs"
