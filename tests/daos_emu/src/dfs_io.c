@@ -3,13 +3,12 @@
 #include <unistd.h>
 #include "dfs_internal.h"
 
-/* The open regular file behind obj; EINVAL for a bad mount, EISDIR/EINVAL for non-files. */
+/* The open regular file behind obj; EINVAL for a bad mount or any other kind of object
+ * (a directory too, as in DFS). */
 static int file_of(dfs_t *dfs, dfs_obj_t *obj)
 {
-	if (!iol_dfs_valid(dfs) || !obj)
+	if (!iol_dfs_valid(dfs) || !obj || !S_ISREG(obj->mode))
 		return EINVAL;
-	if (S_ISDIR(obj->mode))
-		return EISDIR;
 	return obj->fd >= 0 ? 0 : EINVAL;
 }
 

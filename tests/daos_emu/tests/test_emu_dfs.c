@@ -153,6 +153,16 @@ static void test_namespace(void)
 	CHECK(dfs_dup(dfs, f, O_RDWR, &dup) == 0 && dfs_obj2id(dup, &id2) == 0 && id1.lo == id2.lo,
 	      "dup");
 	dfs_release(again);
+	daos_size_t size;
+	d_iov_t iov;
+	d_sg_list_t sgl = { 1, 0, &iov };
+	char byte;
+	d_iov_set(&iov, &byte, 1);
+	CHECK(dfs_read(dfs, dir, &sgl, 0, &size, NULL) == EINVAL &&
+	      dfs_get_size(dfs, dir, &size) == EINVAL, "a directory has no data: EINVAL");
+	CHECK(dfs_lookup(dfs, "/d/g", O_WRONLY, &again, NULL, NULL) == 0 &&
+	      dfs_read(dfs, again, &sgl, 0, &size, NULL) == EPERM, "no read of a write-only open");
+	dfs_release(again);
 	CHECK(dfs_lookup(dfs, "/d/missing", O_RDONLY, &again, NULL, NULL) == ENOENT,
 	      "lookup a missing path");
 	CHECK(dfs_lookup(dfs, "/../x", O_RDONLY, &again, NULL, NULL) == EINVAL, "no escape by ..");
