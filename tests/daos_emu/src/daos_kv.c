@@ -79,7 +79,8 @@ int daos_kv_put(daos_handle_t oh, daos_handle_t th, uint64_t flags, const char *
 	return iol_emu_finish(ev, kv_put(oh, flags, key, size, buf));
 }
 
-/* A missing key reads as size 0 unless DAOS_COND_KEY_GET asks for -DER_NONEXIST. */
+/* A missing key reads as size 0 unless DAOS_COND_KEY_GET asks for -DER_NONEXIST.  *size in:
+ * the buffer's size; out: the value's. */
 static int kv_get(daos_handle_t oh, uint64_t flags, const char *key, daos_size_t *size,
 		  void *buf)
 {
@@ -105,6 +106,8 @@ static int kv_get(daos_handle_t oh, uint64_t flags, const char *key, daos_size_t
 	}
 	daos_size_t room = *size;
 	*size = (daos_size_t)st.st_size;
+	if (room == DAOS_REC_ANY)
+		buf = NULL;   /* size 0 (DAOS_REC_ANY) asks for the size only, buffer or not */
 	if (buf && room < (daos_size_t)st.st_size)
 		rc = -DER_REC2BIG;
 	else if (buf)

@@ -220,6 +220,9 @@ static void test_kv(void)
 	size = 1;
 	CHECK(daos_kv_get(oh, DAOS_TX_NONE, 0, "k1", &size, buf, NULL) == -DER_REC2BIG && size == 3,
 	      "short buffer");
+	size = DAOS_REC_ANY;
+	CHECK(daos_kv_get(oh, DAOS_TX_NONE, 0, "k1", &size, buf, NULL) == 0 && size == 3,
+	      "size DAOS_REC_ANY with a buffer: the size only");
 	size = sizeof(buf);
 	CHECK(daos_kv_get(oh, DAOS_TX_NONE, 0, "k1", &size, buf, NULL) == 0 && size == 3 &&
 	      !strcmp(buf, "v1"), "get");
