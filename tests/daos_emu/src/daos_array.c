@@ -74,7 +74,10 @@ static int array_create(daos_handle_t coh, daos_obj_id_t oid, daos_size_t cell_s
 	struct array_attr attr = { cell_size, chunk_size };
 	char dir[PATH_MAX];
 
-	if (!oh || cell_size == 0 || chunk_size == 0 || daos_obj_id2type(oid) != DAOS_OT_ARRAY)
+	enum daos_otype_t type = daos_obj_id2type(oid);
+
+	if (!oh || cell_size == 0 || chunk_size == 0 ||
+	    (type != DAOS_OT_ARRAY && type != DAOS_OT_ARRAY_ATTR && type != DAOS_OT_ARRAY_BYTE))
 		return -DER_INVAL;
 	int rc = iol_emu_obj_dir(coh, oid, true, dir, sizeof(dir));
 	if (!rc)

@@ -165,6 +165,8 @@ static void test_arrays(void)
 
 	CHECK(daos_array_open(coh, oid, DAOS_TX_NONE, DAOS_OO_RW, &cell, &chunk, &oh, NULL) ==
 	      -DER_NONEXIST, "open before create");
+	CHECK(daos_array_create(coh, new_oid(7, DAOS_OT_KV_HASHED), DAOS_TX_NONE, 4, 1024, &oh,
+				NULL) == -DER_INVAL, "create needs an array oid");
 	CHECK(daos_array_create(coh, oid, DAOS_TX_NONE, 4, 1024, &oh, NULL) == 0, "create");
 	CHECK(daos_array_create(coh, oid, DAOS_TX_NONE, 4, 1024, &oh, NULL) == -DER_EXIST,
 	      "create twice");
