@@ -1,7 +1,8 @@
 #!/bin/bash
 # A small IOR DFS write+read (-a DFS) against the DAOS emulation, checked on the host: the
 # shared file and the file-per-process files must appear under the emulation root with the sizes
-# IOR wrote, and IOR's own read-back check (-W -R) must pass.
+# IOR wrote, and IOR's own read-back check (-W -R) must pass.  Then, when IOR's mdtest is beside
+# it, an mdtest -a DFS run (mkdir, create, stat, read, rename, remove) must leave an empty tree.
 # usage: run-ior.sh IOR_BIN [NPROCS] [PRELOAD]
 #   PRELOAD: a runtime to preload into IOR (ours or upstream's), for fidelity runs
 # Exit: 0 pass, 1 fail, 77 when IOR_BIN is missing (so ctest reports a skip).
@@ -32,4 +33,13 @@ run -F -o /fpp
 for ((r = 0; r < np; r++)); do
     expect_size "$root/pool0/cont0/dfs/$(printf 'fpp.%08d' "$r")" 1048576
 done
-echo "PASS: IOR -a DFS wrote and read back $np MiB shared and $np x 1 MiB file-per-process"
+mdtest=$(dirname "$ior")/mdtest md_note=
+if [[ -x $mdtest ]]; then
+    timeout 120 mpirun --oversubscribe -np "$np" "${env_args[@]}" "$mdtest" -a DFS --dfs.pool pool0 \
+        --dfs.cont cont0 -n 20 -d /mdtest -w 100 -e 100 >"$root/mdtest.out" 2>&1 ||
+        { cat "$root/mdtest.out"; echo "FAIL: mdtest"; exit 1; }
+    [[ -z $(ls -A "$root/pool0/cont0/dfs/mdtest" 2>/dev/null) ]] ||
+        { echo "FAIL: mdtest left entries behind"; exit 1; }
+    md_note=", mdtest -a DFS ran"
+fi
+echo "PASS: IOR -a DFS wrote and read back $np MiB shared and $np x 1 MiB file-per-process$md_note"
