@@ -5,7 +5,7 @@
  * the types below have the size and layout of those of DAOS 2.x's public headers
  * (daos_types.h, daos_obj.h, daos_array.h, daos_fs.h), which is all a wrapper
  * needs to pass arguments through and read sizes.  Objects the modules never look
- * inside (dfs_t, dfs_obj_t, events, iods, anchors) are opaque here. */
+ * inside (dfs_t, dfs_obj_t, events, anchors, container info) are opaque here. */
 #ifndef IOLENS_RUNTIME_DAOS_API_H
 #define IOLENS_RUNTIME_DAOS_API_H
 
@@ -34,6 +34,40 @@ typedef struct {                     /* d_sg_list_t */
     d_iov_t *sg_iovs;
 } d_sg_list_t;
 
+typedef struct {                     /* daos_recx_t */
+    uint64_t rx_idx, rx_nr;
+} daos_recx_t;
+
+enum { IOL_DAOS_IOD_SINGLE = 1 };    /* daos_iod_type_t */
+typedef struct {                     /* daos_iod_t */
+    daos_key_t iod_name;
+    int iod_type;                    /* daos_iod_type_t (an enum: int-sized) */
+    daos_size_t iod_size;
+    uint64_t iod_flags;
+    uint32_t iod_nr;
+    daos_recx_t *iod_recxs;
+} daos_iod_t;
+
+typedef struct {                     /* daos_range_t: in cells */
+    daos_off_t rg_idx;
+    daos_size_t rg_len;
+} daos_range_t;
+typedef struct {                     /* daos_array_iod_t */
+    daos_size_t arr_nr;
+    daos_range_t *arr_rgs;
+    daos_size_t arr_nr_short_read;
+    daos_size_t arr_nr_read;
+} daos_array_iod_t;
+
+/* The object type of an object id: its top 8 bits (daos_obj_id2type). */
+static inline int64_t iol_daos_otype(daos_obj_id_t oid) { return (int64_t)(oid.hi >> 56); }
+
+typedef struct daos_cont_info daos_cont_info_t;
+typedef struct daos_iom daos_iom_t;
+typedef struct daos_key_desc daos_key_desc_t;
+typedef struct daos_anchor daos_anchor_t;
+typedef struct daos_epoch_range daos_epoch_range_t;
+typedef struct daos_array_stbuf daos_array_stbuf_t;
 typedef struct dfs dfs_t;
 typedef struct dfs_obj dfs_obj_t;
 typedef struct daos_event daos_event_t;
