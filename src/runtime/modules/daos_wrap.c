@@ -42,10 +42,11 @@ static int64_t array_cells(const daos_array_iod_t *iod)
 #define TIMED_INT(call, rec) TIMED_BODY(int, call, rec)
 
 /* ------------------------------------------------------------ containers */
-int daos_cont_open(daos_handle_t poh, const char *cont, unsigned int flags, daos_handle_t *coh,
-                   daos_cont_info_t *info, daos_event_t *ev)
+/* daos_cont_open as DAOS 2.x programs call it (wrappers/daos_fns.def). */
+int daos_cont_open2(daos_handle_t poh, const char *cont, unsigned int flags, daos_handle_t *coh,
+                    daos_cont_info_t *info, daos_event_t *ev)
 {
-    int ret = IOL_DAOS_REAL(daos_cont_open)(poh, cont, flags, coh, info, ev);
+    int ret = IOL_DAOS_REAL(daos_cont_open2)(poh, cont, flags, coh, info, ev);
     if (ret == 0 && !ev && coh && iol_on())
         KEEP_ERRNO(iol_daos_cont_opened(poh, *coh));
     return ret;
