@@ -10,6 +10,10 @@
  *         daos     the object, array and key-value calls
  *         threads  4 threads, each writing 8 x 4096 bytes to its own DFS file /t<i>
  *         fork     DFS writes of 100 bytes to /parent before and /child in a child
+ *         kill     /data written as in dfs mode, then the process kills itself (SIGKILL)
+ *         mpi      (built with -DDAOS_CALLS_MPI, under mpiexec) every rank writes
+ *                  4 x 1000 bytes to /shared at its own offsets and 100 bytes to
+ *                  /r<rank>
  * Exits 0 when every call returned what DAOS documents; prints the failures. */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -17,12 +21,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <daos.h>
 #include <daos_fs.h>
+#ifdef DAOS_CALLS_MPI
+#include <mpi.h>
+#endif
 
 static int failures;
 #define EXPECT(cond, what)                                                           \
@@ -245,6 +253,26 @@ static void fork_mode(void)
            WEXITSTATUS(status) == 0, "child");
 }
 
+#ifdef DAOS_CALLS_MPI
+static void mpi_mode(void)
+{
+    int rank;
+    dfs_obj_t *obj;
+    d_sg_list_t sgl;
+    d_iov_t iov;
+    char name[16];
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    EXPECT(dfs_open(dfs, NULL, "shared", S_IFREG | 0644, O_RDWR | O_CREAT, 0, 0, NULL, &obj) == 0,
+           "open shared");
+    sgl_of(&sgl, &iov, 1000);
+    for (int i = 0; i < 4; i++)
+        EXPECT(dfs_write(dfs, obj, &sgl, (daos_off_t)(rank * 4 + i) * 1000, NULL) == 0, "write");
+    EXPECT(dfs_release(obj) == 0, "release shared");
+    snprintf(name, sizeof name, "r%d", rank);
+    dfs_write_file(name, 1, 100);
+}
+#endif
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
@@ -252,7 +280,18 @@ int main(int argc, char **argv)
         return 2;
     }
     memset(buf, 'x', sizeof buf);
+#ifdef DAOS_CALLS_MPI
+    MPI_Init(&argc, &argv);
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0)      /* the container, once, before the others open it */
+        connect_all(argv[1]);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank != 0)
+        connect_all(argv[1]);
+#else
     connect_all(argv[1]);
+#endif
     if (!strcmp(argv[2], "dfs"))
         dfs_mode();
     else if (!strcmp(argv[2], "daos")) {
@@ -263,6 +302,17 @@ int main(int argc, char **argv)
         threads_mode();
     else if (!strcmp(argv[2], "fork"))
         fork_mode();
+    else if (!strcmp(argv[2], "kill")) {
+        dfs_mode();
+        raise(SIGKILL);
+    }
+#ifdef DAOS_CALLS_MPI
+    else if (!strcmp(argv[2], "mpi"))
+        mpi_mode();
     disconnect_all();
+    MPI_Finalize();
+#else
+    disconnect_all();
+#endif
     return failures ? 1 : 0;
 }
