@@ -161,6 +161,23 @@ def test_daos_counters(calls, tmp_path):
         assert r["name"] == ""          # DAOS records have no name (as upstream)
 
 
+def test_async_calls_recorded_at_completion(calls, tmp_path):
+    """Calls given an event count when they complete, in the NB counters too."""
+    rt, _ = emulation()
+    logs, _ = run_mode(rt, calls, tmp_path, "async")
+    d = records(one_log(logs), "DFS")["/adata"]
+    assert (d["DFS_WRITES"], d["DFS_NB_WRITES"], d["DFS_BYTES_WRITTEN"]) == (2, 2, 400)
+    assert (d["DFS_READS"], d["DFS_NB_READS"], d["DFS_BYTES_READ"]) == (1, 1, 100)
+    assert_times_ordered(d, "DFS", ["OPEN", "WRITE", "READ"])
+    by_lo = {lo: r for (hi, lo), r in records(one_log(logs), "DAOS").items()}
+    kv, arr = by_lo[4], by_lo[5]
+    assert (kv["DAOS_KV_OPENS"], kv["DAOS_KV_PUTS"], kv["DAOS_KV_GETS"], kv["DAOS_NB_OPS"],
+            kv["DAOS_BYTES_WRITTEN"], kv["DAOS_BYTES_READ"]) == (1, 2, 1, 4, 64, 32)
+    assert kv["DAOS_F_CLOSE_END_TIMESTAMP"] >= kv["DAOS_F_READ_END_TIMESTAMP"] > 0  # async close
+    assert (arr["DAOS_ARRAY_WRITES"], arr["DAOS_ARRAY_READS"], arr["DAOS_ARRAY_GET_SIZES"],
+            arr["DAOS_NB_OPS"], arr["DAOS_BYTES_WRITTEN"]) == (1, 1, 1, 3, 128)
+
+
 def test_threads(calls, tmp_path):
     rt, _ = emulation()
     logs, _ = run_mode(rt, calls, tmp_path, "threads")
@@ -270,7 +287,7 @@ def differences(ours, theirs, module):
     return out
 
 
-@pytest.mark.parametrize("mode", ["dfs", "daos", "threads"])
+@pytest.mark.parametrize("mode", ["dfs", "daos", "async", "threads"])
 def test_fidelity_with_upstream(calls, tmp_path, mode):
     """The same program under upstream 3.5.0's DFS/DAOS modules (built against the
     emulation by scripts/build-upstream-daos.sh): no integer counter differs."""

@@ -2,8 +2,7 @@
  *
  * Side tables, under the module lock (daos_handles.h): the open containers
  * (container handle -> the pool and container uuids) and the open objects
- * (object handle -> record).  Asynchronous calls (with an event) are not recorded
- * (docs/deviations.md). */
+ * (object handle -> record). */
 #include "daos_module.h"
 
 #include <errno.h>
@@ -151,7 +150,7 @@ static daos_rec *object_rec(iol_module *m, daos_handle_t coh, daos_obj_id_t oid,
 }
 
 void iol_daos_obj_opened(daos_handle_t coh, daos_obj_id_t oid, daos_handle_t oh, int counter,
-                         int64_t cell_size, int64_t chunk_size, const iol_span *sp)
+                         int64_t cell_size, int64_t chunk_size, int nb, const iol_span *sp)
 {
     iol_module *m = daos_mod();
     if (!iol_mod_enter(m))
@@ -162,6 +161,7 @@ void iol_daos_obj_opened(daos_handle_t coh, daos_obj_id_t oid, daos_handle_t oh,
         double t1, t2;
         iol_span_sec(sp, &t1, &t2);
         r->c[counter]++;
+        r->c[DAOS_NB_OPS] += nb;
         if (cell_size)
             r->c[DAOS_ARRAY_CELL_SIZE] = cell_size;
         if (chunk_size)
@@ -191,7 +191,7 @@ void iol_daos_obj_closed(daos_handle_t oh, const iol_span *sp)
     iol_mod_leave(m);
 }
 
-void iol_daos_obj_moved(daos_handle_t oh, int counter, int64_t amount, int is_write,
+void iol_daos_obj_moved(daos_handle_t oh, int counter, int64_t amount, int is_write, int nb,
                         const iol_span *sp)
 {
     iol_module *m = daos_mod();
@@ -207,12 +207,13 @@ void iol_daos_obj_moved(daos_handle_t oh, int counter, int64_t amount, int is_wr
             bytes *= r->c[DAOS_ARRAY_CELL_SIZE];
         iol_hm_add(st.heatmap, IOL_HM_SLOT_DAOS, t1, t2, bytes, is_write);
         r->c[counter]++;
+        r->c[DAOS_NB_OPS] += nb;
         iol_daos_io_count(&IO, r->c, r->f, a, bytes, is_write, t1, t2);
     }
     iol_mod_leave(m);
 }
 
-void iol_daos_obj_meta(daos_handle_t oh, int counter, const iol_span *sp)
+void iol_daos_obj_meta(daos_handle_t oh, int counter, int nb, const iol_span *sp)
 {
     iol_module *m = daos_mod();
     if (!iol_mod_enter(m))
@@ -221,6 +222,7 @@ void iol_daos_obj_meta(daos_handle_t oh, int counter, const iol_span *sp)
     daos_rec *r = rec_of(m, oh, &a);
     if (r) {
         r->c[counter]++;
+        r->c[DAOS_NB_OPS] += nb;
         iol_time_add_span(&r->f[DAOS_F_META_TIME], &a->last_meta_end, sp);
     }
     iol_mod_leave(m);

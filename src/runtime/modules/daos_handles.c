@@ -45,7 +45,7 @@ void iol_daos_handle_put(iol_daos_handles *t, uint64_t key, uint32_t index)
         if (t->e[s].state != 1)
             e = &t->e[s];
     if (!e) {
-        iol_fail(IOL_FAIL_FDTABLE);
+        iol_fail(IOL_FAIL_HANDLES);
         return;
     }
     *e = (iol_daos_handle){key, index, 1};
@@ -80,7 +80,7 @@ void iol_daos_container_put(iol_daos_container *t, uint64_t key, const unsigned 
         if (!t[i].used)
             c = &t[i];
     if (!c) {
-        iol_fail(IOL_FAIL_FDTABLE);
+        iol_fail(IOL_FAIL_HANDLES);
         return;
     }
     c->key = key;

@@ -2,8 +2,7 @@
  *
  * Side tables, under the module lock (daos_handles.h): the mounted containers
  * (dfs_t * -> the pool and container uuids) and the open objects (dfs_obj_t * ->
- * record).  Asynchronous calls (with an event) are not recorded
- * (docs/deviations.md). */
+ * record). */
 #include "dfs.h"
 
 #include <errno.h>
@@ -218,7 +217,8 @@ static void note_chunk(dfs_rec *r, dfs_obj_t *obj)
         r->c[DFS_CHUNK_SIZE] = (int64_t)chunk;
 }
 
-void iol_dfs_moved(dfs_obj_t *obj, int counter, int64_t bytes, int is_write, const iol_span *sp)
+void iol_dfs_moved(dfs_obj_t *obj, int counter, int64_t bytes, int is_write, int nb,
+                   const iol_span *sp)
 {
     iol_module *m = dfs_mod();
     if (!iol_mod_enter(m))
@@ -230,6 +230,8 @@ void iol_dfs_moved(dfs_obj_t *obj, int counter, int64_t bytes, int is_write, con
         iol_span_sec(sp, &t1, &t2);
         iol_hm_add(st.heatmap, IOL_HM_SLOT_DFS, t1, t2, bytes, is_write);
         r->c[counter]++;
+        if (nb)
+            r->c[is_write ? DFS_NB_WRITES : DFS_NB_READS]++;
         note_chunk(r, obj);
         iol_daos_io_count(&IO, r->c, r->f, a, bytes, is_write, t1, t2);
     }

@@ -7,7 +7,8 @@
  * the container uuid and the object id (iol_daos_object_id), its name the path
  * the application used (lookup), or the parent's name followed by the entry name
  * (open, lookup_rel; "/" for the root), as upstream forms it (docs/daos.md).
- * The two uuids follow the float counters in the record. */
+ * The two uuids follow the float counters in the record.  Reads and writes given an
+ * event are recorded when they complete (daos_async.h). */
 #ifndef IOLENS_RUNTIME_DFS_H
 #define IOLENS_RUNTIME_DFS_H
 
@@ -25,8 +26,10 @@ void iol_dfs_opened(dfs_t *dfs, dfs_obj_t *obj, dfs_obj_t *parent, const char *n
                     const char *path, int counter, const iol_span *sp);
 void iol_dfs_duped(dfs_obj_t *obj, dfs_obj_t *new_obj, const iol_span *sp);
 void iol_dfs_released(dfs_obj_t *obj, const iol_span *sp);
-/* Data: `counter` is DFS_READS, DFS_READXS, DFS_WRITES or DFS_WRITEXS. */
-void iol_dfs_moved(dfs_obj_t *obj, int counter, int64_t bytes, int is_write, const iol_span *sp);
+/* Data: `counter` is DFS_READS, DFS_READXS, DFS_WRITES or DFS_WRITEXS; `nb`: the
+ * call was given an event (it also counts in DFS_NB_READS/DFS_NB_WRITES). */
+void iol_dfs_moved(dfs_obj_t *obj, int counter, int64_t bytes, int is_write, int nb,
+                   const iol_span *sp);
 void iol_dfs_meta(dfs_obj_t *obj, enum iol_dfs_meta what, const iol_span *sp);
 void iol_dfs_removed(dfs_t *dfs, dfs_obj_t *parent, const char *name, daos_obj_id_t oid,
                      const iol_span *sp);

@@ -1,9 +1,10 @@
 /* Wrappers of the DFS API (wrappers/daos_fns.def; runtime behaviour as upstream
  * 3.5.0's DFS module).  The real call is made first and timed; only a call that
- * returned 0 is recorded; errno is kept as the real call left it.  A call with an
- * event (asynchronous) is passed through unrecorded (docs/deviations.md). */
+ * returned 0 is recorded; errno is kept as the real call left it.  A read or write
+ * given an event is recorded when it completes (daos_async.h). */
 #include <errno.h>
 
+#include "daos_async.h"
 #include "dfs.h"
 
 /* Run `rec` with errno saved (the application sees the real call's errno). */
@@ -20,6 +21,33 @@ static int64_t sgl_bytes(const d_sg_list_t *sgl)
     for (uint32_t i = 0; sgl && sgl->sg_iovs && i < sgl->sg_nr; i++)
         n += (int64_t)sgl->sg_iovs[i].iov_len;
     return n;
+}
+
+static void read_done(const iol_daos_pending *p, const iol_span *sp)
+{
+    iol_dfs_moved(p->obj, p->counter, (int64_t)*p->size, 0, 1, sp);
+}
+
+static void write_done(const iol_daos_pending *p, const iol_span *sp)
+{
+    iol_dfs_moved(p->obj, p->counter, p->amount, 1, 1, sp);
+}
+
+/* A read (size: where the call stores the bytes read) or write (bytes) given an
+ * event: recorded at its completion. */
+static void pending_io(dfs_obj_t *obj, int counter, daos_size_t *size, int64_t bytes,
+                       daos_event_t *ev, int is_write)
+{
+    if (!ev || (!is_write && !size) || !iol_on())
+        return;
+    iol_daos_pending *p = iol_daos_pending_take(is_write ? write_done : read_done);
+    if (!p)
+        return;
+    p->obj = obj;
+    p->counter = counter;
+    p->size = size;
+    p->amount = bytes;
+    iol_daos_pending_arm(p, ev);
 }
 
 int dfs_mount(daos_handle_t poh, daos_handle_t coh, int flags, dfs_t **dfs)
@@ -92,32 +120,36 @@ int dfs_release(dfs_obj_t *obj)
 int dfs_read(dfs_t *dfs, dfs_obj_t *obj, d_sg_list_t *sgl, daos_off_t off, daos_size_t *read_size,
              daos_event_t *ev)
 {
+    pending_io(obj, DFS_READS, read_size, 0, ev, 0);
     TIMED_BODY(int, IOL_DAOS_REAL(dfs_read)(dfs, obj, sgl, off, read_size, ev),
                ret == 0 && !ev && read_size,
-               KEEP_ERRNO(iol_dfs_moved(obj, DFS_READS, (int64_t)*read_size, 0, &sp)));
+               KEEP_ERRNO(iol_dfs_moved(obj, DFS_READS, (int64_t)*read_size, 0, 0, &sp)));
 }
 
 int dfs_readx(dfs_t *dfs, dfs_obj_t *obj, dfs_iod_t *iod, d_sg_list_t *sgl, daos_size_t *read_size,
               daos_event_t *ev)
 {
+    pending_io(obj, DFS_READXS, read_size, 0, ev, 0);
     TIMED_BODY(int, IOL_DAOS_REAL(dfs_readx)(dfs, obj, iod, sgl, read_size, ev),
                ret == 0 && !ev && read_size,
-               KEEP_ERRNO(iol_dfs_moved(obj, DFS_READXS, (int64_t)*read_size, 0, &sp)));
+               KEEP_ERRNO(iol_dfs_moved(obj, DFS_READXS, (int64_t)*read_size, 0, 0, &sp)));
 }
 
 /* The bytes written are the scatter list's, counted before the call (as upstream). */
 int dfs_write(dfs_t *dfs, dfs_obj_t *obj, d_sg_list_t *sgl, daos_off_t off, daos_event_t *ev)
 {
     int64_t bytes = sgl_bytes(sgl);
+    pending_io(obj, DFS_WRITES, NULL, bytes, ev, 1);
     TIMED_BODY(int, IOL_DAOS_REAL(dfs_write)(dfs, obj, sgl, off, ev), ret == 0 && !ev,
-               KEEP_ERRNO(iol_dfs_moved(obj, DFS_WRITES, bytes, 1, &sp)));
+               KEEP_ERRNO(iol_dfs_moved(obj, DFS_WRITES, bytes, 1, 0, &sp)));
 }
 
 int dfs_writex(dfs_t *dfs, dfs_obj_t *obj, dfs_iod_t *iod, d_sg_list_t *sgl, daos_event_t *ev)
 {
     int64_t bytes = sgl_bytes(sgl);
+    pending_io(obj, DFS_WRITEXS, NULL, bytes, ev, 1);
     TIMED_BODY(int, IOL_DAOS_REAL(dfs_writex)(dfs, obj, iod, sgl, ev), ret == 0 && !ev,
-               KEEP_ERRNO(iol_dfs_moved(obj, DFS_WRITEXS, bytes, 1, &sp)));
+               KEEP_ERRNO(iol_dfs_moved(obj, DFS_WRITEXS, bytes, 1, 0, &sp)));
 }
 
 int dfs_get_size(dfs_t *dfs, dfs_obj_t *obj, daos_size_t *size)

@@ -11,6 +11,9 @@
  *         threads  4 threads, each writing 8 x 4096 bytes to its own DFS file /t<i>
  *         fork     DFS writes of 100 bytes to /parent before and /child in a child
  *         kill     /data written as in dfs mode, then the process kills itself (SIGKILL)
+ *         async    calls given an event: DFS /adata 2 writes of 200, 1 read of 100;
+ *                  KV object 4 opened, 2 puts of 32, 1 get, closed; array object 5
+ *                  (cell 8) 1 write and 1 read of 16 cells, 1 get_size
  *         mpi      (built with -DDAOS_CALLS_MPI, under mpiexec) every rank writes
  *                  4 x 1000 bytes to /shared at its own offsets and 100 bytes to
  *                  /r<rank>
@@ -223,6 +226,63 @@ static void kvs(void)
     EXPECT(daos_kv_close(oh, NULL) == 0, "kv_close");
 }
 
+static daos_handle_t eqh;
+static daos_event_t ev;
+
+/* A fresh event for the next call (the previous one polled and finished). */
+static daos_event_t *next_event(void)
+{
+    daos_event_t *done[1];
+    static int used;
+    if (used) {
+        EXPECT(daos_eq_poll(eqh, 0, DAOS_EQ_NOWAIT, 1, done) == 1 && ev.ev_error == 0,
+               "the previous event completed");
+        daos_event_fini(&ev);
+    }
+    used = 1;
+    EXPECT(daos_event_init(&ev, eqh, NULL) == 0, "event_init");
+    return &ev;
+}
+
+static void async_mode(void)
+{
+    dfs_obj_t *obj;
+    d_sg_list_t sgl;
+    d_iov_t iov;
+    daos_size_t got = 0, size = 0;
+    daos_handle_t oh;
+    EXPECT(daos_eq_create(&eqh) == 0, "eq_create");
+    EXPECT(dfs_open(dfs, NULL, "adata", S_IFREG | 0644, O_RDWR | O_CREAT, 0, 0, NULL, &obj) == 0,
+           "open adata");
+    sgl_of(&sgl, &iov, 200);
+    for (int i = 0; i < 2; i++)
+        EXPECT(dfs_write(dfs, obj, &sgl, (daos_off_t)i * 200, next_event()) == 0, "write ev");
+    sgl_of(&sgl, &iov, 100);
+    EXPECT(dfs_read(dfs, obj, &sgl, 0, &got, next_event()) == 0, "read ev");
+    EXPECT(dfs_release(obj) == 0, "release adata");
+    EXPECT(daos_kv_open(coh, new_oid(4, DAOS_OT_KV_HASHED), DAOS_OO_RW, &oh, next_event()) == 0,
+           "kv_open ev");
+    next_event();                    /* the open has completed: oh is set */
+    for (int i = 0; i < 2; i++)
+        EXPECT(daos_kv_put(oh, DAOS_TX_NONE, 0, i ? "k1" : "k0", 32, buf, &ev) == 0 &&
+               next_event(), "kv_put ev");
+    size = sizeof buf;
+    EXPECT(daos_kv_get(oh, DAOS_TX_NONE, 0, "k0", &size, buf, &ev) == 0, "kv_get ev");
+    EXPECT(daos_kv_close(oh, next_event()) == 0, "kv_close ev");
+    daos_range_t rg = {0, 16};
+    daos_array_iod_t aiod = {1, &rg, 0, 0};
+    EXPECT(daos_array_create(coh, new_oid(5, DAOS_OT_ARRAY), DAOS_TX_NONE, 8, 1 << 20, &oh,
+                             NULL) == 0, "array_create");
+    sgl_of(&sgl, &iov, 16 * 8);
+    EXPECT(daos_array_write(oh, DAOS_TX_NONE, &aiod, &sgl, next_event()) == 0, "array_write ev");
+    EXPECT(daos_array_read(oh, DAOS_TX_NONE, &aiod, &sgl, next_event()) == 0, "array_read ev");
+    EXPECT(daos_array_get_size(oh, DAOS_TX_NONE, &size, next_event()) == 0, "get_size ev");
+    next_event();
+    daos_event_fini(&ev);
+    EXPECT(daos_array_close(oh, NULL) == 0, "array_close");
+    EXPECT(daos_eq_destroy(eqh, 0) == 0, "eq_destroy");
+}
+
 static void *thread_main(void *arg)
 {
     char name[16];
@@ -302,6 +362,8 @@ int main(int argc, char **argv)
         threads_mode();
     else if (!strcmp(argv[2], "fork"))
         fork_mode();
+    else if (!strcmp(argv[2], "async"))
+        async_mode();
     else if (!strcmp(argv[2], "kill")) {
         dfs_mode();
         raise(SIGKILL);
