@@ -178,6 +178,49 @@ def test_async_calls_recorded_at_completion(calls, tmp_path):
             arr["DAOS_NB_OPS"], arr["DAOS_BYTES_WRITTEN"]) == (1, 1, 1, 3, 128)
 
 
+def test_python_views_of_our_logs(calls, tmp_path):
+    """log.layers(), the report's interface table and fleet job-stats/file-stats
+    (the same numbers as PyDarshan's job_stats/file_stats) on our DFS/DAOS logs."""
+    rt, _ = emulation()
+    dfs_log = one_log(run_mode(rt, calls, tmp_path, "dfs")[0])
+    daos_log = one_log(run_mode(rt, calls, tmp_path, "daos")[0])
+    with iolens.open(dfs_log) as lg:
+        lay = lg.layers()
+    dfs = lay[lay["layer"] == "DFS"].set_index("file")
+    assert dfs.loc["/data", "bytes_written"] == 3020 and dfs.loc["/gone", "bytes_written"] == 100
+    with iolens.open(daos_log) as lg:
+        recs = lg.records("DAOS")
+        lay = lg.layers()
+    daos = lay[lay["layer"] == "DAOS"]
+    want = {f"{hi}.{lo}" for hi, lo in zip(recs["oid_hi"], recs["oid_lo"])}
+    assert set(daos["file"]) == want and len(want) == 3     # one row per object
+    assert daos["bytes_written"].sum() == 128 + 256 + 96
+    iolens_cmd = shutil.which("iolens")
+    if iolens_cmd is None:
+        pytest.skip("the iolens command is not installed in this environment")
+    for module, log in (("DFS", dfs_log), ("DAOS", daos_log)):
+        ours = subprocess.run([iolens_cmd, "fleet", "job-stats", "-m", module, "--csv", str(log)],
+                              capture_output=True, text=True, timeout=300)
+        assert ours.returncode == 0, ours.stderr
+        theirs = subprocess.run([sys.executable, "-m", "darshan", "job_stats", "--module", module,
+                                 "--csv", str(log)], capture_output=True, text=True, timeout=300)
+        if theirs.returncode == 0:       # PyDarshan installed
+            assert ours.stdout == theirs.stdout
+    ours = subprocess.run([iolens_cmd, "fleet", "file-stats", "-m", "DFS", "--csv", str(dfs_log)],
+                          capture_output=True, text=True, timeout=300)
+    theirs = subprocess.run([sys.executable, "-m", "darshan", "file_stats", "--module", "DFS",
+                             "--csv", str(dfs_log)], capture_output=True, text=True, timeout=300)
+    assert ours.returncode == 0, ours.stderr
+    if theirs.returncode == 0:
+        assert ours.stdout == theirs.stdout
+    html = tmp_path / "report.html"
+    r = subprocess.run([iolens_cmd, "report", str(daos_log), "-o", str(html)],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    text = html.read_text()
+    assert "DAOS" in text and "480 B" in text      # the interface row: bytes written
+
+
 def test_threads(calls, tmp_path):
     rt, _ = emulation()
     logs, _ = run_mode(rt, calls, tmp_path, "threads")
