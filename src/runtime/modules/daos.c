@@ -57,6 +57,19 @@ static daos_rec *rec_of(iol_module *m, daos_handle_t oh, daos_aux **aux)
     return (daos_rec *)(m->recs + (size_t)h->index * m->d->rec_size);
 }
 
+/* Lock the module and find the record of an open object handle: the record (lock
+ * held) or NULL (lock not held). */
+static daos_rec *enter_obj(daos_handle_t oh, daos_aux **aux)
+{
+    iol_module *m = daos_mod();
+    if (!iol_mod_enter(m))
+        return NULL;
+    daos_rec *r = rec_of(m, oh, aux);
+    if (!r)
+        iol_mod_leave(m);
+    return r;
+}
+
 static void rec_init(iol_module *m, const char *name, void *rec, void *aux)
 {
     (void)m, (void)name, (void)rec;
@@ -78,34 +91,14 @@ static void reset(iol_module *m)
     memset(&st, 0, sizeof st);
 }
 
-/* Upstream writes only the records with an operation beyond opening: object
- * fetches through recx lists, array reads through destroys, kv gets through
- * destroys.  Compacted in place. */
-static int has_ops(const daos_rec *r)
-{
-    static const int ranges[3][2] = {{DAOS_OBJ_FETCHES, DAOS_OBJ_RECX_LISTS},
-                                     {DAOS_ARRAY_READS, DAOS_ARRAY_DESTROYS},
-                                     {DAOS_KV_GETS, DAOS_KV_DESTROYS}};
-    for (int g = 0; g < 3; g++)
-        for (int k = ranges[g][0]; k <= ranges[g][1]; k++)
-            if (r->c[k])
-                return 1;
-    return 0;
-}
-
+/* Records written: those with an object fetch through recx list, an array read
+ * through destroy, or a kv get through destroy (as upstream). */
 static size_t output(iol_module *m, void **payload)
 {
-    size_t kept = 0;
-    for (size_t i = 0; i < m->count; i++) {
-        daos_rec *r = (daos_rec *)(m->recs + i * sizeof(daos_rec));
-        if (!has_ops(r))
-            continue;
-        if (kept != i)
-            memmove(m->recs + kept * sizeof(daos_rec), r, sizeof(daos_rec));
-        kept++;
-    }
-    *payload = m->recs;
-    return kept * sizeof(daos_rec);
+    static const int ops[3][2] = {{DAOS_OBJ_FETCHES, DAOS_OBJ_RECX_LISTS},
+                                  {DAOS_ARRAY_READS, DAOS_ARRAY_DESTROYS},
+                                  {DAOS_KV_GETS, DAOS_KV_DESTROYS}};
+    return iol_daos_output_active(m, ops, 3, payload);
 }
 
 /* ------------------------------------------------------------ record functions */
@@ -158,8 +151,6 @@ void iol_daos_obj_opened(daos_handle_t coh, daos_obj_id_t oid, daos_handle_t oh,
     daos_aux *a;
     daos_rec *r = object_rec(m, coh, oid, &a);
     if (r) {
-        double t1, t2;
-        iol_span_sec(sp, &t1, &t2);
         r->c[counter]++;
         r->c[DAOS_NB_OPS] += nb;
         if (cell_size)
@@ -167,8 +158,8 @@ void iol_daos_obj_opened(daos_handle_t coh, daos_obj_id_t oid, daos_handle_t oh,
         if (chunk_size)
             r->c[DAOS_ARRAY_CHUNK_SIZE] = chunk_size;
         r->c[DAOS_OBJ_OTYPE] = iol_daos_otype(oid);
-        iol_stamp(&r->f[DAOS_F_OPEN_START_TIMESTAMP], &r->f[DAOS_F_OPEN_END_TIMESTAMP], t1, t2);
-        iol_time_add(&r->f[DAOS_F_META_TIME], &a->last_meta_end, t1, t2);
+        iol_daos_stamp_meta(r->f, DAOS_F_OPEN_START_TIMESTAMP, DAOS_F_OPEN_END_TIMESTAMP,
+                            DAOS_F_META_TIME, &a->last_meta_end, sp);
         iol_daos_handle_put(&st.objs, oh.cookie, (uint32_t)iol_rec_index(m, r));
     }
     iol_mod_leave(m);
@@ -176,56 +167,45 @@ void iol_daos_obj_opened(daos_handle_t coh, daos_obj_id_t oid, daos_handle_t oh,
 
 void iol_daos_obj_closed(daos_handle_t oh, const iol_span *sp)
 {
-    iol_module *m = daos_mod();
-    if (!iol_mod_enter(m))
-        return;
     daos_aux *a;
-    daos_rec *r = rec_of(m, oh, &a);
-    if (r) {
-        double t1, t2;
-        iol_span_sec(sp, &t1, &t2);
-        iol_stamp(&r->f[DAOS_F_CLOSE_START_TIMESTAMP], &r->f[DAOS_F_CLOSE_END_TIMESTAMP], t1, t2);
-        iol_time_add(&r->f[DAOS_F_META_TIME], &a->last_meta_end, t1, t2);
-        iol_daos_handle_drop(&st.objs, oh.cookie);
-    }
-    iol_mod_leave(m);
+    daos_rec *r = enter_obj(oh, &a);
+    if (!r)
+        return;
+    iol_daos_stamp_meta(r->f, DAOS_F_CLOSE_START_TIMESTAMP, DAOS_F_CLOSE_END_TIMESTAMP,
+                        DAOS_F_META_TIME, &a->last_meta_end, sp);
+    iol_daos_handle_drop(&st.objs, oh.cookie);
+    iol_mod_leave(daos_mod());
 }
 
 void iol_daos_obj_moved(daos_handle_t oh, int counter, int64_t amount, int is_write, int nb,
                         const iol_span *sp)
 {
-    iol_module *m = daos_mod();
-    if (!iol_mod_enter(m))
-        return;
     daos_aux *a;
-    daos_rec *r = rec_of(m, oh, &a);
-    if (r) {
-        double t1, t2;
-        iol_span_sec(sp, &t1, &t2);
-        int64_t bytes = amount;
-        if (counter == DAOS_ARRAY_READS || counter == DAOS_ARRAY_WRITES)
-            bytes *= r->c[DAOS_ARRAY_CELL_SIZE];
-        iol_hm_add(st.heatmap, IOL_HM_SLOT_DAOS, t1, t2, bytes, is_write);
-        r->c[counter]++;
-        r->c[DAOS_NB_OPS] += nb;
-        iol_daos_io_count(&IO, r->c, r->f, a, bytes, is_write, t1, t2);
-    }
-    iol_mod_leave(m);
+    daos_rec *r = enter_obj(oh, &a);
+    if (!r)
+        return;
+    double t1, t2;
+    iol_span_sec(sp, &t1, &t2);
+    int64_t bytes = amount;
+    if (counter == DAOS_ARRAY_READS || counter == DAOS_ARRAY_WRITES)
+        bytes *= r->c[DAOS_ARRAY_CELL_SIZE];
+    iol_hm_add(st.heatmap, IOL_HM_SLOT_DAOS, t1, t2, bytes, is_write);
+    r->c[counter]++;
+    r->c[DAOS_NB_OPS] += nb;
+    iol_daos_io_count(&IO, r->c, r->f, a, bytes, is_write, t1, t2);
+    iol_mod_leave(daos_mod());
 }
 
 void iol_daos_obj_meta(daos_handle_t oh, int counter, int nb, const iol_span *sp)
 {
-    iol_module *m = daos_mod();
-    if (!iol_mod_enter(m))
-        return;
     daos_aux *a;
-    daos_rec *r = rec_of(m, oh, &a);
-    if (r) {
-        r->c[counter]++;
-        r->c[DAOS_NB_OPS] += nb;
-        iol_time_add_span(&r->f[DAOS_F_META_TIME], &a->last_meta_end, sp);
-    }
-    iol_mod_leave(m);
+    daos_rec *r = enter_obj(oh, &a);
+    if (!r)
+        return;
+    r->c[counter]++;
+    r->c[DAOS_NB_OPS] += nb;
+    iol_time_add_span(&r->f[DAOS_F_META_TIME], &a->last_meta_end, sp);
+    iol_mod_leave(daos_mod());
 }
 
 const iol_module_desc iol_daos_module = {

@@ -9,6 +9,7 @@
 #ifndef IOLENS_RUNTIME_DAOS_API_H
 #define IOLENS_RUNTIME_DAOS_API_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -108,6 +109,15 @@ void *iol_daos_real(const char *name, void **slot);
     (__builtin_expect(iol_daos.name != NULL, 1)                                      \
          ? iol_daos.name                                                             \
          : (__typeof__(iol_daos.name))iol_daos_real(#name, (void **)&iol_daos.name))
+
+/* For the wrappers: run a record step with errno saved (the application sees the
+ * real call's errno). */
+#define KEEP_ERRNO(rec)                                                              \
+    do {                                                                             \
+        int e_ = errno;                                                              \
+        rec;                                                                         \
+        errno = e_;                                                                  \
+    } while (0)
 
 /* The pool and container uuids of a container handle pair (32 bytes: pool then
  * container), by the two queries; 0 on success, -1 (out untouched) otherwise.

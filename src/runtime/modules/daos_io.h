@@ -6,6 +6,8 @@
 #ifndef IOLENS_RUNTIME_DAOS_IO_H
 #define IOLENS_RUNTIME_DAOS_IO_H
 
+#include <string.h>
+
 #include "../core/stats.h"
 
 typedef struct iol_daos_io_idx {
@@ -39,6 +41,41 @@ static inline void iol_daos_io_count(const iol_daos_io_idx *ix, int64_t *c, doub
         c[ix->max_size[w]] = bytes;
     }
     iol_time_add(&f[ix->time[w]], &s->last_end[w], t1, t2);
+}
+
+/* An open or a close: its first-start/last-end stamps and its meta time. */
+static inline void iol_daos_stamp_meta(double *f, int start, int end, int meta,
+                                       double *last_meta_end, const iol_span *sp)
+{
+    double t1, t2;
+    iol_span_sec(sp, &t1, &t2);
+    iol_stamp(&f[start], &f[end], t1, t2);
+    iol_time_add(&f[meta], last_meta_end, t1, t2);
+}
+
+/* The output of both modules: upstream writes only the records with an operation
+ * beyond opening, one whose integer counter in one of the `n` index ranges
+ * [first, last] is not 0.  The records are compacted in place; returns the
+ * payload length. */
+static inline size_t iol_daos_output_active(iol_module *m, const int (*ranges)[2], int n,
+                                            void **payload)
+{
+    size_t kept = 0, size = m->d->rec_size;
+    for (size_t i = 0; i < m->count; i++) {
+        uint8_t *rec = m->recs + i * size;
+        const int64_t *c = (const int64_t *)(rec + 16);
+        int active = 0;
+        for (int g = 0; g < n && !active; g++)
+            for (int k = ranges[g][0]; k <= ranges[g][1] && !active; k++)
+                active = c[k] != 0;
+        if (!active)
+            continue;
+        if (kept != i)
+            memmove(m->recs + kept * size, rec, size);
+        kept++;
+    }
+    *payload = m->recs;
+    return kept * size;
 }
 
 #endif

@@ -8,13 +8,6 @@
 #include "daos_async.h"
 #include "daos_module.h"
 
-#define KEEP_ERRNO(rec)                                                              \
-    do {                                                                             \
-        int e_ = errno;                                                              \
-        rec;                                                                         \
-        errno = e_;                                                                  \
-    } while (0)
-
 /* Bytes of a fetch or update: a single value's size, or each extent's records
  * times the record size (counted before the call, as upstream). */
 static int64_t iod_bytes(const daos_iod_t *iods, unsigned int nr)

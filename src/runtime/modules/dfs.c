@@ -57,6 +57,19 @@ static dfs_rec *rec_of(iol_module *m, dfs_obj_t *obj, dfs_aux **aux)
     return (dfs_rec *)(m->recs + (size_t)h->index * m->d->rec_size);
 }
 
+/* Lock the module and find the record of an open object: the record (lock held)
+ * or NULL (lock not held). */
+static dfs_rec *enter_obj(dfs_obj_t *obj, dfs_aux **aux)
+{
+    iol_module *m = dfs_mod();
+    if (!iol_mod_enter(m))
+        return NULL;
+    dfs_rec *r = rec_of(m, obj, aux);
+    if (!r)
+        iol_mod_leave(m);
+    return r;
+}
+
 /* The record of id, registered under `name` when new, with the uuids. */
 static dfs_rec *rec_get(iol_module *m, uint64_t id, const char *name, const unsigned char *uuids,
                         dfs_aux **aux)
@@ -107,24 +120,12 @@ static void reset(iol_module *m)
     memset(&st, 0, sizeof st);
 }
 
-/* Upstream writes only the records with an operation beyond opening (reads,
- * writes, sizes, punches, removals, stats): compacted in place. */
+/* Records written: those with a read, write, size, punch, removal or stat (as
+ * upstream). */
 static size_t output(iol_module *m, void **payload)
 {
-    size_t kept = 0;
-    for (size_t i = 0; i < m->count; i++) {
-        dfs_rec *r = (dfs_rec *)(m->recs + i * sizeof(dfs_rec));
-        int ops = 0;
-        for (int k = DFS_READS; k <= DFS_STATS && !ops; k++)
-            ops = r->c[k] != 0;
-        if (!ops)
-            continue;
-        if (kept != i)
-            memmove(m->recs + kept * sizeof(dfs_rec), r, sizeof(dfs_rec));
-        kept++;
-    }
-    *payload = m->recs;
-    return kept * sizeof(dfs_rec);
+    static const int ops[1][2] = {{DFS_READS, DFS_STATS}};
+    return iol_daos_output_active(m, ops, 1, payload);
 }
 
 /* ------------------------------------------------------------ record functions */
@@ -153,11 +154,9 @@ void iol_dfs_unmounted(dfs_t *dfs)
 static void count_open(iol_module *m, dfs_rec *r, dfs_aux *a, dfs_obj_t *obj, int counter,
                        const iol_span *sp)
 {
-    double t1, t2;
-    iol_span_sec(sp, &t1, &t2);
     r->c[counter]++;
-    iol_stamp(&r->f[DFS_F_OPEN_START_TIMESTAMP], &r->f[DFS_F_OPEN_END_TIMESTAMP], t1, t2);
-    iol_time_add(&r->f[DFS_F_META_TIME], &a->last_meta_end, t1, t2);
+    iol_daos_stamp_meta(r->f, DFS_F_OPEN_START_TIMESTAMP, DFS_F_OPEN_END_TIMESTAMP,
+                        DFS_F_META_TIME, &a->last_meta_end, sp);
     iol_daos_handle_put(&st.objs, key_of(obj), (uint32_t)iol_rec_index(m, r));
 }
 
@@ -182,31 +181,24 @@ void iol_dfs_opened(dfs_t *dfs, dfs_obj_t *obj, dfs_obj_t *parent, const char *n
 
 void iol_dfs_duped(dfs_obj_t *obj, dfs_obj_t *new_obj, const iol_span *sp)
 {
-    iol_module *m = dfs_mod();
-    if (!new_obj || !iol_mod_enter(m))
-        return;
     dfs_aux *a;
-    dfs_rec *r = rec_of(m, obj, &a);
-    if (r)
-        count_open(m, r, a, new_obj, DFS_DUPS, sp);
-    iol_mod_leave(m);
+    dfs_rec *r = new_obj ? enter_obj(obj, &a) : NULL;
+    if (!r)
+        return;
+    count_open(dfs_mod(), r, a, new_obj, DFS_DUPS, sp);
+    iol_mod_leave(dfs_mod());
 }
 
 void iol_dfs_released(dfs_obj_t *obj, const iol_span *sp)
 {
-    iol_module *m = dfs_mod();
-    if (!iol_mod_enter(m))
-        return;
     dfs_aux *a;
-    dfs_rec *r = rec_of(m, obj, &a);
-    if (r) {
-        double t1, t2;
-        iol_span_sec(sp, &t1, &t2);
-        iol_stamp(&r->f[DFS_F_CLOSE_START_TIMESTAMP], &r->f[DFS_F_CLOSE_END_TIMESTAMP], t1, t2);
-        iol_time_add(&r->f[DFS_F_META_TIME], &a->last_meta_end, t1, t2);
-        iol_daos_handle_drop(&st.objs, key_of(obj));
-    }
-    iol_mod_leave(m);
+    dfs_rec *r = enter_obj(obj, &a);
+    if (!r)
+        return;
+    iol_daos_stamp_meta(r->f, DFS_F_CLOSE_START_TIMESTAMP, DFS_F_CLOSE_END_TIMESTAMP,
+                        DFS_F_META_TIME, &a->last_meta_end, sp);
+    iol_daos_handle_drop(&st.objs, key_of(obj));
+    iol_mod_leave(dfs_mod());
 }
 
 /* The chunk size, once per record, as upstream asks it at the first read or write. */
@@ -220,37 +212,31 @@ static void note_chunk(dfs_rec *r, dfs_obj_t *obj)
 void iol_dfs_moved(dfs_obj_t *obj, int counter, int64_t bytes, int is_write, int nb,
                    const iol_span *sp)
 {
-    iol_module *m = dfs_mod();
-    if (!iol_mod_enter(m))
-        return;
     dfs_aux *a;
-    dfs_rec *r = rec_of(m, obj, &a);
-    if (r) {
-        double t1, t2;
-        iol_span_sec(sp, &t1, &t2);
-        iol_hm_add(st.heatmap, IOL_HM_SLOT_DFS, t1, t2, bytes, is_write);
-        r->c[counter]++;
-        if (nb)
-            r->c[is_write ? DFS_NB_WRITES : DFS_NB_READS]++;
-        note_chunk(r, obj);
-        iol_daos_io_count(&IO, r->c, r->f, a, bytes, is_write, t1, t2);
-    }
-    iol_mod_leave(m);
+    dfs_rec *r = enter_obj(obj, &a);
+    if (!r)
+        return;
+    double t1, t2;
+    iol_span_sec(sp, &t1, &t2);
+    iol_hm_add(st.heatmap, IOL_HM_SLOT_DFS, t1, t2, bytes, is_write);
+    r->c[counter]++;
+    if (nb)
+        r->c[is_write ? DFS_NB_WRITES : DFS_NB_READS]++;
+    note_chunk(r, obj);
+    iol_daos_io_count(&IO, r->c, r->f, a, bytes, is_write, t1, t2);
+    iol_mod_leave(dfs_mod());
 }
 
 void iol_dfs_meta(dfs_obj_t *obj, enum iol_dfs_meta what, const iol_span *sp)
 {
     static const int counter[] = {DFS_GET_SIZES, DFS_PUNCHES, DFS_STATS};
-    iol_module *m = dfs_mod();
-    if (!iol_mod_enter(m))
-        return;
     dfs_aux *a;
-    dfs_rec *r = rec_of(m, obj, &a);
-    if (r) {
-        r->c[counter[what]]++;
-        iol_time_add_span(&r->f[DFS_F_META_TIME], &a->last_meta_end, sp);
-    }
-    iol_mod_leave(m);
+    dfs_rec *r = enter_obj(obj, &a);
+    if (!r)
+        return;
+    r->c[counter[what]]++;
+    iol_time_add_span(&r->f[DFS_F_META_TIME], &a->last_meta_end, sp);
+    iol_mod_leave(dfs_mod());
 }
 
 /* A removed entry: its record by the object id the call returned, registered

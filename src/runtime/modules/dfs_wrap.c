@@ -7,14 +7,6 @@
 #include "daos_async.h"
 #include "dfs.h"
 
-/* Run `rec` with errno saved (the application sees the real call's errno). */
-#define KEEP_ERRNO(rec)                                                              \
-    do {                                                                             \
-        int e_ = errno;                                                              \
-        rec;                                                                         \
-        errno = e_;                                                                  \
-    } while (0)
-
 static int64_t sgl_bytes(const d_sg_list_t *sgl)
 {
     int64_t n = 0;

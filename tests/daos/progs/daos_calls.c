@@ -128,6 +128,25 @@ static void dfs_mode(void)
            "open a missing file fails");
 }
 
+/* Room for listing up to 4 keys. */
+struct key_list {
+    uint32_t nr;
+    daos_key_desc_t kds[4];
+    daos_anchor_t anchor;
+    char buf[256];
+    d_iov_t iov;
+    d_sg_list_t sgl;
+};
+
+static uint32_t *key_list_init(struct key_list *kl)
+{
+    memset(kl, 0, sizeof *kl);
+    kl->nr = 4;
+    d_iov_set(&kl->iov, kl->buf, sizeof kl->buf);
+    kl->sgl = (d_sg_list_t){1, 0, &kl->iov};
+    return &kl->nr;
+}
+
 static daos_obj_id_t new_oid(uint64_t lo, enum daos_otype_t type)
 {
     daos_obj_id_t oid = {.lo = lo, .hi = 0};
@@ -159,14 +178,9 @@ static void objects(void)
     for (int i = 0; i < 2; i++)
         EXPECT(daos_obj_update(oh, DAOS_TX_NONE, 0, &dkey, 1, &iod, &sgl, NULL) == 0, "update");
     EXPECT(daos_obj_fetch(oh, DAOS_TX_NONE, 0, &dkey, 1, &iod, &sgl, NULL, NULL) == 0, "fetch");
-    uint32_t nr = 4;
-    daos_key_desc_t kds[4];
-    daos_anchor_t anchor = {0};
-    char kbuf[256];
-    d_iov_t kiov;
-    d_iov_set(&kiov, kbuf, sizeof kbuf);
-    d_sg_list_t ksgl = {1, 0, &kiov};
-    EXPECT(daos_obj_list_dkey(oh, DAOS_TX_NONE, &nr, kds, &ksgl, &anchor, NULL) == 0, "list_dkey");
+    struct key_list kl;
+    EXPECT(daos_obj_list_dkey(oh, DAOS_TX_NONE, key_list_init(&kl), kl.kds, &kl.sgl, &kl.anchor,
+                              NULL) == 0, "list_dkey");
     EXPECT(daos_obj_punch_akeys(oh, DAOS_TX_NONE, 0, &dkey, 1, &akey, NULL) == 0, "punch_akeys");
     EXPECT(daos_obj_punch_dkeys(oh, DAOS_TX_NONE, 0, 1, &dkey, NULL) == 0, "punch_dkeys");
     EXPECT(daos_obj_close(oh, NULL) == 0, "obj_close");
@@ -214,14 +228,9 @@ static void kvs(void)
         EXPECT(daos_kv_get(oh, DAOS_TX_NONE, 0, keys[i], &size, buf, NULL) == 0 && size == 32,
                "kv_get");
     }
-    uint32_t nr = 4;
-    daos_key_desc_t kds[4];
-    daos_anchor_t anchor = {0};
-    char kbuf[256];
-    d_iov_t kiov;
-    d_iov_set(&kiov, kbuf, sizeof kbuf);
-    d_sg_list_t ksgl = {1, 0, &kiov};
-    EXPECT(daos_kv_list(oh, DAOS_TX_NONE, &nr, kds, &ksgl, &anchor, NULL) == 0, "kv_list");
+    struct key_list kl;
+    EXPECT(daos_kv_list(oh, DAOS_TX_NONE, key_list_init(&kl), kl.kds, &kl.sgl, &kl.anchor,
+                        NULL) == 0, "kv_list");
     EXPECT(daos_kv_remove(oh, DAOS_TX_NONE, 0, "c", NULL) == 0, "kv_remove");
     EXPECT(daos_kv_close(oh, NULL) == 0, "kv_close");
 }
