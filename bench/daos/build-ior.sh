@@ -13,6 +13,10 @@ git_dir=$1 prefix=$2
 emu=${3:-$(cd "$(dirname "$0")/../.." && pwd)/build/tests/daos_emu/prefix}
 [[ -f $emu/include/daos_fs.h && -f $emu/lib64/libdfs.so ]] ||
     { echo "no DAOS emulation prefix at $emu (build target iolens_emu_prefix)" >&2; exit 1; }
+# IOR keeps its own copy of the emulation (PREFIX/daos-emu, found through its run path), so it
+# outlives the checkout; LD_LIBRARY_PATH overrides the run path to test another build.
+mkdir -p "$prefix"
+rm -rf "$prefix/daos-emu" && cp -a "$emu" "$prefix/daos-emu" && emu=$prefix/daos-emu
 src=$(mktemp -d /tmp/ior-src.XXXXXX)
 trap 'rm -rf "$src"' EXIT
 git clone -q "$git_dir" "$src/ior"

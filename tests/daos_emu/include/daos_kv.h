@@ -20,8 +20,8 @@ int daos_kv_close(daos_handle_t oh, daos_event_t *ev);
 int daos_kv_destroy(daos_handle_t oh, daos_handle_t th, daos_event_t *ev);
 int daos_kv_put(daos_handle_t oh, daos_handle_t th, uint64_t flags, const char *key,
 		daos_size_t size, const void *buf, daos_event_t *ev);
-/* buf == NULL asks only for the size; a buffer smaller than the value gives -DER_REC2BIG
- * with *size set to the value's size. */
+/* buf == NULL or *size == DAOS_REC_ANY (0) asks only for the size; a buffer smaller than the
+ * value gives -DER_REC2BIG with *size set to the value's size. */
 int daos_kv_get(daos_handle_t oh, daos_handle_t th, uint64_t flags, const char *key,
 		daos_size_t *size, void *buf, daos_event_t *ev);
 int daos_kv_remove(daos_handle_t oh, daos_handle_t th, uint64_t flags, const char *key,

@@ -74,7 +74,10 @@ static int array_create(daos_handle_t coh, daos_obj_id_t oid, daos_size_t cell_s
 	struct array_attr attr = { cell_size, chunk_size };
 	char dir[PATH_MAX];
 
-	if (!oh || cell_size == 0 || chunk_size == 0 || daos_obj_id2type(oid) != DAOS_OT_ARRAY)
+	enum daos_otype_t type = daos_obj_id2type(oid);
+
+	if (!oh || cell_size == 0 || chunk_size == 0 ||
+	    (type != DAOS_OT_ARRAY && type != DAOS_OT_ARRAY_ATTR && type != DAOS_OT_ARRAY_BYTE))
 		return -DER_INVAL;
 	int rc = iol_emu_obj_dir(coh, oid, true, dir, sizeof(dir));
 	if (!rc)
@@ -138,12 +141,7 @@ int daos_array_open_with_attr(daos_handle_t coh, daos_obj_id_t oid, daos_handle_
 
 int daos_array_close(daos_handle_t oh, daos_event_t *ev)
 {
-	struct iol_emu_obj *obj = iol_emu_handle_drop(oh, IOL_EMU_ARRAY);
-
-	if (obj)
-		close(obj->data_fd);
-	free(obj);
-	return iol_emu_finish(ev, obj ? 0 : -DER_NO_HDL);
+	return iol_emu_finish(ev, iol_emu_obj_close(oh, IOL_EMU_ARRAY));
 }
 
 int daos_array_get_attr(daos_handle_t oh, daos_size_t *chunk_size, daos_size_t *cell_size)
@@ -332,18 +330,7 @@ int daos_array_punch(daos_handle_t oh, daos_handle_t th, daos_array_iod_t *iod,
 }
 
 /* Removes the array's data; the handle stays open until daos_array_close. */
-static int array_destroy(daos_handle_t oh)
-{
-	struct iol_emu_obj *obj = iol_emu_handle_get(oh, IOL_EMU_ARRAY);
-
-	if (!obj)
-		return -DER_NO_HDL;
-	if (obj->mode & DAOS_OO_RO)
-		return -DER_NO_PERM;
-	return iol_emu_der(iol_emu_remove_tree(obj->dir));
-}
-
 int daos_array_destroy(daos_handle_t oh, daos_handle_t th, daos_event_t *ev)
 {
-	return iol_emu_finish(ev, array_destroy(oh));
+	return iol_emu_finish(ev, iol_emu_obj_destroy(oh, IOL_EMU_ARRAY));
 }

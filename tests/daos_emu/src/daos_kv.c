@@ -13,28 +13,17 @@ static bool is_kv_type(daos_obj_id_t oid)
 	       type == DAOS_OT_KV_LEXICAL;
 }
 
-static int kv_open(daos_handle_t coh, daos_obj_id_t oid, unsigned int mode, daos_handle_t *oh)
-{
-	char dir[PATH_MAX];
-
-	if (!oh || !is_kv_type(oid))
-		return -DER_INVAL;
-	int rc = iol_emu_obj_dir(coh, oid, true, dir, sizeof(dir));
-	return rc ? rc : iol_emu_obj_handle(IOL_EMU_KV, dir, oid, mode, NULL, oh);
-}
-
 int daos_kv_open(daos_handle_t coh, daos_obj_id_t oid, unsigned int mode, daos_handle_t *oh,
 		 daos_event_t *ev)
 {
-	return iol_emu_finish(ev, kv_open(coh, oid, mode, oh));
+	int rc = is_kv_type(oid) ? iol_emu_obj_open(IOL_EMU_KV, coh, oid, mode, true, oh)
+				 : -DER_INVAL;
+	return iol_emu_finish(ev, rc);
 }
 
 int daos_kv_close(daos_handle_t oh, daos_event_t *ev)
 {
-	struct iol_emu_obj *obj = iol_emu_handle_drop(oh, IOL_EMU_KV);
-
-	free(obj);
-	return iol_emu_finish(ev, obj ? 0 : -DER_NO_HDL);
+	return iol_emu_finish(ev, iol_emu_obj_close(oh, IOL_EMU_KV));
 }
 
 /* The KV of a live handle and the file of key; NULL sets *rc. */
@@ -70,7 +59,7 @@ static int kv_put(daos_handle_t oh, uint64_t flags, const char *key, daos_size_t
 		return -DER_EXIST;
 	if ((flags & DAOS_COND_KEY_UPDATE) && !exists)
 		return -DER_NONEXIST;
-	if (iol_emu_path(tmp, sizeof(tmp), "%s.tmp.%d", file, (int)getpid()))
+	if (iol_emu_temp_path(tmp, sizeof(tmp), file))
 		return -DER_EXCEEDS_PATH_LEN;
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
@@ -90,7 +79,8 @@ int daos_kv_put(daos_handle_t oh, daos_handle_t th, uint64_t flags, const char *
 	return iol_emu_finish(ev, kv_put(oh, flags, key, size, buf));
 }
 
-/* A missing key reads as size 0 unless DAOS_COND_KEY_GET asks for -DER_NONEXIST. */
+/* A missing key reads as size 0 unless DAOS_COND_KEY_GET asks for -DER_NONEXIST.  *size in:
+ * the buffer's size; out: the value's. */
 static int kv_get(daos_handle_t oh, uint64_t flags, const char *key, daos_size_t *size,
 		  void *buf)
 {
@@ -116,6 +106,8 @@ static int kv_get(daos_handle_t oh, uint64_t flags, const char *key, daos_size_t
 	}
 	daos_size_t room = *size;
 	*size = (daos_size_t)st.st_size;
+	if (room == DAOS_REC_ANY)
+		buf = NULL;   /* size 0 (DAOS_REC_ANY) asks for the size only, buffer or not */
 	if (buf && room < (daos_size_t)st.st_size)
 		rc = -DER_REC2BIG;
 	else if (buf)
@@ -150,33 +142,13 @@ int daos_kv_remove(daos_handle_t oh, daos_handle_t th, uint64_t flags, const cha
 	return iol_emu_finish(ev, kv_remove(oh, flags, key));
 }
 
-static int kv_list(daos_handle_t oh, uint32_t *nr, daos_key_desc_t *kds, d_sg_list_t *sgl,
-		   daos_anchor_t *anchor)
-{
-	static const char *const any[] = { "", NULL };
-	struct iol_emu_obj *obj = iol_emu_handle_get(oh, IOL_EMU_KV);
-
-	return obj ? iol_emu_list_keys(obj->dir, any, nr, kds, sgl, anchor) : -DER_NO_HDL;
-}
-
 int daos_kv_list(daos_handle_t oh, daos_handle_t th, uint32_t *nr, daos_key_desc_t *kds,
 		 d_sg_list_t *sgl, daos_anchor_t *anchor, daos_event_t *ev)
 {
-	return iol_emu_finish(ev, kv_list(oh, nr, kds, sgl, anchor));
-}
-
-static int kv_destroy(daos_handle_t oh)
-{
-	struct iol_emu_obj *obj = iol_emu_handle_get(oh, IOL_EMU_KV);
-
-	if (!obj)
-		return -DER_NO_HDL;
-	if (obj->mode & DAOS_OO_RO)
-		return -DER_NO_PERM;
-	return iol_emu_der(iol_emu_remove_tree(obj->dir));
+	return iol_emu_finish(ev, iol_emu_list_top_keys(oh, IOL_EMU_KV, nr, kds, sgl, anchor));
 }
 
 int daos_kv_destroy(daos_handle_t oh, daos_handle_t th, daos_event_t *ev)
 {
-	return iol_emu_finish(ev, kv_destroy(oh));
+	return iol_emu_finish(ev, iol_emu_obj_destroy(oh, IOL_EMU_KV));
 }

@@ -99,29 +99,48 @@ int iol_emu_obj_handle(enum iol_emu_kind kind, const char *dir, daos_obj_id_t oi
 	return 0;
 }
 
-/* Objects exist implicitly in DAOS: opening one creates nothing until it is updated. */
-static int obj_open(daos_handle_t coh, daos_obj_id_t oid, unsigned int mode, daos_handle_t *oh)
+int iol_emu_obj_open(enum iol_emu_kind kind, daos_handle_t coh, daos_obj_id_t oid,
+		     unsigned int mode, bool create, daos_handle_t *oh)
 {
 	char dir[PATH_MAX];
 
 	if (!oh)
 		return -DER_INVAL;
-	int rc = iol_emu_obj_dir(coh, oid, false, dir, sizeof(dir));
-	return rc ? rc : iol_emu_obj_handle(IOL_EMU_OBJ, dir, oid, mode, NULL, oh);
+	int rc = iol_emu_obj_dir(coh, oid, create, dir, sizeof(dir));
+	return rc ? rc : iol_emu_obj_handle(kind, dir, oid, mode, NULL, oh);
 }
 
+int iol_emu_obj_close(daos_handle_t oh, enum iol_emu_kind kind)
+{
+	struct iol_emu_obj *obj = iol_emu_handle_drop(oh, kind);
+
+	if (obj && obj->data_fd >= 0)
+		close(obj->data_fd);
+	free(obj);
+	return obj ? 0 : -DER_NO_HDL;
+}
+
+int iol_emu_obj_destroy(daos_handle_t oh, enum iol_emu_kind kind)
+{
+	struct iol_emu_obj *obj = iol_emu_handle_get(oh, kind);
+
+	if (!obj)
+		return -DER_NO_HDL;
+	if (obj->mode & DAOS_OO_RO)
+		return -DER_NO_PERM;
+	return iol_emu_der(iol_emu_remove_tree(obj->dir));
+}
+
+/* Objects exist implicitly in DAOS: opening one creates nothing until it is updated. */
 int daos_obj_open(daos_handle_t coh, daos_obj_id_t oid, unsigned int mode, daos_handle_t *oh,
 		  daos_event_t *ev)
 {
-	return iol_emu_finish(ev, obj_open(coh, oid, mode, oh));
+	return iol_emu_finish(ev, iol_emu_obj_open(IOL_EMU_OBJ, coh, oid, mode, false, oh));
 }
 
 int daos_obj_close(daos_handle_t oh, daos_event_t *ev)
 {
-	struct iol_emu_obj *obj = iol_emu_handle_drop(oh, IOL_EMU_OBJ);
-
-	free(obj);
-	return iol_emu_finish(ev, obj ? 0 : -DER_NO_HDL);
+	return iol_emu_finish(ev, iol_emu_obj_close(oh, IOL_EMU_OBJ));
 }
 
 /* ---------------------------------------------------------------- keys */
@@ -480,15 +499,15 @@ int iol_emu_list_keys(const char *dir, const char *const *prefixes, uint32_t *nr
 	free(names);
 	memcpy(anchor->da_buf, &pos, sizeof(pos));
 	*nr = filled;
-	sgl->sg_nr_out = c.touched ? c.touched : (filled ? c.iov + 1 : 0);
+	sgl->sg_nr_out = filled ? (c.iov < sgl->sg_nr ? c.iov + 1 : sgl->sg_nr) : 0;
 	return rc;
 }
 
-static int list_dkey(daos_handle_t oh, uint32_t *nr, daos_key_desc_t *kds, d_sg_list_t *sgl,
-		     daos_anchor_t *anchor)
+int iol_emu_list_top_keys(daos_handle_t oh, enum iol_emu_kind kind, uint32_t *nr,
+			  daos_key_desc_t *kds, d_sg_list_t *sgl, daos_anchor_t *anchor)
 {
 	static const char *const any[] = { "", NULL };
-	struct iol_emu_obj *obj = iol_emu_handle_get(oh, IOL_EMU_OBJ);
+	struct iol_emu_obj *obj = iol_emu_handle_get(oh, kind);
 
 	return obj ? iol_emu_list_keys(obj->dir, any, nr, kds, sgl, anchor) : -DER_NO_HDL;
 }
@@ -496,7 +515,7 @@ static int list_dkey(daos_handle_t oh, uint32_t *nr, daos_key_desc_t *kds, d_sg_
 int daos_obj_list_dkey(daos_handle_t oh, daos_handle_t th, uint32_t *nr, daos_key_desc_t *kds,
 		       d_sg_list_t *sgl, daos_anchor_t *anchor, daos_event_t *ev)
 {
-	return iol_emu_finish(ev, list_dkey(oh, nr, kds, sgl, anchor));
+	return iol_emu_finish(ev, iol_emu_list_top_keys(oh, IOL_EMU_OBJ, nr, kds, sgl, anchor));
 }
 
 static int list_akey(daos_handle_t oh, daos_key_t *dkey, uint32_t *nr, daos_key_desc_t *kds,

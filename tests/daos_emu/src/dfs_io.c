@@ -3,19 +3,26 @@
 #include <unistd.h>
 #include "dfs_internal.h"
 
-/* The open regular file behind obj; EINVAL for a bad mount, EISDIR/EINVAL for non-files. */
+/* The open regular file behind obj; EINVAL for a bad mount or any other kind of object
+ * (a directory too, as in DFS). */
 static int file_of(dfs_t *dfs, dfs_obj_t *obj)
 {
-	if (!iol_dfs_valid(dfs) || !obj)
+	if (!iol_dfs_valid(dfs) || !obj || !S_ISREG(obj->mode))
 		return EINVAL;
-	if (S_ISDIR(obj->mode))
-		return EISDIR;
 	return obj->fd >= 0 ? 0 : EINVAL;
 }
 
-static int can_read(dfs_obj_t *obj)
+/* 0 when obj is an open file that may be read; then c is a cursor over sgl's buffers (DFS
+ * reports what it read in read_size and leaves the vectors' lengths alone). */
+static int start_read(dfs_t *dfs, dfs_obj_t *obj, d_sg_list_t *sgl, struct iol_emu_cursor *c)
 {
-	return (obj->flags & O_ACCMODE) == O_WRONLY ? EPERM : 0;
+	int err = file_of(dfs, obj);
+
+	if (!err && (obj->flags & O_ACCMODE) == O_WRONLY)
+		err = EPERM;
+	iol_emu_cursor_init(c, sgl, true);
+	c->report = false;
+	return err;
 }
 
 static int can_write(dfs_t *dfs, dfs_obj_t *obj)
@@ -30,16 +37,12 @@ static int read_at(dfs_t *dfs, dfs_obj_t *obj, d_sg_list_t *sgl, daos_off_t off,
 {
 	struct iol_emu_cursor c;
 	size_t got = 0;
-	int err = file_of(dfs, obj);
 
-	if (!err && (!sgl || !read_size))
-		err = EINVAL;
-	if (!err)
-		err = can_read(obj);
+	if (!sgl || !read_size)
+		return EINVAL;
+	int err = start_read(dfs, obj, sgl, &c);
 	if (err)
 		return err;
-	iol_emu_cursor_init(&c, sgl, true);
-	c.report = false;
 	err = iol_emu_cursor_from_file(&c, obj->fd, (off_t)off, iol_emu_cursor_left(&c), false, &got);
 	*read_size = got;
 	return err;
@@ -76,16 +79,12 @@ static int readx(dfs_t *dfs, dfs_obj_t *obj, dfs_iod_t *iod, d_sg_list_t *sgl,
 		 daos_size_t *read_size)
 {
 	struct iol_emu_cursor c;
-	int err = file_of(dfs, obj);
+	int err = read_size ? check_iod(iod, sgl, true) : EINVAL;
 
 	if (!err)
-		err = read_size ? check_iod(iod, sgl, true) : EINVAL;
-	if (!err)
-		err = can_read(obj);
+		err = start_read(dfs, obj, sgl, &c);
 	if (err)
 		return err;
-	iol_emu_cursor_init(&c, sgl, true);
-	c.report = false;
 	*read_size = 0;
 	for (daos_size_t r = 0; !err && r < iod->iod_nr; r++) {
 		size_t got;

@@ -30,8 +30,9 @@ int iol_dfs_mount(daos_handle_t poh, daos_handle_t coh, int flags, dfs_t **dfsp)
 	if (!dfs)
 		return ENOMEM;
 	int err = iol_emu_path(dfs->root, sizeof(dfs->root), "%s/dfs", cont_dir) ? ENAMETOOLONG : 0;
-	if (!err && stat(dfs->root, &st) != 0)
-		err = (flags & O_ACCMODE) == O_RDWR && mkdir(dfs->root, 0755) == 0 ? 0 : ENOENT;
+	if (!err && stat(dfs->root, &st) != 0)   /* concurrent mounts may race to make it */
+		err = (flags & O_ACCMODE) == O_RDWR &&
+		      (mkdir(dfs->root, 0755) == 0 || errno == EEXIST) ? 0 : ENOENT;
 	if (err) {
 		free(dfs);
 		return err;
@@ -121,8 +122,13 @@ int dfs_connect(const char *pool, const char *sys, const char *cont, int flags, 
 	if (daos_pool_connect(pool, sys, DAOS_PC_RW, &poh, NULL, NULL) != 0)
 		return ENOENT;
 	int rc = daos_cont_open(poh, cont, DAOS_COO_RW, &coh, NULL, NULL);
-	if (rc == -DER_NONEXIST && (flags & O_CREAT))
-		rc = cont_create(poh, cont, NULL, &coh, NULL) ? -DER_IO : 0;
+	if (rc == -DER_NONEXIST && (flags & O_CREAT)) {
+		int err = cont_create(poh, cont, NULL, &coh, NULL);
+		if (err == EEXIST)   /* another process created it first */
+			rc = daos_cont_open(poh, cont, DAOS_COO_RW, &coh, NULL, NULL);
+		else
+			rc = err ? -DER_IO : 0;
+	}
 	int err = rc ? ENOENT : iol_dfs_mount(poh, coh, flags & O_ACCMODE, dfs);
 	if (!err) {
 		(*dfs)->owns_handles = true;

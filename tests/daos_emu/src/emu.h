@@ -48,6 +48,8 @@ int iol_emu_cont_create(daos_handle_t poh, const char *name, uuid_t uuid_out);
 /* snprintf into buf, -DER_EXCEEDS_PATH_LEN if it does not fit. */
 int iol_emu_path(char *buf, size_t size, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* A temporary name beside path, unique across processes and threads (for write + rename). */
+int iol_emu_temp_path(char *buf, size_t size, const char *path);
 /* Reads DIR/.uuid, or writes a new random one there; errno value on failure. */
 int iol_emu_dir_uuid(const char *dir, uuid_t uuid);
 /* Finds the entry of parent that is named `name` or whose .uuid is the uuid string `name`. */
@@ -77,6 +79,13 @@ struct iol_emu_obj {
 };
 /* The object's directory in the container; creates it when `create`. */
 int iol_emu_obj_dir(daos_handle_t coh, daos_obj_id_t oid, bool create, char *dir, size_t size);
+/* Opens an object of `kind` (its directory made when `create`): 0 or a negative DER code. */
+int iol_emu_obj_open(enum iol_emu_kind kind, daos_handle_t coh, daos_obj_id_t oid,
+		     unsigned int mode, bool create, daos_handle_t *oh);
+/* Closes an object handle of `kind` (and its data file); -DER_NO_HDL for a bad handle. */
+int iol_emu_obj_close(daos_handle_t oh, enum iol_emu_kind kind);
+/* Removes the object's data; the handle stays open.  -DER_NO_PERM when opened read-only. */
+int iol_emu_obj_destroy(daos_handle_t oh, enum iol_emu_kind kind);
 /* A new open object of `kind` in dir; -DER_NOMEM or -DER_NO_HDL on failure. */
 int iol_emu_obj_handle(enum iol_emu_kind kind, const char *dir, daos_obj_id_t oid,
 		       unsigned int mode, struct iol_emu_obj **objp, daos_handle_t *oh);
@@ -112,3 +121,6 @@ int iol_emu_cursor_from_file(struct iol_emu_cursor *c, int fd, off_t off, size_t
  * order, resuming at the anchor. */
 int iol_emu_list_keys(const char *dir, const char *const *prefixes, uint32_t *nr,
 		      daos_key_desc_t *kds, d_sg_list_t *sgl, daos_anchor_t *anchor);
+/* Lists the keys at the top of an object of `kind` (dkeys; a KV object's keys). */
+int iol_emu_list_top_keys(daos_handle_t oh, enum iol_emu_kind kind, uint32_t *nr,
+			  daos_key_desc_t *kds, d_sg_list_t *sgl, daos_anchor_t *anchor);

@@ -18,6 +18,14 @@ int iol_emu_path(char *buf, size_t size, const char *fmt, ...)
 	return (n < 0 || (size_t)n >= size) ? -DER_EXCEEDS_PATH_LEN : 0;
 }
 
+int iol_emu_temp_path(char *buf, size_t size, const char *path)
+{
+	static unsigned int counter;
+	unsigned int n = __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED);
+
+	return iol_emu_path(buf, size, "%s.tmp.%d.%u", path, (int)getpid(), n);
+}
+
 static int read_uuid_file(const char *file, uuid_t uuid)
 {
 	char text[DAOS_UUID_STR_SIZE] = {0};
@@ -34,12 +42,12 @@ static int read_uuid_file(const char *file, uuid_t uuid)
 
 /* Writes a fresh uuid through a temporary file and link(), so that concurrent first
  * connects agree on one uuid. */
-static int write_uuid_file(const char *file, const char *dir)
+static int write_uuid_file(const char *file)
 {
 	char tmp[PATH_MAX], text[DAOS_UUID_STR_SIZE];
 	uuid_t fresh;
 
-	if (iol_emu_path(tmp, sizeof(tmp), "%s/.uuid.%d", dir, (int)getpid()))
+	if (iol_emu_temp_path(tmp, sizeof(tmp), file))
 		return ENAMETOOLONG;
 	uuid_generate(fresh);
 	uuid_unparse_lower(fresh, text);
@@ -63,7 +71,7 @@ int iol_emu_dir_uuid(const char *dir, uuid_t uuid)
 	int err = read_uuid_file(file, uuid);
 	if (err != ENOENT)
 		return err;
-	err = write_uuid_file(file, dir);
+	err = write_uuid_file(file);
 	return err ? err : read_uuid_file(file, uuid);
 }
 

@@ -1,5 +1,6 @@
 /* The emulated libdaos: pools, containers, objects, arrays, KV and events, with real effects
  * in the host directory and the documented negative DER_* codes. */
+#include <pthread.h>
 #include <string.h>
 #include <daos.h>
 #include "emu_fixture.h"
@@ -164,6 +165,8 @@ static void test_arrays(void)
 
 	CHECK(daos_array_open(coh, oid, DAOS_TX_NONE, DAOS_OO_RW, &cell, &chunk, &oh, NULL) ==
 	      -DER_NONEXIST, "open before create");
+	CHECK(daos_array_create(coh, new_oid(7, DAOS_OT_KV_HASHED), DAOS_TX_NONE, 4, 1024, &oh,
+				NULL) == -DER_INVAL, "create needs an array oid");
 	CHECK(daos_array_create(coh, oid, DAOS_TX_NONE, 4, 1024, &oh, NULL) == 0, "create");
 	CHECK(daos_array_create(coh, oid, DAOS_TX_NONE, 4, 1024, &oh, NULL) == -DER_EXIST,
 	      "create twice");
@@ -219,6 +222,9 @@ static void test_kv(void)
 	size = 1;
 	CHECK(daos_kv_get(oh, DAOS_TX_NONE, 0, "k1", &size, buf, NULL) == -DER_REC2BIG && size == 3,
 	      "short buffer");
+	size = DAOS_REC_ANY;
+	CHECK(daos_kv_get(oh, DAOS_TX_NONE, 0, "k1", &size, buf, NULL) == 0 && size == 3,
+	      "size DAOS_REC_ANY with a buffer: the size only");
 	size = sizeof(buf);
 	CHECK(daos_kv_get(oh, DAOS_TX_NONE, 0, "k1", &size, buf, NULL) == 0 && size == 3 &&
 	      !strcmp(buf, "v1"), "get");
@@ -285,6 +291,49 @@ static void test_events(void)
 	CHECK(!strcmp(d_errstr(-DER_NONEXIST), "DER_NONEXIST"), "d_errstr");
 }
 
+/* Each thread opens its own KV object and array many times: handles of concurrent threads must
+ * never be confused (the handle table is shared). */
+#define THREADS 4
+#define ROUNDS 50
+
+static void *thread_body(void *arg)
+{
+	long id = (long)arg;
+	long *failures = calloc(1, sizeof(long));
+	char key[16], value[16], got[16];
+
+	for (int r = 0; r < ROUNDS && failures; r++) {
+		daos_handle_t oh;
+		daos_size_t size = sizeof(got);
+		daos_obj_id_t oid = { .lo = 1000 + (uint64_t)id, .hi = 0 };
+		daos_obj_generate_oid(coh, &oid, DAOS_OT_KV_HASHED, OC_SX, 0, 0);
+		snprintf(key, sizeof(key), "r%d", r);
+		snprintf(value, sizeof(value), "t%ld-%d", id, r);
+		if (daos_kv_open(coh, oid, DAOS_OO_RW, &oh, NULL) ||
+		    daos_kv_put(oh, DAOS_TX_NONE, 0, key, strlen(value) + 1, value, NULL) ||
+		    daos_kv_get(oh, DAOS_TX_NONE, 0, key, &size, got, NULL) || strcmp(got, value) ||
+		    daos_kv_close(oh, NULL))
+			(*failures)++;
+	}
+	return failures;
+}
+
+static void test_threads(void)
+{
+	pthread_t threads[THREADS];
+	long failures = 0;
+
+	for (long t = 0; t < THREADS; t++)
+		pthread_create(&threads[t], NULL, thread_body, (void *)t);
+	for (int t = 0; t < THREADS; t++) {
+		void *result;
+		pthread_join(threads[t], &result);
+		failures += result ? *(long *)result : ROUNDS;
+		free(result);
+	}
+	CHECK(failures == 0, "%ld failed rounds in %d threads", failures, THREADS);
+}
+
 int main(int argc, char **argv)
 {
 	fixture_setup(argc > 1 ? argv[1] : NULL);
@@ -294,6 +343,7 @@ int main(int argc, char **argv)
 	test_arrays();
 	test_kv();
 	test_events();
+	test_threads();
 	daos_cont_close(coh, NULL);
 	daos_pool_disconnect(poh, NULL);
 	CHECK(daos_fini() == 0 && daos_fini() == -DER_UNINIT, "fini is counted");

@@ -1,6 +1,7 @@
 /* The emulated libdfs: real effects in the host directory and documented errno values. */
 #include <fcntl.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <daos.h>
 #include <daos_fs.h>
 #include "emu_fixture.h"
@@ -151,6 +152,17 @@ static void test_namespace(void)
 	      id1.hi == id2.hi, "an object keeps its id");
 	CHECK(dfs_dup(dfs, f, O_RDWR, &dup) == 0 && dfs_obj2id(dup, &id2) == 0 && id1.lo == id2.lo,
 	      "dup");
+	dfs_release(again);
+	daos_size_t size;
+	d_iov_t iov;
+	d_sg_list_t sgl = { 1, 0, &iov };
+	char byte;
+	d_iov_set(&iov, &byte, 1);
+	CHECK(dfs_read(dfs, dir, &sgl, 0, &size, NULL) == EINVAL &&
+	      dfs_get_size(dfs, dir, &size) == EINVAL, "a directory has no data: EINVAL");
+	CHECK(dfs_lookup(dfs, "/d/g", O_WRONLY, &again, NULL, NULL) == 0 &&
+	      dfs_read(dfs, again, &sgl, 0, &size, NULL) == EPERM, "no read of a write-only open");
+	dfs_release(again);
 	CHECK(dfs_lookup(dfs, "/d/missing", O_RDONLY, &again, NULL, NULL) == ENOENT,
 	      "lookup a missing path");
 	CHECK(dfs_lookup(dfs, "/../x", O_RDONLY, &again, NULL, NULL) == EINVAL, "no escape by ..");
@@ -237,6 +249,57 @@ static void test_connect_and_global(void)
 	      "connect to a missing container");
 }
 
+/* Processes that connect to a new pool, create one container and mount it at the same time
+ * (as MPI ranks do) must all succeed and agree on one namespace. */
+static int child_connect_and_write(int id)
+{
+	dfs_t *dfs = NULL;
+	dfs_obj_t *obj = NULL;
+	char name[16], data[8] = "written";
+	d_iov_t iov;
+	d_sg_list_t sgl = { 1, 0, &iov };
+
+	snprintf(name, sizeof(name), "rank%d", id);
+	d_iov_set(&iov, data, sizeof(data));
+	if (dfs_init() || dfs_connect("pool1", NULL, "shared", O_RDWR | O_CREAT, NULL, &dfs) ||
+	    dfs_open(dfs, NULL, name, S_IFREG | 0644, O_RDWR | O_CREAT, 0, 0, NULL, &obj) ||
+	    dfs_write(dfs, obj, &sgl, 0, NULL) || dfs_release(obj) || dfs_disconnect(dfs))
+		return 1;
+	return dfs_fini();
+}
+
+static void test_concurrent_processes(void)
+{
+	enum { CHILDREN = 4 };
+	char pool[PATH_MAX + 8], file[32];
+	pid_t pids[CHILDREN];
+	int failed = 0, start[2];
+	char go;
+
+	snprintf(pool, sizeof(pool), "%s/pool1", fixture_root);
+	mkdir(pool, 0755);
+	CHECK(pipe(start) == 0, "pipe");
+	for (int i = 0; i < CHILDREN; i++)
+		if ((pids[i] = fork()) == 0) {
+			close(start[1]);
+			/* start together: the read returns when the parent closes its end */
+			_exit(read(start[0], &go, 1) == 0 ? child_connect_and_write(i) : 2);
+		}
+	close(start[0]);
+	close(start[1]);
+	for (int i = 0; i < CHILDREN; i++) {
+		int status = 0;
+		waitpid(pids[i], &status, 0);
+		failed += !(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	}
+	CHECK(failed == 0, "%d of %d processes failed to connect, create and write", failed,
+	      CHILDREN);
+	for (int i = 0; i < CHILDREN; i++) {
+		snprintf(file, sizeof(file), "pool1/shared/dfs/rank%d", i);
+		CHECK(host_size(file) == 8, "%s in the one shared container", file);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	fixture_setup(argc > 1 ? argv[1] : NULL);
@@ -251,6 +314,7 @@ int main(int argc, char **argv)
 	test_namespace();
 	test_events_and_readonly();
 	test_connect_and_global();
+	test_concurrent_processes();
 	daos_cont_close(coh, NULL);
 	daos_pool_disconnect(poh, NULL);
 	dfs_fini();
