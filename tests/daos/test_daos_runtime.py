@@ -343,3 +343,45 @@ def test_fidelity_with_upstream(calls, tmp_path, mode):
     for module in ("DFS", "DAOS"):
         diffs += differences(records(ours, module), records(theirs, module), module)
     assert diffs == []
+
+
+IOR = Path(os.environ.get("IOLENS_IOR_DAOS", "/opt/ior-daos-emu/bin/ior"))
+
+
+def run_ior(runtime, root, logs):
+    """IOR's DFS back end on 2 ranks (shared file, write then read, checked)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DARSHAN_", "DXT_"))}
+    env.update({"IOLENS_DAOS_EMU_ROOT": str(root), "DARSHAN_LOGPATH": str(logs),
+                "LD_PRELOAD": str(runtime), "OMPI_ALLOW_RUN_AS_ROOT": "1",
+                "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"})
+    logs.mkdir(parents=True)
+    cmd = ["mpiexec.openmpi", "--oversubscribe", "-n", "2"]
+    for k in ("IOLENS_DAOS_EMU_ROOT", "DARSHAN_LOGPATH", "LD_PRELOAD"):
+        cmd += ["-x", k]
+    r = subprocess.run(cmd + [str(IOR), "-a", "DFS", "--dfs.pool", "pool0", "--dfs.cont", "cont0",
+                              "-w", "-r", "-W", "-R", "-k", "-t", "64k", "-b", "1m", "-o", "/shared"],
+                       env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    return one_log(logs)
+
+
+def test_ior_fidelity_with_upstream(tmp_path):
+    """IOR (-a DFS, a real DFS client built against the emulation) under our MPI
+    runtime and under upstream 3.5.0: the same DFS/DAOS integer counters."""
+    from mpi_helpers import find_mpi_runtime
+    emulation()
+    if not IOR.exists():
+        pytest.skip(f"no IOR with the DFS back end at {IOR} (bench/daos/build-ior.sh)")
+    if not UPSTREAM_DAOS.exists():
+        pytest.skip(f"upstream 3.5.0 with its DAOS modules is not installed at {UPSTREAM_DAOS}")
+    rt_mpi = find_mpi_runtime("openmpi")
+    if rt_mpi is None or not shutil.which("mpiexec.openmpi"):
+        pytest.skip("no Open MPI runtime build (libiolens-mpi.so) or mpiexec.openmpi")
+    ours = run_ior(rt_mpi, emu_root(tmp_path, "ours"), tmp_path / "logs-ours")
+    theirs = run_ior(UPSTREAM_DAOS, emu_root(tmp_path, "upstream"), tmp_path / "logs-upstream")
+    got = records(ours, "DFS")
+    assert got["/shared"]["rank"] == -1 and got["/shared"]["DFS_BYTES_WRITTEN"] == 2 << 20
+    diffs = []
+    for module in ("DFS", "DAOS"):
+        diffs += differences(records(ours, module), records(theirs, module), module)
+    assert diffs == []
