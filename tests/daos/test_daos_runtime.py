@@ -317,6 +317,19 @@ def test_mpi_shared_record(tmp_path):
     assert s["pool"] == uuid_of(root / "pool0" / ".uuid")   # the uuids survive the reduction
 
 
+def keyed(log, module):
+    """{(rank, name or object id, n): row}: the n-th record of that rank and name in
+    file order (a name can come back as a new object after a removal)."""
+    with iolens.open(log) as lg:
+        rows = lg.records(module).to_dict("records")
+    out, seen = {}, {}
+    for r in rows:
+        what = (int(r["oid_hi"]), int(r["oid_lo"])) if module == "DAOS" else r["name"]
+        n = seen[(r["rank"], what)] = seen.get((r["rank"], what), -1) + 1
+        out[(int(r["rank"]), what, n)] = r
+    return out
+
+
 def differences(ours, theirs, module):
     """Integer counters (timing ones aside) that differ between matched records."""
     out = []
@@ -341,15 +354,25 @@ def test_fidelity_with_upstream(calls, tmp_path, mode):
     theirs = one_log(run_mode(UPSTREAM_DAOS, calls, tmp_path / "upstream", mode)[0])
     diffs = []
     for module in ("DFS", "DAOS"):
-        diffs += differences(records(ours, module), records(theirs, module), module)
+        diffs += differences(keyed(ours, module), keyed(theirs, module), module)
     assert diffs == []
 
 
 IOR = Path(os.environ.get("IOLENS_IOR_DAOS", "/opt/ior-daos-emu/bin/ior"))
 
 
-def run_ior(runtime, root, logs):
-    """IOR's DFS back end on 2 ranks (shared file, write then read, checked)."""
+IOR_RUNS = {
+    # IOR: a shared file written then read back and checked
+    "ior": ["-a", "DFS", "--dfs.pool", "pool0", "--dfs.cont", "cont0", "-w", "-r", "-W", "-R",
+            "-k", "-t", "64k", "-b", "1m", "-o", "/shared"],
+    # mdtest: directories and files made, stat'ed, read and removed
+    "mdtest": ["-a", "DFS", "--dfs.pool", "pool0", "--dfs.cont", "cont0", "-n", "20",
+               "-d", "/mdtest", "-w", "100", "-e", "100"],
+}
+
+
+def run_ior(runtime, root, logs, tool="ior"):
+    """IOR's (or mdtest's) DFS back end on 2 ranks."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DARSHAN_", "DXT_"))}
     env.update({"IOLENS_DAOS_EMU_ROOT": str(root), "DARSHAN_LOGPATH": str(logs),
                 "LD_PRELOAD": str(runtime), "OMPI_ALLOW_RUN_AS_ROOT": "1",
@@ -358,30 +381,33 @@ def run_ior(runtime, root, logs):
     cmd = ["mpiexec.openmpi", "--oversubscribe", "-n", "2"]
     for k in ("IOLENS_DAOS_EMU_ROOT", "DARSHAN_LOGPATH", "LD_PRELOAD"):
         cmd += ["-x", k]
-    r = subprocess.run(cmd + [str(IOR), "-a", "DFS", "--dfs.pool", "pool0", "--dfs.cont", "cont0",
-                              "-w", "-r", "-W", "-R", "-k", "-t", "64k", "-b", "1m", "-o", "/shared"],
+    r = subprocess.run(cmd + [str(IOR.parent / tool)] + IOR_RUNS[tool],
                        env=env, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
     return one_log(logs)
 
 
-def test_ior_fidelity_with_upstream(tmp_path):
-    """IOR (-a DFS, a real DFS client built against the emulation) under our MPI
-    runtime and under upstream 3.5.0: the same DFS/DAOS integer counters."""
+@pytest.mark.parametrize("tool", ["ior", "mdtest"])
+def test_ior_fidelity_with_upstream(tmp_path, tool):
+    """IOR and mdtest (-a DFS, real DFS clients built against the emulation) under
+    our MPI runtime and under upstream 3.5.0: the same DFS/DAOS integer counters."""
     from mpi_helpers import find_mpi_runtime
     emulation()
-    if not IOR.exists():
-        pytest.skip(f"no IOR with the DFS back end at {IOR} (bench/daos/build-ior.sh)")
+    if not (IOR.parent / tool).exists():
+        pytest.skip(f"no {tool} with the DFS back end beside {IOR} (bench/daos/build-ior.sh)")
     if not UPSTREAM_DAOS.exists():
         pytest.skip(f"upstream 3.5.0 with its DAOS modules is not installed at {UPSTREAM_DAOS}")
     rt_mpi = find_mpi_runtime("openmpi")
     if rt_mpi is None or not shutil.which("mpiexec.openmpi"):
         pytest.skip("no Open MPI runtime build (libiolens-mpi.so) or mpiexec.openmpi")
-    ours = run_ior(rt_mpi, emu_root(tmp_path, "ours"), tmp_path / "logs-ours")
-    theirs = run_ior(UPSTREAM_DAOS, emu_root(tmp_path, "upstream"), tmp_path / "logs-upstream")
+    ours = run_ior(rt_mpi, emu_root(tmp_path, "ours"), tmp_path / "logs-ours", tool)
+    theirs = run_ior(UPSTREAM_DAOS, emu_root(tmp_path, "upstream"), tmp_path / "logs-upstream", tool)
     got = records(ours, "DFS")
-    assert got["/shared"]["rank"] == -1 and got["/shared"]["DFS_BYTES_WRITTEN"] == 2 << 20
+    if tool == "ior":
+        assert got["/shared"]["rank"] == -1 and got["/shared"]["DFS_BYTES_WRITTEN"] == 2 << 20
+    else:
+        assert sum(r["DFS_REMOVES"] for r in got.values()) > 0
     diffs = []
     for module in ("DFS", "DAOS"):
-        diffs += differences(records(ours, module), records(theirs, module), module)
+        diffs += differences(keyed(ours, module), keyed(theirs, module), module)
     assert diffs == []
