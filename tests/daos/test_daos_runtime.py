@@ -221,6 +221,22 @@ def test_python_views_of_our_logs(calls, tmp_path):
     assert "DAOS" in text and "480 B" in text      # the interface row: bytes written
 
 
+def test_daos_without_dfs(tmp_path):
+    """A program that loads libdaos but not libdfs gets its DAOS records (the
+    functions the DFS module calls are not needed by the DAOS module)."""
+    rt, lib = emulation()
+    prog = tmp_path / "daos_only"
+    r = subprocess.run(["cc", "-O1", f"-I{REPO / 'tests' / 'daos_emu' / 'include'}",
+                        str(HERE / "progs" / "daos_only.c"), "-o", str(prog), f"-L{lib}",
+                        "-ldaos", "-lgurt", "-luuid", f"-Wl,-rpath,{lib}"],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert "libdfs" not in subprocess.run(["ldd", str(prog)], capture_output=True, text=True).stdout
+    run_under(rt, [prog, emu_root(tmp_path)], tmp_path / "logs")
+    (kv,) = records(one_log(tmp_path / "logs"), "DAOS").values()
+    assert (kv["DAOS_KV_PUTS"], kv["DAOS_KV_GETS"], kv["DAOS_BYTES_WRITTEN"]) == (2, 1, 32)
+
+
 def test_threads(calls, tmp_path):
     rt, _ = emulation()
     logs, _ = run_mode(rt, calls, tmp_path, "threads")

@@ -18,50 +18,41 @@
 
 iol_daos_table iol_daos;
 
-static const struct {
-    const char *name;
-    size_t off;
-} CALLED[] = {
-#define IOL_DAOS_FN(ret, name, params)
-#define IOL_DAOS_API(ret, name, params) {#name, offsetof(iol_daos_table, name)},
-#include "daos_fns.def"
-#undef IOL_DAOS_FN
-#undef IOL_DAOS_API
-};
-
 void *iol_daos_real(const char *name, void **slot)
 {
     return iol_find_real_slot(name, slot);
 }
 
-static int resolve_called(void)
+/* Each called function on its own: a program may load libdaos without libdfs, and
+ * the DAOS module needs none of DFS's.  A function no loaded object defines is
+ * looked up again at its next use: only the paths of a library that is loaded
+ * call its functions, so that does not happen in practice. */
+void *iol_daos_called(const char *name, void **slot)
 {
-    for (size_t i = 0; i < sizeof CALLED / sizeof CALLED[0]; i++) {
-        void *p = iol_find_real(CALLED[i].name);
-        if (!p)
-            return -1;
-        __atomic_store_n((void **)((char *)&iol_daos + CALLED[i].off), p, __ATOMIC_RELEASE);
-    }
-    return 1;
-}
-
-int iol_daos_ready(void)
-{
-    static iol_lib_once once;
-    return iol_lib_ready(&once, resolve_called);
+    void *p = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+    if (p)
+        return p;
+    int e = errno;
+    p = iol_find_real(name);
+    errno = e;
+    if (p)
+        __atomic_store_n(slot, p, __ATOMIC_RELEASE);
+    return p;
 }
 
 int iol_daos_uuids(daos_handle_t poh, daos_handle_t coh, unsigned char out[32])
 {
-    if (!iol_daos_ready())
+    __typeof__(iol_daos.daos_pool_query) pool_query = IOL_DAOS_CALLED(daos_pool_query);
+    __typeof__(iol_daos.daos_cont_query) cont_query = IOL_DAOS_CALLED(daos_cont_query);
+    if (!pool_query || !cont_query)
         return -1;
     int e = errno;
     iol_daos_info pool, cont;
     memset(pool.bytes, 0, sizeof pool.bytes);    /* pi_bits 0: the uuid alone */
     memset(cont.bytes, 0, sizeof cont.bytes);
-    int rc = iol_daos.daos_pool_query(poh, NULL, pool.bytes, NULL, NULL);
+    int rc = pool_query(poh, NULL, pool.bytes, NULL, NULL);
     if (rc == 0)
-        rc = iol_daos.daos_cont_query(coh, cont.bytes, NULL, NULL);
+        rc = cont_query(coh, cont.bytes, NULL, NULL);
     errno = e;
     if (rc != 0)
         return -1;

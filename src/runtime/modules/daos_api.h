@@ -92,14 +92,14 @@ typedef struct iol_daos_table {
 #undef IOL_DAOS_API
 } iol_daos_table;
 
-/* The DAOS functions the process uses; the IOL_DAOS_API entries are valid once
- * iol_daos_ready() returned 1. */
+/* The DAOS functions the process uses, each resolved at its first use. */
 extern iol_daos_table iol_daos;
 
-/* Resolve the functions the modules call (IOL_DAOS_API) once (thread-safe;
- * later calls are one load): 1 when every one is there, else 0 and the modules
- * only pass calls through. */
-int iol_daos_ready(void);
+/* A function the modules call (IOL_DAOS_API) into *slot, or NULL when no loaded
+ * library defines it (then the caller records without it, or not at all). */
+void *iol_daos_called(const char *name, void **slot);
+#define IOL_DAOS_CALLED(name)                                                        \
+    ((__typeof__(iol_daos.name))iol_daos_called(#name, (void **)&iol_daos.name))
 
 /* An intercepted function's real definition (the next one after ours), stored
  * into *slot.  Never NULL: a function no library defines (which the application

@@ -45,7 +45,9 @@ void iol_daos_pending_arm(iol_daos_pending *p, daos_event_t *ev)
 {
     int e = errno;
     p->start = iol_tick();
-    if (!iol_daos_ready() || iol_daos.daos_event_register_comp_cb(ev, completed, p) != 0) {
+    __typeof__(iol_daos.daos_event_register_comp_cb) reg =
+        IOL_DAOS_CALLED(daos_event_register_comp_cb);
+    if (!reg || reg(ev, completed, p) != 0) {
         iol_fail(IOL_FAIL_AIO);
         give_back(p);
     }

@@ -164,7 +164,8 @@ void iol_dfs_opened(dfs_t *dfs, dfs_obj_t *obj, dfs_obj_t *parent, const char *n
                     const char *path, int counter, const iol_span *sp)
 {
     daos_obj_id_t oid;
-    if (!obj || !iol_daos_ready() || iol_daos.dfs_obj2id(obj, &oid) != 0)
+    __typeof__(iol_daos.dfs_obj2id) obj2id = IOL_DAOS_CALLED(dfs_obj2id);
+    if (!obj || !obj2id || obj2id(obj, &oid) != 0)
         return;
     iol_module *m = dfs_mod();
     if (!iol_mod_enter(m))
@@ -201,17 +202,20 @@ void iol_dfs_released(dfs_obj_t *obj, const iol_span *sp)
     iol_mod_leave(dfs_mod());
 }
 
-/* The chunk size, once per record, as upstream asks it at the first read or write. */
-static void note_chunk(dfs_rec *r, dfs_obj_t *obj)
+/* The chunk size, once per record, as upstream asks it at the first read or write
+ * (get_chunk: dfs_get_chunk_size, resolved before the module lock was taken). */
+static void note_chunk(dfs_rec *r, dfs_obj_t *obj,
+                       int (*get_chunk)(dfs_obj_t *, daos_size_t *))
 {
     daos_size_t chunk;
-    if (r->c[DFS_CHUNK_SIZE] == 0 && iol_daos.dfs_get_chunk_size(obj, &chunk) == 0)
+    if (r->c[DFS_CHUNK_SIZE] == 0 && get_chunk && get_chunk(obj, &chunk) == 0)
         r->c[DFS_CHUNK_SIZE] = (int64_t)chunk;
 }
 
 void iol_dfs_moved(dfs_obj_t *obj, int counter, int64_t bytes, int is_write, int nb,
                    const iol_span *sp)
 {
+    __typeof__(iol_daos.dfs_get_chunk_size) get_chunk = IOL_DAOS_CALLED(dfs_get_chunk_size);
     dfs_aux *a;
     dfs_rec *r = enter_obj(obj, &a);
     if (!r)
@@ -222,7 +226,7 @@ void iol_dfs_moved(dfs_obj_t *obj, int counter, int64_t bytes, int is_write, int
     r->c[counter]++;
     if (nb)
         r->c[is_write ? DFS_NB_WRITES : DFS_NB_READS]++;
-    note_chunk(r, obj);
+    note_chunk(r, obj, get_chunk);
     iol_daos_io_count(&IO, r->c, r->f, a, bytes, is_write, t1, t2);
     iol_mod_leave(dfs_mod());
 }
