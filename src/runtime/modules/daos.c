@@ -70,12 +70,6 @@ static daos_rec *enter_obj(daos_handle_t oh, daos_aux **aux)
     return r;
 }
 
-static void rec_init(iol_module *m, const char *name, void *rec, void *aux)
-{
-    (void)m, (void)name, (void)rec;
-    iol_cv_init(&((daos_aux *)aux)->sizes);
-}
-
 static void activate(iol_module *m)
 {
     (void)m;
@@ -213,7 +207,7 @@ const iol_module_desc iol_daos_module = {
     .rec_size = sizeof(daos_rec),
     .aux_size = sizeof(daos_aux),
     .default_records = 1024,
-    .rec_init = rec_init,
+    .rec_init = iol_daos_rec_init,
     .activate = activate,
     .output = output,
     .reset = reset,

@@ -25,6 +25,13 @@ typedef struct iol_daos_io_state {
     int last_io;
 } iol_daos_io_state;
 
+/* The modules' rec_init: a new record's size tracker. */
+static inline void iol_daos_rec_init(iol_module *m, const char *name, void *rec, void *aux)
+{
+    (void)m, (void)name, (void)rec;
+    iol_cv_init(&((iol_daos_io_state *)aux)->sizes);
+}
+
 static inline void iol_daos_io_count(const iol_daos_io_idx *ix, int64_t *c, double *f,
                                      iol_daos_io_state *s, int64_t bytes, int w, double t1,
                                      double t2)

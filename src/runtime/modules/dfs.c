@@ -99,12 +99,6 @@ static const char *entry_name(iol_module *m, dfs_obj_t *parent, const char *name
 }
 
 /* ------------------------------------------------------------ the module */
-static void rec_init(iol_module *m, const char *name, void *rec, void *aux)
-{
-    (void)m, (void)name, (void)rec;
-    iol_cv_init(&((dfs_aux *)aux)->sizes);
-}
-
 static void activate(iol_module *m)
 {
     (void)m;
@@ -270,7 +264,7 @@ const iol_module_desc iol_dfs_module = {
     .rec_size = sizeof(dfs_rec),
     .aux_size = sizeof(dfs_aux),
     .default_records = 1024,
-    .rec_init = rec_init,
+    .rec_init = iol_daos_rec_init,
     .activate = activate,
     .output = output,
     .reset = reset,
