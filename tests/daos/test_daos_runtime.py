@@ -99,6 +99,21 @@ def assert_times_ordered(r, mod, kinds):
         assert f("OPEN_START") <= f(f"{k}_START"), (k, r)
 
 
+def test_no_daos_dependency(tmp_path):
+    """The runtime needs no DAOS library: no DAOS symbol is undefined in it, and a
+    program without DAOS starts under LD_BIND_NOW=1 and has no DFS/DAOS region."""
+    rt = find_runtime()
+    if rt is None or not shutil.which("nm"):
+        pytest.skip("libiolens.so not built, or no nm")
+    undef = subprocess.run(["nm", "-D", "--undefined-only", str(rt)], capture_output=True,
+                           text=True).stdout.split()
+    assert not [s for s in undef if s.startswith(("dfs_", "daos_", "d_"))]
+    run_under(rt, ["sh", "-c", f"echo x > {tmp_path / 'f'}"], tmp_path / "logs",
+              {"LD_BIND_NOW": "1"})
+    with iolens.open(one_log(tmp_path / "logs")) as lg:
+        assert "DFS" not in lg.modules and "DAOS" not in lg.modules
+
+
 def test_dfs_counters(calls, tmp_path):
     rt, _ = emulation()
     logs, root = run_mode(rt, calls, tmp_path, "dfs")
