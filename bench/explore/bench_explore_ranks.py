@@ -34,6 +34,13 @@ STEPS = {
 }
 
 
+# Where opening the page goes: the page's performance marks (explorer.js), in
+# ms from the navigation's start: its data parsed, the static charts drawn, the
+# first view's reply received and drawn.
+MARKS = ("(() => { const m = {}; performance.getEntriesByType('mark').forEach((e) => {"
+         " if (e.name.startsWith('iolens-')) m[e.name.slice(7)] = e.startTime; }); return m; })()")
+
+
 def step(page, action) -> float:
     prev = page.evaluate("document.body.dataset.ready")
     t = time.perf_counter()
@@ -80,6 +87,8 @@ def main() -> int:
                 page.goto(url)
                 page.wait_for_selector("body[data-ready]", timeout=120_000)
                 times["open"].append(time.perf_counter() - t)
+                for name, at in page.evaluate(MARKS).items():
+                    times.setdefault(f"  open: {name}", []).append(at / 1000)
                 for name, action in STEPS.items():
                     times.setdefault(name, []).append(step(page, action))
                 page.close()

@@ -110,7 +110,7 @@ def query(idx: TraceIndex, view: View) -> dict:
         rows = _select(idx, view, lo, min(i1, lo + CHUNK), with_long=lo == i0)
         counts += _kind_counts(view, rows)
         sums.add(view, rows)
-    return _bins_reply(idx, view, counts.sum(axis=0), counts.argmax(axis=0), sums, "scan")
+    return _bins_reply(idx, view, counts.sum(axis=0), _dominant(counts), sums, "scan")
 
 
 class _LaneSums:
@@ -170,7 +170,20 @@ def _kind_counts(view: View, rows: dict) -> np.ndarray:
 
 def _histogram(view: View, rows: dict):
     counts = _kind_counts(view, rows)
-    return counts.sum(axis=0), counts.argmax(axis=0)
+    return counts.sum(axis=0), _dominant(counts)
+
+
+def _dominant(counts: np.ndarray) -> np.ndarray:
+    """Per cell, the kind with the most operations (the first on ties), as
+    argmax over the first axis gives it, in a few passes over whole planes
+    (that argmax copies the array and reduces cell by cell: several times
+    slower at 300 x 2,048 cells)."""
+    best = counts[0].copy()
+    kind = np.zeros(best.shape, np.uint8)
+    for k in range(1, len(counts)):
+        kind[counts[k] > best] = k
+        np.maximum(best, counts[k], out=best)
+    return kind
 
 
 def _pyramid_counts(idx: TraceIndex, view: View):
@@ -200,7 +213,7 @@ def _pyramid_counts(idx: TraceIndex, view: View):
     if len(long_rows["start"]):
         kinds += _kind_counts(view, long_rows)
         sums.add(view, long_rows)
-    return kinds.sum(axis=0), kinds.argmax(axis=0), sums
+    return kinds.sum(axis=0), _dominant(kinds), sums
 
 
 def _long_in_view(idx: TraceIndex, view: View) -> dict:
