@@ -76,7 +76,7 @@ def test_wide_views_are_binned_with_consistent_totals(tmp_path, monkeypatch):
     idx, data = opened(log, tmp_path)
     p = q.query(idx, q.View(px=500))                # wide: from the pyramid
     assert p["kind"] == "bins" and p["source"] == "pyramid" and p["n"] == idx.nseg
-    count = np.frombuffer(base64.b64decode(p["count"]), "<u4")
+    count = np.frombuffer(base64.b64decode(p["count"]), f"<u{p['count_bytes']}")
     assert count.size == len(p["rows"]["first"]) * 500 and count.sum() >= idx.nseg
     w = q.query(idx, q.View(px=500, ops={1}))
     assert w["n"] == int((np.asarray(idx.cols["op"]) == 1).sum())

@@ -45,8 +45,9 @@ def test_twenty_thousand_ranks_show_the_straggler(browser, served, shots, tmp_pa
     # the straggler's write is drawn alone in the last row after every other
     # rank stopped (cells of the last row past 10 s), and its hover names it
     reply = p.page.evaluate("(() => { const r = window.iolensExplorer.reply();"
-                            " return {px: r.px, count: r.count, kind: r.cell_kind}; })()")
-    count = np.frombuffer(base64.b64decode(reply["count"]), "<u4").reshape(-1, reply["px"])
+                            " return {px: r.px, count: r.count, kind: r.cell_kind, width: r.count_bytes}; })()")
+    count = np.frombuffer(base64.b64decode(reply["count"]),
+                          f"<u{reply['width']}").reshape(-1, reply["px"])
     kind = np.frombuffer(base64.b64decode(reply["kind"]), "u1").reshape(count.shape)
     late = int(reply["px"] * 11 / data["span"])
     assert count[last, late:].min() >= 1 and count[:last, late:].sum() == 0

@@ -21,8 +21,9 @@ in chunks (bounded memory, time proportional to the window).
 
 Reply size is bounded whatever the trace: at most MAX_SPANS_CAP operations (the
 server's cap on ``max``), or
-rows x px cells (at most MAX_ROWS x MAX_PX) sent as base64 arrays (a uint32
-count and a uint8 dominant kind per cell: about 3.3 MB at the caps)."""
+rows x px cells (at most MAX_ROWS x MAX_PX) sent as base64 arrays (a count,
+uint16 when every count fits, else uint32, and a uint8 dominant kind per cell:
+at most about 3.3 MB at the caps)."""
 from __future__ import annotations
 
 import base64
@@ -267,9 +268,13 @@ def _bins_reply(idx: TraceIndex, view: View, counts: np.ndarray, kinds: np.ndarr
                 sums: _LaneSums, source: str) -> dict:
     """``n`` is the number of operations in view; a cell counts the operations in
     flight in its row and column, ``kind`` is the kind most of them are
-    (op + 2 * module).  Both are little-endian base64 arrays [rows, px]."""
+    (op + 2 * module).  Both are little-endian base64 arrays [rows, px]; the
+    count is uint16 when the largest fits (``count_bytes`` 2), else uint32 (4):
+    half the reply and the page's decoding at thousands of ranks."""
     out = _base(idx, view, "bins", sums.total, sums)
     counts = np.minimum(counts, np.iinfo(np.uint32).max)
-    out.update({"px": view.px, "source": source, "max": int(counts.max()) if counts.size else 0,
-                "count": _b64(counts, "<u4"), "cell_kind": _b64(kinds, "u1")})
+    peak = int(counts.max()) if counts.size else 0
+    width = 2 if peak <= np.iinfo(np.uint16).max else 4
+    out.update({"px": view.px, "source": source, "max": peak, "count_bytes": width,
+                "count": _b64(counts, f"<u{width}"), "cell_kind": _b64(kinds, "u1")})
     return out

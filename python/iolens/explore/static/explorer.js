@@ -185,11 +185,15 @@
       d[o] = rgb[0]; d[o + 1] = rgb[1]; d[o + 2] = rgb[2];
       d[o + 3] = Math.round(255 * (0.25 + 0.75 * Math.log1p(c) / lmax));
     }
-    const cells = document.createElement("canvas");
-    cells.width = px; cells.height = Math.max(1, nrows);
-    cells.getContext("2d").putImageData(img, 0, 0);
+    blit(ctx, img, LABEL_W, 0, plotW, nrows * laneH);
+  }
+  function blit(ctx, img, x, y, w, h) {
+    // an ImageData drawn scaled to (x, y, w, h), unsmoothed, over what is there
+    const layer = document.createElement("canvas");
+    layer.width = img.width; layer.height = img.height;
+    layer.getContext("2d").putImageData(img, 0, 0);
     ctx.imageSmoothingEnabled = false;
-    ctx.drawImage(cells, LABEL_W, 0, plotW, nrows * laneH);
+    ctx.drawImage(layer, x, y, w, h);
     ctx.imageSmoothingEnabled = true;
   }
   function drawTimeline(reply) {
@@ -231,7 +235,8 @@
         drawn.push({ x: x0, y: y, w: bw, h: h, i: i, sub: sub[i] });
       }
     } else {
-      const count = decode(reply.count, Uint32Array), kind = decode(reply.cell_kind, Uint8Array);
+      const count = decode(reply.count, reply.count_bytes === 2 ? Uint16Array : Uint32Array);
+      const kind = decode(reply.cell_kind, Uint8Array);
       reply.countArr = count; reply.kindArr = kind;
       drawBins(ctx, count, kind, reply, nrows, plotW);
     }
@@ -413,11 +418,19 @@
     const o = S.offsets, { ctx, w, h } = setupCanvas($("offsets"), 220);
     let max = 1; o.offset.forEach((v) => { if (v > max) max = v; });
     axes(ctx, w, h, "max offset " + fmtBytes(max) + (o.stride > 1 ? ` (every ${o.stride}th operation)` : ""));
+    // 2 x 2 dots set in one image (up to 20,000 of them: a fillRect each
+    // was most of the static charts' drawing at 20,000 ranks)
+    const W = Math.max(1, Math.round(w)), img = new ImageData(W, h), d = img.data;
     o.t.forEach((t, i) => {
       if (state.file >= 0 && o.file[i] !== state.file) return;
-      ctx.fillStyle = o.op[i] ? COLORS.write : COLORS.read;
-      ctx.fillRect(40 + (w - 44) * t / S.span, h - 20 - (h - 30) * o.offset[i] / max, 2, 2);
+      const x = Math.round(40 + (w - 44) * t / S.span), y = Math.round(h - 20 - (h - 30) * o.offset[i] / max);
+      if (!(x >= 0 && x < W - 1 && y >= 0 && y < h - 1)) return;
+      const rgb = KIND_RGB[o.op[i] ? 1 : 0];
+      for (const p of [y * W + x, y * W + x + 1, (y + 1) * W + x, (y + 1) * W + x + 1]) {
+        d[4 * p] = rgb[0]; d[4 * p + 1] = rgb[1]; d[4 * p + 2] = rgb[2]; d[4 * p + 3] = 255;
+      }
     });
+    blit(ctx, img, 0, 0, W, h);
   }
   function table(el, head, rows) {
     el.replaceChildren();
