@@ -56,7 +56,8 @@ def render_page(summary: dict, segments: Optional[dict]) -> str:
         f"iolens explore: {summary['job'].get('exe') or summary['job']['log']}"))
     return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>{title}</title><link rel=\"icon\" href=\"data:,\"><style>{_static('explorer.css')}</style></head>"
-            f"<body>{_static('explorer.html')}"
+            f"<body{' data-served' if segments is None else ''}>{_static('explorer.html')}"
+            f"<script>{_static('first_view.js')}</script>"
             f"<script type=\"application/json\" id=\"iolens-data\">{_script_json(data)}</script>"
             f"<script>{_static('explorer.js')}</script></body></html>\n")
 

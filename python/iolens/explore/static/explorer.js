@@ -64,7 +64,9 @@
   // ------------------------------------------------------------ data
   // Rows: the lanes in view, one row each, or grouped evenly into ROWS_MAX rows
   // when they are more (the server does the same for its replies).
-  const ROWS_MAX = Math.floor(600 / LANE_MIN_PX), SUB_MAX = 4, TIP_NAME = 160;
+  const TIMELINE = window.iolensTimeline;     // first_view.js: geometry, the first view's early reply
+  const ROWS_MAX = TIMELINE.geometry.rowsMax, SUB_MAX = 4, TIP_NAME = 160;
+  let earlyView = TIMELINE.first;
   const threadNo = [];      // thread number of each lane within its rank (0, 1, ...)
   laneRank.forEach((r, i) => { threadNo.push(i && laneRank[i - 1] === r ? threadNo[i - 1] + 1 : 0); });
   const threaded = laneThread !== null;
@@ -107,6 +109,10 @@
   let pending = 0;
   async function fetchView(px) {
     if (DATA.segments) return localQuery();
+    if (earlyView) {              // the first view, asked for before the data was parsed
+      const early = earlyView; earlyView = null;
+      try { return await early; } catch (err) { console.warn("first view: asking again", err); }
+    }
     const q = new URLSearchParams({ t0: state.t0, t1: state.t1, r0: state.r0, r1: state.r1, op: state.op,
       file: state.file, px: px, rows: ROWS_MAX, token: TOKEN });
     const r = await fetch("/api/spans?" + q.toString());
@@ -128,7 +134,7 @@
     const ctx = canvas.getContext("2d"); ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     return { ctx: ctx, w: w, h: cssH };
   }
-  const LABEL_W = 90;
+  const LABEL_W = TIMELINE.geometry.labelW;
   const kindColor = (k) => [COLORS.read, COLORS.write, COLORS.readMpi, COLORS.writeMpi][k];
   const laneName = (l) => "rank " + laneRank[l] + (threaded ? " t" + threadNo[l] : "");
   const rowName = (r) => rowsNow.first[r] === rowsNow.last[r] ? laneName(rowsNow.first[r])
