@@ -27,11 +27,12 @@ import pytest
 from explore_helpers import corpus_dxt_logs, dxt_rows, traced_log
 from iolens.export.cli import main as export_main
 
-pb = pytest.importorskip(
-    "perfetto.protos.perfetto.trace.perfetto_trace_pb2",
-    reason="the `perfetto` package (Perfetto's trace protos) is not installed: "
-           "pip install perfetto protobuf (requirements-test.txt)")
-from google.protobuf.unknown_fields import UnknownFieldSet  # noqa: E402 (protobuf comes with it)
+try:
+    from google.protobuf.unknown_fields import UnknownFieldSet
+    from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
+except Exception as err:     # absent, or a protobuf too old for Perfetto's generated code
+    pytest.skip("Perfetto's trace protos are not usable (pip install perfetto protobuf, "
+                f"requirements-test.txt): {type(err).__name__}: {err}", allow_module_level=True)
 
 CLEARED = pb.TracePacket.SEQ_INCREMENTAL_STATE_CLEARED
 NEEDS = pb.TracePacket.SEQ_NEEDS_INCREMENTAL_STATE
@@ -123,7 +124,8 @@ def annotations(seq: Sequence, ev) -> dict:
 
 def perfetto_slices(path):
     """Parse ``path`` with Perfetto's schema, check the reader's rules (module
-    docstring) and return the slices: [((module, rank, op), size, start s, end s)]."""
+    docstring) and return the slices, [((module, rank, op), size, start s, end s)],
+    and the ranks of the declared process tracks."""
     trace = pb.Trace.FromString(path.read_bytes())
     assert_known(trace)
     seqs = defaultdict(Sequence)
@@ -169,7 +171,7 @@ def perfetto_slices(path):
             slices += _event(seq, pkt.track_event, ts, tracks, pids, counters,
                              open_slices, where)
     assert not any(open_slices.values()), "every slice ends"
-    return slices
+    return slices, {pid - 1 for pid in pids.values()}
 
 
 def _event(seq, ev, ts, tracks, pids, counters, open_slices, where) -> list:
@@ -202,7 +204,8 @@ def check_against_dxt(log, tmp_path):
     assert want, "the log has traced operations"
     out = tmp_path / "t.pftrace"
     assert export_main([str(log), "--perfetto", "-o", str(out)]) == 0
-    got = perfetto_slices(out)
+    got, ranks = perfetto_slices(out)
+    assert ranks == {key[1] for key, _, _, _ in want}, "a process track per rank with operations"
     assert _totals(got) == _totals(want)
     got_times, want_times = _times(got), _times(want)
     for key, (starts, ends) in want_times.items():
