@@ -90,6 +90,7 @@ def test_page_data_is_small_at_twenty_thousand_ranks(tmp_path):
     assert sent["lane_rank"] == [lane["rank"] for lane in data["lanes"]]
     assert sent["lane_thread"] is None and "lanes" not in sent and "lane_totals" not in sent
     assert sent["offsets"]["t"] == pytest.approx(data["offsets"]["t"], rel=1e-6)
+    assert sent["offsets"]["offset"] == data["offsets"]["offset"] and "lane" not in sent["offsets"]
 
 
 FIRST_QUERIES = """(() => {

@@ -31,7 +31,8 @@ def page_summary(summary: dict) -> dict:
     null without thread lanes) instead of one object per lane, and of the
     per-lane figures only what the page draws (``lane_last``, each lane's last
     end, for a partial trace's marks).  Per-lane totals and idle fractions stay
-    in /api/summary.  The offset chart's times are cut to OFFSET_TIME_DIGITS."""
+    in /api/summary.  The offset chart's points go without their lanes (not
+    drawn), their times cut to OFFSET_TIME_DIGITS."""
     skip = ("lanes", "lane_totals", "gaps", "offsets")
     out = {k: v for k, v in summary.items() if k not in skip}
     out["lane_rank"] = [lane["rank"] for lane in summary["lanes"]]
@@ -43,8 +44,8 @@ def page_summary(summary: dict) -> dict:
         out["gaps"] = {"global": summary["gaps"]["global"]}
     if "offsets" in summary:
         digits = f".{OFFSET_TIME_DIGITS}g"
-        out["offsets"] = dict(summary["offsets"],
-                              t=[float(format(t, digits)) for t in summary["offsets"]["t"]])
+        out["offsets"] = {k: v for k, v in summary["offsets"].items() if k != "lane"}
+        out["offsets"]["t"] = [float(format(t, digits)) for t in summary["offsets"]["t"]]
     return out
 
 
