@@ -51,7 +51,10 @@ def assert_known(msg, where="Trace"):
     for field, value in msg.ListFields():
         if field.message_type is None:
             continue
-        if field.is_repeated:
+        repeated = getattr(field, "is_repeated", None)     # protobuf >= 5; older: its label
+        if repeated is None:
+            repeated = field.label == field.LABEL_REPEATED
+        if repeated:
             for i, item in enumerate(value):
                 assert_known(item, f"{where}.{field.name}[{i}]")
         else:
