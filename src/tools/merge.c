@@ -31,7 +31,9 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "dxt_region_edit.h"
 #include "iolens/counters.h"
+#include "iolens/dxt_region.h"
 #include "iolens/log.h"
 #include "merge.h"
 #include "merge_heatmap.h"
@@ -317,6 +319,55 @@ static int merge_counters(iolens_writer *w, int module, input *in, size_t n, int
     return rc;
 }
 
+/* The segments' regions (dxt_region_edit.h): concatenated, each input's ranks
+ * moved as merge_dxt moves its DXT records' ranks. */
+typedef struct rank_move {
+    int64_t offset, rank_as;
+} rank_move;
+
+static int64_t moved_rank(const void *ctx, int64_t rank)
+{
+    const rank_move *m = ctx;
+    return m->rank_as >= 0 ? m->rank_as : wf_rank(rank, m->offset);
+}
+
+static int merge_dxt_regions(iolens_writer *w, int module, input *in, size_t n, size_t *bad)
+{
+    uint8_t *buf = NULL;
+    size_t at = 0;
+    uint32_t ver = 0;
+    int rc = 0;
+    for (size_t i = 0; !rc && i < n; i++) {
+        const void *p;
+        size_t len, kept;
+        if (!iolens_log_header(in[i].log)->mod[module].len)
+            continue;
+        if ((rc = iolens_log_region(in[i].log, module, &p, &len)) != IOLENS_OK) {
+            *bad = i;
+            break;
+        }
+        uint8_t *b = realloc(buf, at + len + 1);
+        if (!b) {
+            rc = IOLENS_E_NOMEM;
+            break;
+        }
+        buf = b;
+        memcpy(buf + at, p, len);
+        rank_move mv = {in[i].wf_offset >= 0 ? in[i].wf_offset : 0, in[i].rank_as};
+        iol_dxt_region_edit e = {&mv, NULL, NULL, moved_rank};
+        if ((rc = iol_dxt_region_edit_run(buf + at, len, &e, &kept)) != IOLENS_OK) {
+            *bad = i;
+            break;
+        }
+        at += kept;
+        ver = iolens_log_header(in[i].log)->mod_ver[module];
+    }
+    if (!rc && at)
+        rc = iolens_writer_put_region(w, module, ver, buf, at);
+    free(buf);
+    return rc;
+}
+
 /* Modules of no known kind: regions concatenated. */
 static int merge_raw(iolens_writer *w, int module, input *in, size_t n, size_t *bad)
 {
@@ -578,6 +629,8 @@ static int merge(input *in, size_t n, const char *out, int do_reduce, char *err,
             continue;
         if (mi->kind == IOLENS_KIND_DXT)
             rc = merge_dxt(w, m, in, n, &bad);
+        else if (m == IOLENS_DXT_REGION_MODULE)
+            rc = merge_dxt_regions(w, m, in, n, &bad);
         else if (m == IOL_MOD_HEATMAP)
             rc = merge_heatmap(w, in, n, &bad);
         else if (mi->kind == IOLENS_KIND_LUSTRE)
