@@ -143,6 +143,24 @@ def test_rewrites_keep_the_regions(runtime, tool, prog, tmp_path, verb):
         assert set(df["region"].dropna()) == {"outer", "inner", "worker", "child"}
 
 
+def test_run_job_log_keeps_the_regions(runtime, tool, prog, tmp_path):
+    """`iolens run` merges the processes' logs into one job log: the fork child's
+    segments (rank 1) keep their regions."""
+    data, logs = tmp_path / "data", tmp_path / "logs"
+    data.mkdir()
+    logs.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DARSHAN_", "DXT_"))}
+    env.update({**DXT_ON, "IOLENS_RUNTIME": str(runtime)})
+    subprocess.run([str(tool), "run", "--logpath", str(logs), str(prog), str(data), "fork"],
+                   env=env, check=True, capture_output=True, timeout=300)
+    [log] = logs_in(logs)
+    df = segments(log)
+    check_bands(df)
+    child = df[df["rank"] == 1]
+    assert child["offset"].tolist() == [1500, 5000]
+    assert child["region"].tolist() == ["outer", "child"]
+
+
 def test_sigkill_recover(runtime, tool, prog, tmp_path):
     """The regions live in the DXT store beside the safety copy: `iolens recover` of a
     SIGKILLed process gives every segment its region (killed inside "inner")."""
