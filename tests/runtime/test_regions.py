@@ -280,6 +280,7 @@ def uncompressed_copy(runtime, probe, tmp_path):
     ("41:1:{off}:{len}:0,41:1:{off}:{len}:0", "named twice"),
     ("41:1:{off}", "is not id:version"),
     ("41:1:{off}:99999999999999999999999:0", "is not id:version"),
+    ("41:1:{off}:{len}:0,42:1:{off}:{len}:0", "overlaps"),     # DXT_REGION onto REGION
 ])
 def test_hostile_extension_keys_are_refused(runtime, probe, tmp_path, entry, message):
     """The reader checks what the iolens_ext key claims: a clear error, never a crash."""

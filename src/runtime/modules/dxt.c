@@ -212,8 +212,7 @@ uint32_t iol_dxt_thread_new(iol_dxt *x)
  * (unknown), as does one whose name the REGION module could not record. */
 uint32_t iol_dxt_region(iol_dxt *x)
 {
-    uint64_t id = 0;
-    int s = iol_region_slot_now(&id);
+    int s = iol_region_slot_now();
     if (s == IOL_REGION_OUTSIDE)
         return 0;
     if (s < 0 || s >= IOL_DXT_REGION_SLOTS)
@@ -226,7 +225,7 @@ uint32_t iol_dxt_region(iol_dxt *x)
     iolens_dxt_store_hdr *h = hdr(x);
     k = x->region_index[s];
     if (k == 0 && h->nregions < IOLENS_DXT_MAX_REGIONS) {
-        h->regions[h->nregions] = id;
+        h->regions[h->nregions] = iol_region_slot_id(s);
         __atomic_signal_fence(__ATOMIC_RELEASE);
         k = ++h->nregions;
         __atomic_store_n(&x->region_index[s], (uint8_t)k, __ATOMIC_RELAXED);

@@ -92,7 +92,7 @@ uint32_t iol_dxt_thread_new(iol_dxt *x);
 
 /* Out of line: the store index of the calling thread's innermost region, for a
  * process that has used regions (0 outside every region; region.h). */
-uint32_t iol_dxt_region(iol_dxt *x);
+uint32_t iol_dxt_region(iol_dxt *x) __attribute__((visibility("hidden")));
 
 static inline int64_t iol_dxt_ns(double t)
 {

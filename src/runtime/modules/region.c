@@ -247,13 +247,17 @@ static inline uint16_t current_slot(void)
     return __atomic_load_n(&base_slot, __ATOMIC_RELAXED);
 }
 
-int iol_region_slot_now(uint64_t *id)
+int iol_region_slot_now(void)
 {
     uint16_t s = current_slot();
     if (s == NO_SLOT)
         return stack.depth > 0 ? IOL_REGION_UNRECORDED : IOL_REGION_OUTSIDE;
-    *id = __atomic_load_n(&names[s].id, __ATOMIC_ACQUIRE);
     return s;
+}
+
+uint64_t iol_region_slot_id(int slot)
+{
+    return __atomic_load_n(&names[slot].id, __ATOMIC_ACQUIRE);
 }
 
 void iol_region_io_slow(int layer, int op, int64_t bytes, double secs)

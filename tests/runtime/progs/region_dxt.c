@@ -5,9 +5,11 @@
  *   1000..1999 "outer"         2000..2999 "inner" (nested in outer)
  *   3000..3999 "worker" (a thread's own region)
  *   5000..5999 "child" (a fork child, nested in the inherited "outer")
- * usage: region_dxt DIR [fork] */
+ * usage: region_dxt DIR [fork|kill]   (kill: SIGKILL itself inside "inner", after
+ * its threads) */
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -53,6 +55,8 @@ int main(int argc, char **argv)
     pthread_create(&t[1], NULL, worker, NULL);
     pthread_join(t[0], NULL);
     pthread_join(t[1], NULL);
+    if (argc > 2 && strcmp(argv[2], "kill") == 0)
+        raise(SIGKILL);
     iolens_region_end("inner");
     put(1010);
     get(1000);
