@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 import iolens
@@ -90,3 +91,22 @@ def test_region_selector_filters(browser, served, shots, tmp_path):
         assert t["spans"] == int(want.sum()) > 0, value
         p.shot(f"explore-region-{value}")
     assert p.errors == []
+
+
+def test_index_keeps_each_segments_region_in_small_chunks(tmp_path):
+    """The index's region column, built 7 segments at a time, names for every
+    operation the region Log.dxt() gives it."""
+    from iolens.explore import index as ix
+    log = phases_log(tmp_path)
+    df = segments(log)
+    if "region" not in df.columns:
+        pytest.skip("Log.dxt() has no region column yet (the segments' regions, branch rdxt)")
+    with iolens.open(log) as lg:
+        ix.build(lg, tmp_path / "idx", chunk_rows=7, sort_rows=16)
+    idx = ix.open_index(tmp_path / "idx")
+    names = idx.meta["regions"]
+    got = sorted(zip(idx.cols["start"].tolist(), idx.cols["offset"].tolist(),
+                     [names[c] if c >= 0 else None for c in idx.cols["region"].tolist()]))
+    want = sorted(zip(df["start"].tolist(), df["offset"].tolist(),
+                      [None if pd.isna(r) else r for r in df["region"]]))
+    assert got == want and set(names) == set(PHASES)
