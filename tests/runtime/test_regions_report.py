@@ -64,6 +64,11 @@ def test_bands_on_every_timeline(tool, tmp_path):
             assert re.search(rf">\s*{name}\s*<", figs[fid]), (fid, name)
     # figures that are not timelines get no band
     assert "region:" not in figs["fig-op-counts"]
+    # the outer region of the nesting (flush inside checkpoint) is the lighter one
+    from iolens.report import region_bands
+    from iolens.report.source import ReportData
+    with iolens.open(log) as lg:
+        assert region_bands.bands(ReportData(lg)).outer == {"checkpoint"}
 
 
 def test_no_regions_no_bands(tool, tmp_path):

@@ -8,8 +8,9 @@ a rank's record shades that rank's rows and a shared record (rank -1, the MPI
 reduction) the whole height; a plot without ranks shades each region's job-wide
 span.  At most MAX_REGIONS names are drawn (those with the most time); the figure's
 note names the rest.  Nested regions are all drawn: a region whose span holds
-another drawn region's span (an outer one) is drawn lighter, so the inner ones show
-through.  A log without regions gets no band, no legend entry and no note."""
+another drawn region's span on the same rank (an outer one) is drawn lighter, so
+the inner ones show through.  A log without regions gets no band, no legend entry
+and no note."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -70,11 +71,21 @@ def _bands(data):
 
 
 def _outer(spans):
-    """Regions whose job-wide span holds another region's span (equal spans: neither)."""
-    job = spans.groupby("region").agg(start=("start", "min"), end=("end", "max"))
-    return frozenset(a for a, x in job.iterrows() for b, y in job.iterrows()
-                     if a != b and x.start <= y.start and x.end >= y.end
-                     and (x.start, x.end) != (y.start, y.end))
+    """Regions whose span holds another region's span on the same rank (a shared
+    record, rank -1, is on every rank; equal spans: neither holds the other).  Past
+    MAX_RANK_BANDS spans, the regions' job-wide spans are compared instead."""
+    if len(spans) > MAX_RANK_BANDS:
+        spans = spans.groupby("region", as_index=False).agg(start=("start", "min"),
+                                                            end=("end", "max"))
+        spans["rank"] = -1
+    s = spans[["region", "rank", "start", "end"]]
+    shared = s[s["rank"] == -1].drop(columns="rank")
+    pairs = pd.concat([s.merge(s, on="rank"), s.drop(columns="rank").merge(shared, how="cross"),
+                       shared.merge(s.drop(columns="rank"), how="cross")], ignore_index=True)
+    holds = ((pairs.region_x != pairs.region_y) & (pairs.start_x <= pairs.start_y)
+             & (pairs.end_x >= pairs.end_y)
+             & ((pairs.start_x != pairs.start_y) | (pairs.end_x != pairs.end_y)))
+    return frozenset(pairs.region_x[holds])
 
 
 def draw(ax, b: Bands | None, rows: dict | None = None, over: bool = False) -> list:
