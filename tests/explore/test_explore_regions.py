@@ -47,8 +47,7 @@ def check_bands(p):
 def test_region_bands_served_and_self_contained(browser, served, shots, tmp_path):
     log = phases_log(tmp_path)
     url, data = served(log)
-    assert sorted(data["regions"]["names"]) == sorted(PHASES) or \
-        set(PHASES) <= set(data["regions"]["names"])
+    assert sorted(data["regions"]["names"]) == sorted(PHASES)
     p = Page(browser, shots)
     p.open(url)
     check_bands(p)
@@ -62,8 +61,7 @@ def test_region_bands_served_and_self_contained(browser, served, shots, tmp_path
 
 
 def test_log_without_regions_has_no_band(browser, served, shots, tmp_path):
-    from explore_helpers import traced_log as plain_log
-    url, data = served(plain_log(tmp_path))
+    url, data = served(traced_log(tmp_path))     # the threaded workload: no region
     assert data["regions"]["names"] == []
     p = Page(browser, shots)
     p.open(url)

@@ -6,23 +6,17 @@ import os
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from rt_helpers import REPO, logs_in
+from test_regions_python import excluded_dirs
 
 iolens = pytest.importorskip("iolens")
 PROG = REPO / "tests" / "runtime" / "progs" / "region_phases.py"
 TIMELINES = ("fig-timeline", "fig-heatmap", "fig-dxt-heatmap", "fig-dxt-threads")
 PHASES = ("load", "checkpoint", "flush")
-
-
-def excluded_dirs():
-    """The interpreter's, the packages' and the repository's files are not recorded."""
-    return ",".join(sorted({str(Path(sys.prefix).resolve()), str(Path(sys.base_prefix).resolve()),
-                            str(REPO.resolve()), "/usr", "/etc", "/proc", "/sys", "/dev", "/opt"}))
 
 
 def phases_log(tool, tmp_path, *extra):
