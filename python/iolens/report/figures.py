@@ -168,7 +168,8 @@ def timeline(data):
             outline = None   # one legend entry for all modules
     ax.set_xlim(0, max(span, float(frame["start"].max()) + min_width) * 1.01)
     ranks = np.unique(frame["rank"].to_numpy())
-    bands = region_bands.draw(ax, region_bands.bands(data), {r: [r] for r in ranks})
+    # over the spans: a rank's span usually covers its whole run, and would hide them
+    bands = region_bands.draw(ax, region_bands.bands(data), {r: [r] for r in ranks}, over=True)
     region_bands.legend(ax, bands, fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
     ax.set_xlabel("time since job start (seconds)")
     if len(ranks) <= 32:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import matplotlib.pyplot as plt
 from matplotlib.colors import to_rgba
 from matplotlib.patches import Patch
 from matplotlib.transforms import blended_transform_factory, offset_copy
@@ -25,13 +24,17 @@ import pandas as pd
 from ..errors import LogError
 
 MAX_REGIONS = 12
+LEGEND_ROWS = 8         # legend entries beyond which a legend takes two columns
 MAX_NAMED = 40          # names of regions not drawn that a note lists
 # More per-rank rectangles than this in one figure: job-wide spans instead (one
 # rectangle per region), so a 100,000-rank job draws as fast as a small one.
 MAX_RANK_BANDS = 4096
 MIN_SHARE = 0.004
 INNER_ALPHA, OUTER_ALPHA, EDGE_ALPHA = 0.28, 0.11, 0.9
-COLORS = plt.get_cmap("Set1")   # unlike the modules' tab10 and the heat maps' viridis
+# One colour per drawn region (MAX_REGIONS), unlike the modules' tab10 and the heat
+# maps' viridis: ColorBrewer's Set1, then three of its Dark2.
+COLORS = ("#e41a1c", "#377eb8", "#4daf4a", "#984ea3", "#ff7f00", "#a6a600", "#a65628",
+          "#f781bf", "#999999", "#1b9e77", "#7570b3", "#e7298a")
 
 
 @dataclass(frozen=True)
@@ -65,7 +68,7 @@ def _bands(data):
         ascending=False, kind="stable").index.tolist()
     drawn = runs[runs["region"].isin(ranked[:MAX_REGIONS])]
     order = drawn.groupby("region", sort=False)["start"].min().sort_values(kind="stable").index
-    colors = {name: COLORS(k % COLORS.N) for k, name in enumerate(order)}
+    colors = {name: COLORS[k % len(COLORS)] for k, name in enumerate(order)}
     return Bands(drawn[["region", "rank", "start", "end"]].reset_index(drop=True), colors,
                  _outer(drawn), tuple(ranked[MAX_REGIONS:]))
 
@@ -141,9 +144,15 @@ def _text(label):
 
 
 def legend(ax, handles, **kw):
-    """The axes' legend with the region entries after its own (none: unchanged)."""
+    """The axes' legend with the region entries after its own (none: unchanged); a
+    long one in two columns, the figure made tall enough to hold it."""
     own, labels = ax.get_legend_handles_labels()
-    ax.legend(own + handles, labels + [h.get_label() for h in handles], **kw)
+    entries = len(own) + len(handles)
+    ncol = 2 if handles and entries > LEGEND_ROWS else 1
+    if handles:
+        fig = ax.figure
+        fig.set_figheight(max(fig.get_figheight(), 0.8 + 0.2 * -(-entries // ncol)))
+    ax.legend(own + handles, labels + [h.get_label() for h in handles], ncol=ncol, **kw)
 
 
 def legend_below(ax, handles):

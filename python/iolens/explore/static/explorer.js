@@ -121,7 +121,8 @@
   // rank -1 = every rank), a legend, and the selector's filter on the segments'
   // region codes (-1 = outside every region; the selector's -2 asks for those).
   const RG = S.regions || { names: [], filterable: 0, spans: { region: [], rank: [], start: [], end: [] } };
-  const REGION_COLORS = ["#e41a1c", "#377eb8", "#4daf4a", "#984ea3", "#ff7f00", "#a6a600", "#a65628", "#f781bf"];
+  const REGION_COLORS = ["#e41a1c", "#377eb8", "#4daf4a", "#984ea3", "#ff7f00", "#a6a600", "#a65628",
+    "#f781bf", "#999999", "#1b9e77", "#7570b3", "#e7298a"];     // the report's region colours
   const regionColor = (code, alpha) => {
     const c = REGION_COLORS[code % REGION_COLORS.length];
     return `rgba(${parseInt(c.slice(1, 3), 16)},${parseInt(c.slice(3, 5), 16)},${parseInt(c.slice(5, 7), 16)},${alpha})`;
