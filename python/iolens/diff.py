@@ -237,5 +237,9 @@ def diff_logs(path_a, path_b) -> List[Change]:
         return compare(summarize(la), summarize(lb))
 
 
-def as_json(path_a, path_b, changes: List[Change]) -> dict:
-    return {"a": str(path_a), "b": str(path_b), "changes": [asdict(c) for c in changes]}
+def as_json(path_a, path_b, changes: List[Change], regions=None) -> dict:
+    """`regions`: diff_regions' list, added only when either run has regions."""
+    out = {"a": str(path_a), "b": str(path_b), "changes": [asdict(c) for c in changes]}
+    if regions is not None:
+        out["regions"] = [r.to_dict() for r in regions]
+    return out

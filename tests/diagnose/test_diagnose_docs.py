@@ -21,7 +21,7 @@ def test_thresholds_are_all_read():
     """A threshold nobody reads is a setting that silently does nothing."""
     here = Path(__import__("iolens.diagnose").diagnose.__file__).parent
     src = "".join(p.read_text() for p in [*here.glob("checks_*.py"), here / "scale.py",
-                                             here / "engine.py"])
+                                             here / "engine.py", here / "by_region.py"])
     for table, values in default_thresholds().items():
         for key in values:
             # read as th["key"] or tested as ctx.gate(..., "table.key")

@@ -120,21 +120,32 @@ def phases_text(log, tmp_path):
     return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html[start:html.index("</table>", start)]))
 
 
-def test_epoch_job_under_iolens_run(tool, tmp_path):
-    data, log = run_job(tool, tmp_path)
-    check_epochs(data, log)
-    # the report's per-phase breakdown shows each epoch's data loading
+def check_report_phases(log, tmp_path):
+    """The report's per-phase breakdown shows each epoch's data loading: its POSIX
+    bytes read and the I/O time the loading took."""
+    from iolens.report.tables import seconds
     with iolens.open(log) as lg:
         df = lg.regions()
     text = phases_text(log, tmp_path)
     for e in range(EPOCHS):
-        read = df[(df.region == f"epoch {e}") & (df.layer == "POSIX")].bytes_read.sum()
-        assert f"epoch {e} 1 " in text and f" POSIX {read} " in text
+        posix = df[(df.region == f"epoch {e}") & (df.layer == "POSIX")]
+        loading = f" POSIX {posix.bytes_read.sum()} "
+        assert f"epoch {e} 1 " in text and loading in text
+        after = text[text.index(f"epoch {e} 1 "):]
+        assert str(seconds(posix.io_time.sum())) in after[after.index(loading):]
+
+
+def test_epoch_job_under_iolens_run(tool, tmp_path):
+    data, log = run_job(tool, tmp_path)
+    check_epochs(data, log)
+    check_report_phases(log, tmp_path)
 
 
 @pytest.mark.skipif(os.environ.get("IOLENS_TORCH") != "1",
                     reason="the PyTorch DataLoader job runs with IOLENS_TORCH=1")
 def test_torch_dataloader_job(tool, tmp_path):
+    """PyTorch's DataLoader, 4 workers, fork and spawn (docs/python.md's recipe)."""
     pytest.importorskip("torch")
     data, log = run_job(tool, tmp_path, "--torch")
     check_epochs(data, log)
+    check_report_phases(log, tmp_path)

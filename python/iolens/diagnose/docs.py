@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sys
 
+from .by_region import WORDS
 from .engine import default_thresholds
 from .rules import RULES
 
@@ -32,6 +33,8 @@ def rules_markdown() -> str:
         if r.explains:
             out.append("- **Root cause of:** " + ", ".join(f"`{e}`" for e in r.explains)
                        + " (when both fire and share evidence).")
+        if r.region_pattern:
+            out.append(f"- **Per region:** {WORDS[r.region_pattern]} (see \"Per region\").")
         out += [f"- **Why:** {r.rationale}", f"- **Fix:** {r.recommendation}"]
         if r.snippet:
             out += ["", "```", r.snippet, "```"]

@@ -9,6 +9,7 @@ from importlib import resources
 from typing import List, Optional
 
 from .._meta import modules
+from .by_region import attribute
 from .context import Context
 from .grouping import cap_per_process, group_findings
 from .measure import TRACES
@@ -95,7 +96,7 @@ def diagnose_log(log, thresholds: Optional[dict] = None, rules=RULES, view=None)
             continue
         status[rule.id] = "fired" if hit is not None else "silent"
         if hit is not None:
-            findings.append(_judged(Finding(rule, hit), ctx))
+            findings.append(_by_region(_judged(Finding(rule, hit), ctx), ctx))
     groups = group_findings(findings)
     raw = [g.time_lost for g in groups]
     lost = cap_per_process(groups, ctx)
@@ -125,6 +126,17 @@ def _judged(finding: Finding, ctx) -> Finding:
     """Add the projection at scale (severity comes after grouping)."""
     finding.projection = project(finding.rule.scaling, float(finding.hit.time_lost),
                                  ctx.nprocs, ctx.th)
+    return finding
+
+
+def _by_region(finding: Finding, ctx) -> Finding:
+    """Attribute the finding to the regions its pattern is in (by_region): its
+    evidence, never its cost.  Odd region data costs the attribution only."""
+    try:
+        attribute(finding, ctx)
+    except Exception as err:  # noqa: BLE001 - the finding stands without it
+        ctx.notes.append(f"rule {finding.rule.id}: regions could not be judged: "
+                         f"{type(err).__name__}: {err}")
     return finding
 
 

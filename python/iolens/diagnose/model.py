@@ -47,6 +47,9 @@ class Rule:
     # its time is what the other causes leave (an umbrella over a whole layer's time,
     # e.g. blocking-mpiio): capped by the I/O time the other root causes do not claim
     residual: bool = False
+    # a pattern the REGION records show per program phase (by_region.WORDS: "small",
+    # "metadata", "random"): the finding then names the regions it is in and not in
+    region_pattern: str = ""
 
     def condition_text(self, thresholds: dict) -> str:
         from .scale import fill
@@ -80,6 +83,7 @@ class Finding:
     projection: Optional["Projection"] = None   # noqa: F821 - scale.Projection
     judged: Optional[str] = None    # severity from cost (costed rules)
     group: str = ""                 # rule id of its root cause ("" before grouping)
+    regions: Optional["RegionSplit"] = None     # noqa: F821 - by_region.RegionSplit
 
     @property
     def severity(self) -> str:
@@ -94,7 +98,7 @@ class Finding:
         return self.hit.snippet if self.hit.snippet is not None else self.rule.snippet
 
     def to_dict(self) -> dict:
-        return {"rule": self.rule.id, "title": self.rule.title, "severity": self.severity,
+        out = {"rule": self.rule.id, "title": self.rule.title, "severity": self.severity,
                 "audience": list(self.rule.audience), "message": self.hit.message,
                 "evidence": list(self.hit.evidence),
                 "numbers": {k: float(v) for k, v in self.hit.numbers.items()},
@@ -104,6 +108,9 @@ class Finding:
                 "projection": self.projection.to_dict() if self.projection else None,
                 "group": self.group or self.rule.id,
                 "recommendation": self.rule.recommendation, "snippet": self.snippet}
+        if self.regions is not None:       # only when split: logs without regions unchanged
+            out["regions"] = self.regions.to_dict()
+        return out
 
 
 @dataclass

@@ -42,7 +42,13 @@ def _result(finding, index: dict, log_uri: str, log_bytes: int) -> dict:
                            "rootCause": finding.group or finding.rule.id,
                            "explainedBy": finding.explained_by or "",
                            "files": list(finding.hit.files),
-                           "recommendation": finding.rule.recommendation}}
+                           "recommendation": finding.rule.recommendation,
+                           **_regions(finding)}}
+
+
+def _regions(finding) -> dict:
+    """The per-region split (by_region), only when the finding has one."""
+    return {"regions": finding.regions.to_dict()} if finding.regions is not None else {}
 
 
 def to_dict(diagnoses, thresholds=None) -> dict:

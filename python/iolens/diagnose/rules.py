@@ -76,7 +76,7 @@ RULES = (
          'MPI_File_write_at_all(fh, offset, buf, count, type, &status); /* collective: '
          'ROMIO merges small pieces */\nMPI_Info_set(info, "romio_cb_write", "enable");',
          SMALL,
-         explains=("small-io-shared", "no-collective")),
+         explains=("small-io-shared", "no-collective"), region_pattern="small"),
     Rule("small-io-shared", "Small reads and writes on shared files", "warning", (USER, DEV),
          "as small-io, counting only files shared by several processes: more than "
          "{small_io.fraction} of their reads (or writes) below {sizes.small_request}, at "
@@ -141,7 +141,8 @@ RULES = (
          acc.random_access,
          "MPI_File_set_view(fh, disp, etype, filetype, \"native\", info);\n"
          "MPI_File_read_all(fh, buf, count, etype, &status);",
-         {"POSIX": _p("READS", "WRITES", "SEQ_READS", "SEQ_WRITES") + RW_TIME}),
+         {"POSIX": _p("READS", "WRITES", "SEQ_READS", "SEQ_WRITES") + RW_TIME},
+         region_pattern="random"),
     Rule("metadata-time", "High metadata time per process", "warning", (USER, DEV, SYS),
          "one process spends more than {metadata.per_process_seconds}, or more than "
          "{metadata.run_fraction} of the run (and at least {metadata.min_seconds}), in "
@@ -153,7 +154,7 @@ RULES = (
          "loops, and keep files open across iterations.",
          tm.metadata_time, "",
          {"POSIX": _p("F_META_TIME"), "STDIO": ("STDIO_F_META_TIME",)},
-         scaling="processes", explains=("open-close",)),
+         scaling="processes", explains=("open-close",), region_pattern="metadata"),
     Rule("open-close", "Time lost in open and close", "warning", (DEV,),
          "a process opens the same file more than {open_close.opens_per_file} times; or "
          "metadata takes over {open_close.meta_fraction} of POSIX I/O time, costing at "
@@ -163,7 +164,7 @@ RULES = (
          "Open each file once and keep the descriptor for the run.",
          tm.open_close, "fd = open(path, O_RDWR);   /* once, outside the loop */",
          {"POSIX": _p("OPENS", "F_META_TIME") + RW_TIME},
-         scaling="processes"),
+         scaling="processes", region_pattern="metadata"),
     Rule("imbalance-shared", "Imbalanced I/O on shared files", "warning", (USER, DEV),
          "on a shared file (at least {imbalance.min_bytes}), the slowest and fastest "
          "processes differ by more than {imbalance.fraction} in bytes or in time (slowest "

@@ -28,19 +28,31 @@ def load_epoch(data, e, nfiles):
     return n
 
 
+class EpochFiles:
+    """A map-style dataset of some of an epoch's small files: item i is the size of
+    the i-th of them.  At module level so that spawned DataLoader workers can
+    unpickle it; torch's Dataset is only a protocol here (len + getitem)."""
+
+    def __init__(self, paths):
+        self.paths = paths
+
+    def __len__(self):
+        return len(self.paths)
+
+    def __getitem__(self, i):
+        return read_file(self.paths[i])
+
+
 def load_epoch_torch(data, e, nfiles):
     import torch.utils.data as tud
 
-    class Files(tud.Dataset):
-        def __len__(self):
-            return nfiles
-
-        def __getitem__(self, i):
-            return read_file(os.path.join(data, f"e{e}_{i}.bin"))
-
+    files = [os.path.join(data, f"e{e}_{i}.bin") for i in range(nfiles)]
+    half = len(files) // 2
     n = 0
-    for method in ("fork", "spawn"):
-        loader = tud.DataLoader(Files(), batch_size=4, num_workers=4,
+    # half of the files through forked workers, half through spawned ones, as
+    # load_epoch does, so each file is read once per epoch
+    for method, part in (("fork", files[:half]), ("spawn", files[half:])):
+        loader = tud.DataLoader(EpochFiles(part), batch_size=4, num_workers=4,
                                 multiprocessing_context=method)
         n += sum(int(b.sum()) for b in loader)
     return n
