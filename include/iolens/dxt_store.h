@@ -123,7 +123,8 @@ int iolens_dxt_store_version(const uint8_t *base, size_t len);
 
 /* The DXT_REGION extension records of a store's DXT region (format:
  * iolens/dxt_region.h), one per record iolens_dxt_store_region gives, in the
- * same order with the same segments: 0 when the store carries no regions.
+ * same order with the same segments: 0 when the store carries no regions or its
+ * region table is empty (no segment ran in a recorded region).
  * Same contract as the two above; `module` is the store's DXT module id. */
 size_t iolens_dxt_store_regions_bound(const uint8_t *base, size_t len);
 size_t iolens_dxt_store_regions(const uint8_t *base, size_t len, int64_t rank, uint8_t *out,

@@ -251,10 +251,18 @@ size_t iolens_dxt_store_region(const uint8_t *base, size_t len, int64_t rank, ui
  * the largest table, then moved down. */
 #define REGION_REC_MAX(nseg) iolens_dxt_region_size(IOLENS_DXT_REGION_MAX_TABLE, (nseg))
 
+/* A store whose table is empty had no segment inside a recorded region: it gives
+ * no records (every segment reads as <NA> either way), so a process that never
+ * opened a region writes the log it wrote before regions existed. */
+static int regions_met(const iolens_dxt_store_hdr *h)
+{
+    return has_regions(h) && h->nregions > 0;
+}
+
 size_t iolens_dxt_store_regions_bound(const uint8_t *base, size_t len)
 {
     const iolens_dxt_store_hdr *h = header(base, len);
-    if (!h || !has_regions(h))
+    if (!h || !regions_met(h))
         return 0;
     const iolens_dxt_file *f;
     size_t bound = 0;
@@ -274,7 +282,7 @@ size_t iolens_dxt_store_regions(const uint8_t *base, size_t len, int64_t rank, u
                                 size_t cap)
 {
     const iolens_dxt_store_hdr *h = header(base, len);
-    if (!h || !out || !has_regions(h))
+    if (!h || !out || !regions_met(h))
         return 0;
     if (rank < 0)
         rank = h->rank;

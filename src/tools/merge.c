@@ -320,7 +320,7 @@ static int merge_counters(iolens_writer *w, int module, input *in, size_t n, int
 }
 
 /* The segments' regions (dxt_region_edit.h): concatenated, each input's ranks
- * moved as merge_dxt moves its DXT records' ranks. */
+ * moved as merge_dxt moves its DXT records' ranks (wf_merge_dxt's rule). */
 typedef struct rank_move {
     int64_t offset, rank_as;
 } rank_move;
@@ -331,45 +331,19 @@ static int64_t moved_rank(const void *ctx, int64_t rank)
     return m->rank_as >= 0 ? m->rank_as : wf_rank(rank, m->offset);
 }
 
-static int merge_dxt_regions(iolens_writer *w, int module, input *in, size_t n, size_t *bad)
+/* One input's DXT_REGION bytes, edited in place; *kept gets their new length. */
+static int move_dxt_regions(uint8_t *p, size_t len, const input *in, size_t *kept)
 {
-    uint8_t *buf = NULL;
-    size_t at = 0;
-    uint32_t ver = 0;
-    int rc = 0;
-    for (size_t i = 0; !rc && i < n; i++) {
-        const void *p;
-        size_t len, kept;
-        if (!iolens_log_header(in[i].log)->mod[module].len)
-            continue;
-        if ((rc = iolens_log_region(in[i].log, module, &p, &len)) != IOLENS_OK) {
-            *bad = i;
-            break;
-        }
-        uint8_t *b = realloc(buf, at + len + 1);
-        if (!b) {
-            rc = IOLENS_E_NOMEM;
-            break;
-        }
-        buf = b;
-        memcpy(buf + at, p, len);
-        rank_move mv = {in[i].wf_offset >= 0 ? in[i].wf_offset : 0, in[i].rank_as};
-        iol_dxt_region_edit e = {&mv, NULL, NULL, moved_rank};
-        if ((rc = iol_dxt_region_edit_run(buf + at, len, &e, &kept)) != IOLENS_OK) {
-            *bad = i;
-            break;
-        }
-        at += kept;
-        ver = iolens_log_header(in[i].log)->mod_ver[module];
-    }
-    if (!rc && at)
-        rc = iolens_writer_put_region(w, module, ver, buf, at);
-    free(buf);
-    return rc;
+    rank_move mv = {in->wf_offset >= 0 ? in->wf_offset : 0, in->rank_as};
+    iol_dxt_region_edit e = {&mv, NULL, NULL, moved_rank};
+    return iol_dxt_region_edit_run(p, len, &e, kept);
 }
 
-/* Modules of no known kind: regions concatenated. */
-static int merge_raw(iolens_writer *w, int module, input *in, size_t n, size_t *bad)
+/* Modules of no known kind: regions concatenated; each input's bytes edited by
+ * `edit` when given (DXT_REGION: move_dxt_regions). */
+typedef int (*raw_edit)(uint8_t *p, size_t len, const input *in, size_t *kept);
+static int merge_raw(iolens_writer *w, int module, input *in, size_t n, size_t *bad,
+                     raw_edit edit)
 {
     size_t total = 0, at = 0;
     uint32_t ver = 0;
@@ -398,6 +372,10 @@ static int merge_raw(iolens_writer *w, int module, input *in, size_t n, size_t *
             total = at + len;
         }
         memcpy(buf + at, p, len);
+        if (edit && (rc = edit(buf + at, len, &in[i], &len)) != IOLENS_OK) {
+            *bad = i;
+            break;
+        }
         at += len;
         ver = iolens_log_header(in[i].log)->mod_ver[module];
     }
@@ -630,14 +608,14 @@ static int merge(input *in, size_t n, const char *out, int do_reduce, char *err,
         if (mi->kind == IOLENS_KIND_DXT)
             rc = merge_dxt(w, m, in, n, &bad);
         else if (m == IOLENS_DXT_REGION_MODULE)
-            rc = merge_dxt_regions(w, m, in, n, &bad);
+            rc = merge_raw(w, m, in, n, &bad, move_dxt_regions);
         else if (m == IOL_MOD_HEATMAP)
             rc = merge_heatmap(w, in, n, &bad);
         else if (mi->kind == IOLENS_KIND_LUSTRE)
             rc = merge_layouts(w, in, n, do_reduce, &bad);
         else
             rc = mi->kind == IOLENS_KIND_COUNTERS ? merge_counters(w, m, in, n, do_reduce, &bad)
-                                                  : merge_raw(w, m, in, n, &bad);
+                                                  : merge_raw(w, m, in, n, &bad, NULL);
     }
     if (rc) {
         failure_reason(in, bad, w, rc, err, errlen, where);

@@ -98,6 +98,20 @@ def test_no_region_module_no_column_values(runtime, prog, tmp_path):
     assert len(df) == 11 and df["region"].isna().all()
 
 
+def test_no_region_opened_no_module(runtime, tmp_path):
+    """A traced process that never opens a region writes the log it wrote before
+    regions existed: no DXT_REGION module, no iolens_ext line."""
+    src, logs = tmp_path / "src", tmp_path / "logs"
+    src.write_bytes(b"x" * 10000)
+    run_under(runtime, ["dd", f"if={src}", f"of={tmp_path / 'dst'}", "bs=1000"], logs,
+              extra_env=DXT_ON)
+    [log] = logs_in(logs)
+    with iolens.open(log) as lg:
+        assert "DXT_POSIX" in lg.modules and "DXT_REGION" not in lg.modules
+        assert lg.dxt()["region"].isna().all()
+    assert b"iolens_ext" not in Path(log).read_bytes()
+
+
 def test_pydarshan_reads_the_dxt(runtime, prog, tmp_path):
     """The DXT segments keep upstream's layout: PyDarshan 3.5.0 reads them whole."""
     darshan = pytest.importorskip("darshan")

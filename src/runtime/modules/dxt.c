@@ -375,7 +375,8 @@ void iol_dxt_region_finish(iol_module *m)
 {
     m->count = 0;
     for (int k = 0; k < 2; k++)
-        if (carries_regions(&stores[k]))
+        if (carries_regions(&stores[k]) && iolens_dxt_store_regions_bound(stores[k].base,
+                                                                          stores[k].len))
             m->count += iol_mod(stores[k].modid)->count;
 }
 
