@@ -107,3 +107,46 @@ def test_bands_are_bounded(tmp_path):
     assert drawn == [f"phase {k:02d}" for k in range(3, many)]
     note = re.search(r'<p class="note">(.*?)</p>', fig).group(1)
     assert all(f"phase {k:02d}" in note for k in range(3)) and "phase 03" not in note
+
+
+def test_bands_per_rank(tmp_path):
+    """A rank's record shades that rank's row; a shared record (rank -1) the whole
+    height; without rows (a figure with no ranks) every region is one job-wide span."""
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import to_rgba
+    from iolens.report import region_bands
+    from iolens.report.source import ReportData
+    names = ["a", "b", "c"]
+    ids = np.array([iolens.record_id(n) for n in names], np.uint64)
+    region = iolens.module_info("REGION")
+    rc = np.ones((3, len(region.counters)), np.int64)
+    rf = np.zeros((3, len(region.fcounters)))
+    for k, (start, end) in enumerate(((1.0, 2.0), (3.0, 4.0), (5.0, 6.0))):
+        rf[k, region.fcounters.index("REGION_F_TOTAL_TIME")] = end - start
+        rf[k, region.fcounters.index("REGION_F_START_TIMESTAMP")] = start
+        rf[k, region.fcounters.index("REGION_F_END_TIMESTAMP")] = end
+    log = tmp_path / "ranks.darshan"
+    with iolens.Writer(log) as w:
+        w.set_job(nprocs=2, jobid=6, end_time_sec=7, exe="/bin/ranks")
+        w.add_names(ids, names)
+        w.put_records("REGION", ids, np.array([0, 1, -1]), rc, rf)
+    with iolens.open(log) as lg:
+        b = region_bands.bands(ReportData(lg))
+
+    def boxes(rows):
+        fig, ax = plt.subplots()
+        ax.set_xlim(0, 7), ax.set_ylim(-0.5, 1.5)
+        region_bands.draw(ax, b, rows)
+        fig.canvas.draw()
+        out = {}
+        for p in ax.patches:
+            name = next(n for n in names if to_rgba(b.colors[n])[:3] == p.get_facecolor()[:3])
+            x0, y0, x1, y1 = p.get_window_extent().transformed(ax.transData.inverted()).extents
+            out.setdefault(name, []).append(tuple(round(v, 2) for v in (x0, x1, y0, y1)))
+        plt.close(fig)
+        return out
+
+    assert boxes({0: [0], 1: [1]}) == {"a": [(1.0, 2.0, -0.5, 0.5)], "b": [(3.0, 4.0, 0.5, 1.5)],
+                                       "c": [(5.0, 6.0, -0.5, 1.5)]}
+    assert boxes(None) == {"a": [(1.0, 2.0, -0.5, 1.5)], "b": [(3.0, 4.0, -0.5, 1.5)],
+                           "c": [(5.0, 6.0, -0.5, 1.5)]}
