@@ -29,8 +29,10 @@ class SegmentRegions:
     The names come from ``Log.dxt(module)["region"]`` (the region's name, <NA>
     outside any region), read once per module when the log has the DXT_REGION
     module; a log without it costs nothing (every segment: NO_REGION).  That
-    column is the whole module's, so a log with segment regions holds one name
-    code per segment (4 bytes each) while it is indexed."""
+    column comes with the whole module's frame (the streaming reader does not
+    carry regions), so indexing a log with segment regions loads each DXT module
+    whole once, then keeps one code per segment (4 bytes) while it is indexed:
+    the index's bounded memory holds for logs without segment regions only."""
 
     def __init__(self, log, module: str, names: Dict[str, int]):
         self.names, self.pos = names, 0
