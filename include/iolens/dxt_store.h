@@ -17,7 +17,14 @@
  * the calling thread in the header's thread table (a thread id is 8 bytes, and a
  * process has few threads; an index past the table stands for an unknown thread,
  * written as id 0).  Such a store gives the thread-id versions of the log
- * (DXT_POSIX 2, DXT_MPIIO 3: 40-byte segments).
+ * (DXT_POSIX 2, DXT_MPIIO 3: 40-byte segments).  A store whose header has
+ * IOLENS_DXT_STORE_REGIONS set adds one more varint after those: the region the
+ * call ran in (docs/regions.md, "DXT segments"), 0 outside every region, k the
+ * region whose REGION record id is regions[k - 1] in the header, and any index
+ * past the table a region not recorded (unknown).  The flag is set at the start
+ * when the REGION module is on, so a store is decoded the same way whenever it is
+ * read; the regions go to the log's DXT_REGION extension, never into the DXT
+ * segments, whose layout stays upstream's.
  *
  * Consistency: the runtime updates a store so that every prefix of its stores
  * decodes to whole segments (the log may be written, or the process killed, at
@@ -30,10 +37,12 @@
 #include <stdint.h>
 
 #define IOLENS_DXT_STORE_MAGIC "IOLDXTS1"
-#define IOLENS_DXT_STORE_HDR 4096    /* the header's page; files and chunks follow */
-#define IOLENS_DXT_MAX_ENC 42        /* bytes of the longest encoded segment */
+#define IOLENS_DXT_STORE_HDR 8192    /* the header's pages; files and chunks follow */
+#define IOLENS_DXT_MAX_ENC 45        /* bytes of the longest encoded segment */
 #define IOLENS_DXT_STORE_THREADS 1u  /* flags: segments carry a thread index */
 #define IOLENS_DXT_MAX_THREADS 480   /* thread table entries (fits the header page) */
+#define IOLENS_DXT_STORE_REGIONS 2u  /* flags: segments carry a region index */
+#define IOLENS_DXT_MAX_REGIONS 254   /* region table entries: indices fit one log byte */
 
 typedef struct iolens_dxt_store_hdr {
     char magic[8];
@@ -48,6 +57,9 @@ typedef struct iolens_dxt_store_hdr {
     uint32_t flags;              /* IOLENS_DXT_STORE_THREADS */
     uint32_t nthreads;           /* entries of threads[] in use */
     uint64_t threads[IOLENS_DXT_MAX_THREADS];   /* pthread_self() of each index */
+    uint32_t nregions;           /* entries of regions[] in use */
+    uint32_t pad;
+    uint64_t regions[IOLENS_DXT_MAX_REGIONS];   /* REGION record id of index k + 1 */
 } iolens_dxt_store_hdr;
 
 _Static_assert(sizeof(iolens_dxt_store_hdr) <= IOLENS_DXT_STORE_HDR,
@@ -108,5 +120,14 @@ size_t iolens_dxt_store_region(const uint8_t *base, size_t len, int64_t rank, ui
                                size_t cap);
 /* The record version of the region a store gives (0: not a store). */
 int iolens_dxt_store_version(const uint8_t *base, size_t len);
+
+/* The DXT_REGION extension records of a store's DXT region (format:
+ * iolens/dxt_region.h), one per record iolens_dxt_store_region gives, in the
+ * same order with the same segments: 0 when the store carries no regions or its
+ * region table is empty (no segment ran in a recorded region).
+ * Same contract as the two above; `module` is the store's DXT module id. */
+size_t iolens_dxt_store_regions_bound(const uint8_t *base, size_t len);
+size_t iolens_dxt_store_regions(const uint8_t *base, size_t len, int64_t rank, uint8_t *out,
+                                size_t cap);
 
 #endif

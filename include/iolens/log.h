@@ -249,6 +249,16 @@ typedef struct iolens_dxt {
 int iolens_log_dxt(iolens_log *log, int module, iolens_dxt **out);
 void iolens_dxt_free(iolens_dxt *d);
 
+/* The region each segment of d ran in (our DXT_REGION extension, docs/regions.md):
+ * *region (malloc'd, d->nseg entries, free()) holds per segment the REGION record
+ * id of its region (the name through the log's name records), 0 outside every
+ * region, or IOLENS_DXT_REGION_NOT_KNOWN (no DXT_REGION record for it, or a
+ * region the process could not record).  IOLENS_E_NOT_PRESENT when the log has
+ * no DXT_REGION module; IOLENS_E_BAD_RECORD when its records are malformed or
+ * disagree with d's segment counts. */
+#define IOLENS_DXT_REGION_NOT_KNOWN UINT64_MAX
+int iolens_log_dxt_regions(iolens_log *log, const iolens_dxt *d, uint64_t **region);
+
 /* ---------------------------------------------------------------- streaming */
 /* Record by record, in file order, in bounded memory: the region is decompressed
  * a window at a time (about 1.3 MiB per iterator) instead of being held whole.

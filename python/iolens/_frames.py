@@ -145,12 +145,21 @@ def _thread_numbers(rank: np.ndarray, tid: Optional[np.ndarray], start: np.ndarr
     return pd.array(num.to_numpy(np.int64), dtype="Int64")
 
 
+def _region_names(codes: Optional[bytes], names: np.ndarray, n: int) -> pd.Series:
+    """Each segment's region name (our DXT_REGION extension); <NA> outside every
+    region, for a region the process could not record, and for logs without it."""
+    if codes is None:
+        return pd.Series(pd.NA, index=range(n), dtype="string")
+    return pd.Series(names[view(codes, np.int32)], dtype="string")
+
+
 def dxt_frame(d: Optional[dict], names: np.ndarray, module: str) -> pd.DataFrame:
     """One row per segment, in stored order (per record: writes, then reads)."""
     if d is None:
         d = {"count": 0, "nseg": 0, "id": b"", "rank": b"", "seg_rec": b"", "seg_write": b"",
              "name_code": b"", "host_code": b"", "hostnames": [], "offset": b"", "length": b"",
-             "start": b"", "end": b"", "thread_id": None, "stored_version": 0}
+             "start": b"", "end": b"", "thread_id": None, "stored_version": 0,
+             "region_code": None}
     rec = view(d["seg_rec"], np.int64)
     rec_names = pd.Categorical(pd.Series(names[view(d["name_code"], np.int32)], dtype=object))
     cols = {
@@ -167,6 +176,7 @@ def dxt_frame(d: Optional[dict], names: np.ndarray, module: str) -> pd.DataFrame
     if d["thread_id"] is not None:
         cols["thread_id"] = view(d["thread_id"], np.uint64)
     cols["thread"] = _thread_numbers(cols["rank"], cols.get("thread_id"), cols["start"])
+    cols["region"] = _region_names(d.get("region_code"), names, len(cols["offset"]))
     df = pd.DataFrame(cols, copy=False)
     df.attrs.update(module=module, stored_version=d["stored_version"])
     return df

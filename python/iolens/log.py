@@ -256,7 +256,9 @@ class Log:
         ``length``, ``start``, ``end`` (seconds since job start), ``thread`` (Int64:
         the thread within its rank, numbered from 0 in order of its first traced
         operation; <NA> when the stored version has no thread ids, i.e. the 3.5.0
-        versions), plus ``thread_id`` (the raw pthread id) when it has them.
+        versions), ``region`` (string: the name of the region the call ran in, from our
+        DXT_REGION extension, docs/regions.md; <NA> outside every region and for logs
+        without it), plus ``thread_id`` (the raw pthread id) when it has them.
         """
         info = self._dxt_module(module)
         d = self._c.dxt(info.id) if self._present(info) else None

@@ -3,6 +3,7 @@
  * the library's arrays without copying.  Per-row name codes index the log's
  * name table (Log.name_table()); -1 = no name. */
 #include "core.h"
+#include "iolens/dxt_region.h"
 #include <stdlib.h>
 
 static void free_records(void *p) { iolens_records_free(p); }
@@ -33,8 +34,8 @@ static int put_size(PyObject *d, const char *key, size_t v)
 
 /* d["name_code"] = int32 per record: index of its id's name, or -1.  The ids are
  * `stride` bytes apart from `ids` on (8 = an array of ids). */
-static int put_name_codes_strided(IolLogObject *self, PyObject *d, const void *ids,
-                                  size_t stride, size_t n)
+static int put_codes_as(IolLogObject *self, PyObject *d, const char *key, const void *ids,
+                        size_t stride, size_t n)
 {
     int32_t *codes;
     PyObject *a = iol_py_new_array(n * sizeof *codes, (void **)&codes);
@@ -44,9 +45,15 @@ static int put_name_codes_strided(IolLogObject *self, PyObject *d, const void *i
         Py_DECREF(a);
         return -1;
     }
-    int rc = PyDict_SetItemString(d, "name_code", a);
+    int rc = PyDict_SetItemString(d, key, a);
     Py_DECREF(a);
     return rc;
+}
+
+static int put_name_codes_strided(IolLogObject *self, PyObject *d, const void *ids,
+                                  size_t stride, size_t n)
+{
+    return put_codes_as(self, d, "name_code", ids, stride, n);
 }
 
 static int put_name_codes(IolLogObject *self, PyObject *d, const uint64_t *ids, size_t n)
@@ -204,6 +211,25 @@ static int put_segment_index(PyObject *d, const iolens_dxt *x)
     return bad ? -1 : 0;
 }
 
+/* d["region_code"]: the name code of each segment's region (our DXT_REGION
+ * extension), or None when the log has none.  0 (outside) and NOT_KNOWN ids
+ * have no name, so their code is the no-name one. */
+static int put_region_codes(IolLogObject *self, PyObject *d, const iolens_dxt *x)
+{
+    uint64_t *region = NULL;
+    int rc = iolens_log_dxt_regions(self->log, x, &region);
+    if (rc == IOLENS_E_NOT_PRESENT)
+        return PyDict_SetItemString(d, "region_code", Py_None);
+    if (rc != IOLENS_OK) {
+        iol_py_log_raise(self, rc);
+        return -1;
+    }
+    iolens_log_region_release(self->log, IOLENS_DXT_REGION_MODULE);
+    rc = put_codes_as(self, d, "region_code", region, sizeof *region, x->nseg);
+    free(region);
+    return rc;
+}
+
 PyObject *iol_py_dxt(IolLogObject *self, PyObject *args)
 {
     int module;
@@ -232,7 +258,8 @@ PyObject *iol_py_dxt(IolLogObject *self, PyObject *args)
         || put_view(d, "thread_id", owner, x->thread_id, ns * 8, 1)
         || put_hostnames(d, (const char (*)[65])x->hostname, n)
         || put_segment_index(d, x)
-        || put_name_codes(self, d, x->id, n);
+        || put_name_codes(self, d, x->id, n)
+        || put_region_codes(self, d, x);
     return finish(d, owner, bad);
 }
 

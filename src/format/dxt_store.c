@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "iolens/counters.h"
+#include "iolens/dxt_region.h"
 #include "iolens/dxt_store.h"
 
 #define REC_HEADER 104
@@ -30,6 +31,11 @@ static const iolens_dxt_store_hdr *header(const uint8_t *base, size_t len)
 static int has_threads(const iolens_dxt_store_hdr *h)
 {
     return (h->flags & IOLENS_DXT_STORE_THREADS) != 0;
+}
+
+static int has_regions(const iolens_dxt_store_hdr *h)
+{
+    return (h->flags & IOLENS_DXT_STORE_REGIONS) != 0;
 }
 
 static size_t seg_bytes(const iolens_dxt_store_hdr *h)
@@ -99,13 +105,37 @@ static budget budget_of(size_t len)
     return (budget){len / sizeof(iolens_dxt_chunk), (int64_t)(len / 4)};
 }
 
-/* Decode up to `limit` segments of a lane into out (NULL: count only), each
- * seg_bytes(h) long. */
+/* One DXT_REGION record's table being built (iolens/dxt_region.h): the store's
+ * region indices met so far, renumbered in the order met. */
+typedef struct region_map {
+    uint8_t local[IOLENS_DXT_MAX_REGIONS + 1];      /* store index -> record index */
+    uint64_t table[IOLENS_DXT_REGION_MAX_TABLE];
+    uint32_t ntab;
+    uint8_t *idx;                                   /* the record's indices, by segment */
+} region_map;
+
+/* The record's index of store index r. */
+static uint8_t region_index(const iolens_dxt_store_hdr *h, region_map *m, uint64_t r)
+{
+    uint32_t have = h->nregions < IOLENS_DXT_MAX_REGIONS ? h->nregions : IOLENS_DXT_MAX_REGIONS;
+    if (r == 0)
+        return 0;
+    if (r > have)
+        return IOLENS_DXT_REGION_UNKNOWN;
+    if (!m->local[r]) {
+        m->table[m->ntab] = h->regions[r - 1];
+        m->local[r] = (uint8_t)++m->ntab;
+    }
+    return m->local[r];
+}
+
+/* Decode up to `limit` segments of a lane into out (NULL: not kept), each
+ * seg_bytes(h) long, and their regions into regs (NULL: not kept). */
 static int64_t lane_decode(const uint8_t *base, size_t len, const iolens_dxt_lane *l,
-                           uint8_t *out, int64_t limit, budget *b)
+                           uint8_t *out, region_map *regs, int64_t limit, budget *b)
 {
     const iolens_dxt_store_hdr *h = (const iolens_dxt_store_hdr *)base;
-    const int threads = has_threads(h);
+    const int threads = has_threads(h), regions = has_regions(h);
     const size_t size = seg_bytes(h);
     uint64_t st[3] = {0, 0, 0};     /* previous end offset, length, end ns */
     int64_t total = 0;
@@ -126,10 +156,13 @@ static int64_t lane_decode(const uint8_t *base, size_t len, const iolens_dxt_lan
         const uint8_t *p = base + data, *stop = end > data ? base + end : p;
         int64_t k = 0;
         for (; k < n && total < limit; k++, total++) {
-            uint64_t a, b, s, d, t = 0;
+            uint64_t a, b, s, d, t = 0, r = 0;
             if (!get(&p, stop, &a) || !get(&p, stop, &b) || !get(&p, stop, &s) ||
-                !get(&p, stop, &d) || (threads && !get(&p, stop, &t)))
+                !get(&p, stop, &d) || (threads && !get(&p, stop, &t)) ||
+                (regions && !get(&p, stop, &r)))
                 break;
+            if (regs)
+                regs->idx[total] = region_index(h, regs, r);
             uint64_t o = undelta(a, st[0]), ln = undelta(b, st[1]);
             uint64_t t1 = undelta(s, st[2]), t2 = undelta(d, t1);
             if (out) {
@@ -194,8 +227,9 @@ size_t iolens_dxt_store_region(const uint8_t *base, size_t len, int64_t rank, ui
         uint8_t *rec = out + used;
         uint8_t *segs = rec + REC_HEADER;
         int64_t room = (int64_t)((cap - used - REC_HEADER) / size);
-        int64_t nw = lane_decode(base, len, &f->lane[1], segs, room, &b);
-        int64_t nr = lane_decode(base, len, &f->lane[0], segs + (size_t)nw * size, room - nw, &b);
+        int64_t nw = lane_decode(base, len, &f->lane[1], segs, NULL, room, &b);
+        int64_t nr = lane_decode(base, len, &f->lane[0], segs + (size_t)nw * size, NULL,
+                                 room - nw, &b);
         if (nw + nr == 0)
             continue;
         int64_t shared = 0;
@@ -208,6 +242,74 @@ size_t iolens_dxt_store_region(const uint8_t *base, size_t len, int64_t rank, ui
         memcpy(rec + 88, &nw, 8);
         memcpy(rec + 96, &nr, 8);
         used += REC_HEADER + (size_t)(nw + nr) * size;
+    }
+    return used;
+}
+
+/* ------------------------------------------------------------ DXT_REGION */
+/* A record before its table is known: the indices are written after room for
+ * the largest table, then moved down. */
+#define REGION_REC_MAX(nseg) iolens_dxt_region_size(IOLENS_DXT_REGION_MAX_TABLE, (nseg))
+
+/* A store whose table is empty had no segment inside a recorded region: it gives
+ * no records (every segment reads as <NA> either way), so a process that never
+ * opened a region writes the log it wrote before regions existed. */
+static int regions_met(const iolens_dxt_store_hdr *h)
+{
+    return has_regions(h) && h->nregions > 0;
+}
+
+size_t iolens_dxt_store_regions_bound(const uint8_t *base, size_t len)
+{
+    const iolens_dxt_store_hdr *h = header(base, len);
+    if (!h || !regions_met(h))
+        return 0;
+    const iolens_dxt_file *f;
+    size_t bound = 0;
+    int64_t segs = 0, most = (int64_t)(len / 4);
+    FOR_EACH_FILE(h, base, len, f) {
+        int64_t n = f->dropped ? 0 : claimed(f->lane[0].n, len) + claimed(f->lane[1].n, len);
+        if (n > 0) {
+            n = segs + n > most ? most - segs : n;
+            segs += n;
+            bound += (size_t)REGION_REC_MAX((uint64_t)n);
+        }
+    }
+    return bound;
+}
+
+size_t iolens_dxt_store_regions(const uint8_t *base, size_t len, int64_t rank, uint8_t *out,
+                                size_t cap)
+{
+    const iolens_dxt_store_hdr *h = header(base, len);
+    if (!h || !out || !regions_met(h))
+        return 0;
+    if (rank < 0)
+        rank = h->rank;
+    const iolens_dxt_file *f;
+    size_t used = 0;
+    budget b = budget_of(len);
+    FOR_EACH_FILE(h, base, len, f) {
+        if (f->dropped || cap - used < REGION_REC_MAX(1))
+            continue;
+        uint8_t *rec = out + used;
+        region_map m = {.ntab = 0};
+        m.idx = rec + (size_t)REGION_REC_MAX(0);
+        int64_t room = (int64_t)(cap - used - REGION_REC_MAX(0));
+        int64_t nw = lane_decode(base, len, &f->lane[1], NULL, &m, room, &b);
+        m.idx += nw;
+        int64_t nr = lane_decode(base, len, &f->lane[0], NULL, &m, room - nw, &b);
+        int64_t n = nw + nr;
+        if (n == 0)
+            continue;
+        uint8_t *idx = rec + IOLENS_DXT_REGION_HDR + 8 * (size_t)m.ntab;
+        memmove(idx, rec + (size_t)REGION_REC_MAX(0), (size_t)n);
+        size_t size = (size_t)iolens_dxt_region_size(m.ntab, (uint64_t)n);
+        memset(idx + n, 0, size - (size_t)(idx + n - rec));
+        memcpy(rec + IOLENS_DXT_REGION_HDR, m.table, 8 * (size_t)m.ntab);
+        iolens_dxt_region_hdr rh = {f->id, rank, h->modid, (uint32_t)n, m.ntab, 0};
+        memcpy(rec, &rh, sizeof rh);
+        used += size;
     }
     return used;
 }

@@ -19,7 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "dxt_region_edit.h"
 #include "convert.h"
+#include "iolens/dxt_region.h"
 #include "iolens/log.h"
 #include "safe_output.h"
 #include "tools.h"
@@ -222,10 +224,48 @@ static int copy_opaque(conv *c, const iolens_module_info *mi)
     return 0;
 }
 
+static int keeps_id(const void *ctx, uint64_t id)
+{
+    return conv_select_keeps(&((const conv *)ctx)->sel, id);
+}
+
+static uint64_t anon_id_of(const void *ctx, uint64_t id)
+{
+    return anon_id(&((const conv *)ctx)->an, id);
+}
+
+/* The segments' regions (dxt_region_edit.h): the records of the DXT records
+ * kept, with the ids the rewrite gives those records and the REGION records. */
+static int copy_dxt_regions(conv *c, const iolens_module_info *mi)
+{
+    const void *payload;
+    size_t len, out_len;
+    int rc = iolens_log_region(c->log, mi->id, &payload, &len);
+    if (rc)
+        return fail_read(c, rc, mi->name);
+    uint8_t *buf = malloc(len ? len : 1);
+    if (!buf)
+        return fail_write(c, IOLENS_E_NOMEM, mi->name);
+    memcpy(buf, payload, len);
+    iol_dxt_region_edit e = {c, c->sel.active ? keeps_id : NULL, c->keyfile ? anon_id_of : NULL,
+                             NULL};
+    if ((rc = iol_dxt_region_edit_run(buf, len, &e, &out_len)) != 0) {
+        free(buf);
+        return fail_read(c, rc, "DXT_REGION module: a record does not fit its region");
+    }
+    if (out_len)
+        rc = iolens_writer_put_region(c->w, mi->id, iolens_log_header(c->log)->mod_ver[mi->id],
+                                      buf, out_len);
+    free(buf);
+    return rc ? fail_write(c, rc, mi->name) : 0;
+}
+
 /* Decode module `id` with the decoder of its kind and re-encode it. */
 static int copy_module(conv *c, const iolens_module_info *mi)
 {
     int rc = 0, wrc = 0;
+    if (mi->id == IOLENS_DXT_REGION_MODULE)
+        return copy_dxt_regions(c, mi);
     switch (mi->kind) {
     case IOLENS_KIND_OPAQUE:
         return copy_opaque(c, mi);

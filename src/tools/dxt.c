@@ -200,6 +200,8 @@ static int run_module(struct dxt_run *r, int i)
                         "of the Darshan utilities to parse it.\n", i);
         return 0;
     }
+    if (i == IOL_MOD_DXT_REGION)
+        return 0;        /* the segments' regions: not printed (docs/cli.md, "dxt") */
     if (mi->kind == IOLENS_KIND_OPAQUE || i == IOL_MOD_NULL) {
         fprintf(stderr, "Warning: no log utility handlers defined for module %s, SKIPPING.\n",
                 mi->name);

@@ -31,7 +31,9 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "dxt_region_edit.h"
 #include "iolens/counters.h"
+#include "iolens/dxt_region.h"
 #include "iolens/log.h"
 #include "merge.h"
 #include "merge_heatmap.h"
@@ -317,8 +319,31 @@ static int merge_counters(iolens_writer *w, int module, input *in, size_t n, int
     return rc;
 }
 
-/* Modules of no known kind: regions concatenated. */
-static int merge_raw(iolens_writer *w, int module, input *in, size_t n, size_t *bad)
+/* The segments' regions (dxt_region_edit.h): concatenated, each input's ranks
+ * moved as merge_dxt moves its DXT records' ranks (wf_merge_dxt's rule). */
+typedef struct rank_move {
+    int64_t offset, rank_as;
+} rank_move;
+
+static int64_t moved_rank(const void *ctx, int64_t rank)
+{
+    const rank_move *m = ctx;
+    return m->rank_as >= 0 ? m->rank_as : wf_rank(rank, m->offset);
+}
+
+/* One input's DXT_REGION bytes, edited in place; *kept gets their new length. */
+static int move_dxt_regions(uint8_t *p, size_t len, const input *in, size_t *kept)
+{
+    rank_move mv = {in->wf_offset >= 0 ? in->wf_offset : 0, in->rank_as};
+    iol_dxt_region_edit e = {&mv, NULL, NULL, moved_rank};
+    return iol_dxt_region_edit_run(p, len, &e, kept);
+}
+
+/* Modules of no known kind: regions concatenated; each input's bytes edited by
+ * `edit` when given (DXT_REGION: move_dxt_regions). */
+typedef int (*raw_edit)(uint8_t *p, size_t len, const input *in, size_t *kept);
+static int merge_raw(iolens_writer *w, int module, input *in, size_t n, size_t *bad,
+                     raw_edit edit)
 {
     size_t total = 0, at = 0;
     uint32_t ver = 0;
@@ -347,6 +372,10 @@ static int merge_raw(iolens_writer *w, int module, input *in, size_t n, size_t *
             total = at + len;
         }
         memcpy(buf + at, p, len);
+        if (edit && (rc = edit(buf + at, len, &in[i], &len)) != IOLENS_OK) {
+            *bad = i;
+            break;
+        }
         at += len;
         ver = iolens_log_header(in[i].log)->mod_ver[module];
     }
@@ -578,13 +607,15 @@ static int merge(input *in, size_t n, const char *out, int do_reduce, char *err,
             continue;
         if (mi->kind == IOLENS_KIND_DXT)
             rc = merge_dxt(w, m, in, n, &bad);
+        else if (m == IOLENS_DXT_REGION_MODULE)
+            rc = merge_raw(w, m, in, n, &bad, move_dxt_regions);
         else if (m == IOL_MOD_HEATMAP)
             rc = merge_heatmap(w, in, n, &bad);
         else if (mi->kind == IOLENS_KIND_LUSTRE)
             rc = merge_layouts(w, in, n, do_reduce, &bad);
         else
             rc = mi->kind == IOLENS_KIND_COUNTERS ? merge_counters(w, m, in, n, do_reduce, &bad)
-                                                  : merge_raw(w, m, in, n, &bad);
+                                                  : merge_raw(w, m, in, n, &bad, NULL);
     }
     if (rc) {
         failure_reason(in, bad, w, rc, err, errlen, where);

@@ -245,6 +245,8 @@ static const iolens_module_info *section_module(parse_run *p, int i)
         warn(p, msg);
         return NULL;
     }
+    if (i == IOL_MOD_DXT_REGION)
+        return NULL;     /* ours, read with DXT: log.dxt()'s region column (docs/regions.md) */
     if (i == IOL_MOD_NULL || mi->kind == IOLENS_KIND_OPAQUE) {
         snprintf(msg, sizeof msg, "# Warning: no log utility handlers defined for "
                  "module %s, SKIPPING.\n", mi->name);

@@ -271,8 +271,7 @@ int iol_recover_one(const char *in, const char *logdir, int keep, int force, int
     iol_extra_regions dxt = {0};   /* the DXT traces and LUSTRE records: store files */
     for (int m = IOL_MOD_DXT_POSIX; m <= IOL_MOD_DXT_MPIIO; m++) {
         char note[600];
-        if (iol_recover_dxt(in, m, &dxt.data[m], &dxt.len[m], &dxt.version[m], note,
-                            sizeof note) && note[0])
+        if (iol_recover_dxt(in, m, &dxt, note, sizeof note) && note[0])
             fprintf(stderr, "iolens recover: %s\n", note);
     }
     char note[600];

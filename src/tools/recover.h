@@ -36,11 +36,10 @@ int iol_write_recovered(iolens_log *log, const char *out, const iolens_job *job,
 
 /* recover_dxt.c: the DXT region of module `modid` decoded from the store file the
  * runtime kept beside safety copy `copy` (<copy>.dxt-posix / .dxt-mpiio).  Returns
- * 0 when there is no such file, else 1 with *region (malloc'd, NULL when nothing
- * decodes), *len and its record *version, and note set to a message when the
- * trace is lost. */
-int iol_recover_dxt(const char *copy, int modid, void **region, size_t *len, int *version,
-                    char *note, size_t notelen);
+ * 0 when there is no such file, else 1 with x's data[modid] (malloc'd, NULL when
+ * nothing decodes), len and record version set, the segments' regions appended to
+ * x's DXT_REGION region, and note set to a message when the trace is lost. */
+int iol_recover_dxt(const char *copy, int modid, iol_extra_regions *x, char *note, size_t notelen);
 /* The latest segment end (seconds) in a DXT region as iol_recover_dxt made it,
  * whose segments are seg_size (32 or 40) bytes. */
 double iol_dxt_region_last_end(const void *region, size_t len, size_t seg_size);

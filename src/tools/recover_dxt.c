@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "iolens/counters.h"
+#include "iolens/dxt_region.h"
 #include "iolens/dxt_store.h"
 #include "iolens/lustre_store.h"
 #include "recover.h"
@@ -92,9 +93,25 @@ int iol_sidecar_load(const char *copy, const char *path, const char *loss, uint8
     return 1;
 }
 
-int iol_recover_dxt(const char *copy, int modid, void **region, size_t *len, int *version,
-                    char *note, size_t notelen)
+/* Append the DXT_REGION records of a store to x's region (docs/regions.md);
+ * out of memory loses them, never the trace. */
+static void add_regions(const uint8_t *store, size_t size, iol_extra_regions *x)
 {
+    size_t cap = iolens_dxt_store_regions_bound(store, size);
+    int m = IOLENS_DXT_REGION_MODULE;
+    uint8_t *buf = cap ? realloc(x->data[m], x->len[m] + cap) : NULL;
+    if (!buf)
+        return;
+    x->data[m] = buf;
+    x->len[m] += iolens_dxt_store_regions(store, size, -1, buf + x->len[m], cap);
+    x->version[m] = IOL_MOD_DXT_REGION_VERSION;
+}
+
+int iol_recover_dxt(const char *copy, int modid, iol_extra_regions *x, char *note, size_t notelen)
+{
+    void **region = &x->data[modid];
+    size_t *len = &x->len[modid];
+    int *version = &x->version[modid];
     char path[8400];
     sidecar_path(copy, modid, path, sizeof path);
     *region = NULL;
@@ -110,6 +127,7 @@ int iol_recover_dxt(const char *copy, int modid, void **region, size_t *len, int
     uint8_t *out = cap ? malloc(cap) : NULL;
     size_t n = out ? iolens_dxt_store_region(store, size, -1, out, cap) : 0;
     *version = iolens_dxt_store_version(store, size);
+    add_regions(store, size, x);
     if (cap && !out)
         snprintf(note, notelen, "%.400s: out of memory; its trace is not recovered", path);
     else if (!cap && size && memcmp(store, IOLENS_DXT_STORE_MAGIC, size < 8 ? size : 8) != 0)

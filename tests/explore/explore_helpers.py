@@ -68,16 +68,18 @@ ts = [threading.Thread(target=work, args=(k,)) for k in range(3)]
 """
 
 
-def traced_log(tmp: Path) -> Path:
-    """A log of our own: `iolens run --trace` over a threaded Python workload."""
+def traced_log(tmp: Path, program=("-c", WORKLOAD), extra_env=None) -> Path:
+    """A log of our own: `iolens run --trace` over a Python workload (`program`: the
+    interpreter's arguments before the data directory; default a threaded one)."""
     logdir, data = tmp / "logs", tmp / "data"
     logdir.mkdir()
     data.mkdir()
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("DARSHAN_", "DXT_", "IOLENS_LOG"))}
     env["LD_PRELOAD"] = ""
+    env.update(extra_env or {})
     r = subprocess.run([iolens_bin(), "run", "--trace", "--logpath", str(logdir), "--",
-                        sys.executable, "-c", WORKLOAD, str(data)],
+                        sys.executable, *program, str(data)],
                        env=env, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     logs = sorted(logdir.glob("**/*.darshan"))

@@ -55,6 +55,7 @@
 
 #include "rt.h"
 #include "modules/dxt.h"
+#include "iolens/dxt_region.h"
 #include "safety.h"
 #include "iolens/dxt_store.h"
 
@@ -118,6 +119,19 @@ struct timespec iol_t0;
 iol_clock_fn iol_vdso_clock_gettime;
 iol_config iol_cfg;
 int iol_rank = 7, iol_nprocs = 1;
+/* The REGION module's side (region.c): the region the next op runs in. */
+int iol_region_used;
+static int region_slot = -1;
+static uint64_t region_id;
+int iol_region_slot_now(void)
+{
+    return region_slot;
+}
+uint64_t iol_region_slot_id(int slot)
+{
+    (void)slot;
+    return region_id;
+}
 
 void iol_lock_slow(iol_lock_t *l, uintptr_t me)
 {
@@ -2408,6 +2422,53 @@ static void test_hostile(void)
     free(ref_out);
 }
 
+/* Segments carry the region they ran in (dxt_store.h): the store's table, and
+ * the DXT_REGION record built from it, one byte per segment, writes then reads. */
+static void test_regions(void)
+{
+    SETCTX("regions");
+    iol_cfg.mod_disabled &= ~(1ull << IOL_MOD_REGION);
+    start_store(64);
+    CHECK(S.x->regions && (HDR()->flags & IOLENS_DXT_STORE_REGIONS), "regions not carried");
+    iol_dxt_file *f = NULL;
+    /* op k: (used, slot, id) -> expected index */
+    static const struct { int used, slot; uint64_t id; int wr; uint8_t want; } ops[] = {
+        {0, 5, 0xaaa, 1, 0},      /* no region yet in the process: outside */
+        {1, -1, 0, 1, 0},         /* outside */
+        {1, 5, 0xaaa, 0, 2},      /* (reads come after writes: 0xbbb is met first) */
+        {1, 9, 0xbbb, 1, 1},
+        {1, -2, 0, 0, 255},       /* a region whose name was not recorded */
+        {1, 5, 0xaaa, 1, 2},
+    };
+    for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++) {
+        iol_region_used = ops[k].used;
+        region_slot = ops[k].slot;
+        region_id = ops[k].id;
+        iol_dxt_add(S.x, IOL_DXT_SLOT_POSIX, &f, 0x1234, ops[k].wr, (int64_t)k * 10, 10,
+                    (int64_t)k, (int64_t)k + 1);
+    }
+    CHECK(HDR()->nregions == 2 && HDR()->regions[0] == 0xaaa && HDR()->regions[1] == 0xbbb,
+          "store table: %u entries", HDR()->nregions);
+    uint8_t out[4096];
+    size_t bound = iolens_dxt_store_regions_bound(S.x->base, S.x->len);
+    size_t n = iolens_dxt_store_regions(S.x->base, S.x->len, 3, out, sizeof out);
+    iolens_dxt_region_hdr rh;
+    memcpy(&rh, out, sizeof rh);
+    CHECK(n == iolens_dxt_region_size(2, 6) && n <= bound && rh.id == 0x1234 && rh.rank == 3 &&
+              rh.module == IOL_MOD_DXT_POSIX && rh.nseg == 6 && rh.ntab == 2,
+          "record: %zu bytes (bound %zu), nseg %u ntab %u", n, bound, rh.nseg, rh.ntab);
+    uint64_t tab[2];
+    memcpy(tab, out + 32, 16);
+    /* writes (ops 0, 1, 3, 5) then reads (ops 2, 4) */
+    static const uint8_t want[6] = {0, 0, 1, 2, 2, 255};
+    CHECK(tab[0] == 0xbbb && tab[1] == 0xaaa && memcmp(out + 48, want, 6) == 0,
+          "table %#llx %#llx, indices %u %u %u %u %u %u", (unsigned long long)tab[0],
+          (unsigned long long)tab[1], out[48], out[49], out[50], out[51], out[52], out[53]);
+    iol_region_used = 0;
+    end_store();
+    iol_cfg.mod_disabled |= 1ull << IOL_MOD_REGION;
+}
+
 int main(void)
 {
     struct timespec t0, t1;
@@ -2415,6 +2476,9 @@ int main(void)
     if (uname(&uts) == 0)
         memcpy(host64, uts.nodename, strnlen(uts.nodename, sizeof host64));
     iol_cfg.dxt_small_trigger = iol_cfg.dxt_unaligned_trigger = -1;
+    /* REGION off: the stores' encoding checked below is that without regions;
+     * test_regions turns it on */
+    iol_cfg.mod_disabled |= 1ull << IOL_MOD_REGION;
     test_descriptors();
     test_ns();
     test_attach();
@@ -2431,6 +2495,7 @@ int main(void)
     test_store_lock();
     test_store_bound();
     test_hostile();
+    test_regions();
     SETCTX("end");
     CHECK(nlive == 0, "%d mapping(s) left", nlive);
     for (int i = 0; i < S.nf; i++)

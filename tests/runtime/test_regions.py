@@ -280,6 +280,7 @@ def uncompressed_copy(runtime, probe, tmp_path):
     ("41:1:{off}:{len}:0,41:1:{off}:{len}:0", "named twice"),
     ("41:1:{off}", "is not id:version"),
     ("41:1:{off}:99999999999999999999999:0", "is not id:version"),
+    ("41:1:{off}:{len}:0,42:1:{off}:{len}:0", "overlaps"),     # DXT_REGION onto REGION
 ])
 def test_hostile_extension_keys_are_refused(runtime, probe, tmp_path, entry, message):
     """The reader checks what the iolens_ext key claims: a clear error, never a crash."""
@@ -322,9 +323,10 @@ def test_mpi_ranks_reduce_by_the_table(tmp_path):
     assert r.returncode == 0, r.stderr
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DARSHAN_", "DXT_"))}
     env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
-               DARSHAN_LOGPATH=str(logs), LD_PRELOAD=rt)
+               DARSHAN_LOGPATH=str(logs), LD_PRELOAD=rt, DXT_ENABLE_IO_TRACE="1")
     r = subprocess.run(["mpirun", "-np", "2", "-x", "LD_PRELOAD", "-x", "DARSHAN_LOGPATH",
-                        str(exe), str(data)], env=env, capture_output=True, text=True, timeout=300)
+                        "-x", "DXT_ENABLE_IO_TRACE", str(exe), str(data)], env=env,
+                       capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
     [log] = logs_in(logs)
     assert header_slot(log, 41) == (0, 0)      # the MPI writer keeps REGION out of the map
@@ -334,6 +336,11 @@ def test_mpi_ranks_reduce_by_the_table(tmp_path):
     assert step["REGION_COUNT"] == 2 and step["REGION_POSIX_BYTES_WRITTEN"] == 4 + 8
     assert step["REGION_F_MAX_TIME"] <= step["REGION_F_TOTAL_TIME"]
     assert recs[("only one", 1)]["REGION_COUNT"] == 1
+    # each rank's traced write carries its region (DXT_REGION records of every rank)
+    with iolens.open(log) as lg:
+        dxt = lg.dxt()
+    writes = dxt[dxt["name"].astype(str).str.contains("mpi_")]
+    assert sorted(writes["rank"]) == [0, 1] and (writes["region"] == "step").all()
 
 
 def test_bounded_records_set_the_partial_flag(runtime, probe, tmp_path):

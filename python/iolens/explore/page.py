@@ -9,6 +9,7 @@ from importlib import resources
 from typing import Optional
 
 from .._text import printable
+from .query import SEGMENT_FIELDS
 
 EMBED_LIMIT = 200_000    # segments a self-contained page may carry
 
@@ -65,5 +66,4 @@ def render_page(summary: dict, segments: Optional[dict]) -> str:
 
 def embedded_segments(idx) -> dict:
     """Every segment of the index as column lists (only for small logs)."""
-    return {name: idx.cols[name].tolist()
-            for name in ("start", "end", "lane", "op", "mod", "file", "offset", "length")}
+    return {name: idx.cols[name].tolist() for name in SEGMENT_FIELDS}

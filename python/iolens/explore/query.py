@@ -40,6 +40,7 @@ MAX_SPANS = 20_000
 MAX_SPANS_CAP = 50_000
 MAX_PX = 2048
 MAX_ROWS = 300
+SEGMENT_FIELDS = ("start", "end", "lane", "op", "mod", "file", "offset", "length", "region")
 KINDS = 4                  # cell kind = op (0 read, 1 write) + 2 * module (0 POSIX, 1 MPI-IO)
 
 
@@ -51,6 +52,7 @@ class View:
     rank1: int = 1 << 62
     ops: Optional[Set[int]] = None        # op codes (0 read, 1 write); None = all
     files: Optional[Set[int]] = None      # file codes; None = all
+    regions: Optional[Set[int]] = None    # region codes (explore/regions.py); None = all
     px: int = 1000                        # pixel columns of the timeline
     rows: int = MAX_ROWS                  # rows the page can draw
     max_spans: int = MAX_SPANS
@@ -76,6 +78,11 @@ class View:
         return self
 
     @property
+    def filtered(self) -> bool:
+        """Whether a filter the pyramid does not know (file, region) applies."""
+        return self.files is not None or self.regions is not None
+
+    @property
     def aggregated(self) -> bool:
         return len(self.lanes) > self.rows
 
@@ -91,7 +98,7 @@ def query(idx: TraceIndex, view: View) -> dict:
     # a single segment; segments are read when zoomed in past its bins, or when
     # the pyramid says the lanes and operations asked for hold few enough.
     pyramid_fine_enough = (view.t1 - view.t0) / idx.bin_width >= view.px / 2
-    if view.files is None and i1 - i0 > view.max_spans and pyramid_fine_enough:
+    if not view.filtered and i1 - i0 > view.max_spans and pyramid_fine_enough:
         counts, kinds, sums = _pyramid_counts(idx, view)
         if sums.total > view.max_spans or i1 - i0 > SCAN_CAP:
             return _bins_reply(idx, view, counts, kinds, sums, "pyramid")
@@ -102,7 +109,7 @@ def query(idx: TraceIndex, view: View) -> dict:
             return _spans_reply(idx, view, rows, sums)
         counts, kinds = _histogram(view, rows)
         return _bins_reply(idx, view, counts, kinds, sums, "scan")
-    if view.files is None:
+    if not view.filtered:
         counts, kinds, sums = _pyramid_counts(idx, view)
         return _bins_reply(idx, view, counts, kinds, sums, "pyramid")
     counts = np.zeros((KINDS, view.rows, view.px), np.int64)
@@ -152,6 +159,8 @@ def _select(idx: TraceIndex, view: View, i0: int, i1: int, with_long: bool = Tru
         keep &= np.isin(c["op"], list(view.ops))
     if view.files is not None:
         keep &= np.isin(c["file"], list(view.files))
+    if view.regions is not None:
+        keep &= np.isin(c["region"], list(view.regions))
     return {name: col[keep] for name, col in c.items()}
 
 
@@ -280,7 +289,7 @@ def _base(idx: TraceIndex, view: View, kind: str, n: int, sums: _LaneSums) -> di
 
 def _spans_reply(idx: TraceIndex, view: View, rows: dict, sums: _LaneSums) -> dict:
     out = _base(idx, view, "spans", int(len(rows["start"])), sums)
-    for name in ("start", "end", "lane", "op", "mod", "file", "offset", "length"):
+    for name in SEGMENT_FIELDS:
         col = rows[name]
         out[name] = col.tolist() if len(col) else []
     return out

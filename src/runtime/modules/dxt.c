@@ -60,6 +60,9 @@ void iol_dxt_activate(iol_module *m)
     x->modid = m->d->id;
     x->slot = x == &stores[1];
     x->threads = iol_cfg.dxt_thread_ids > 0;
+    /* From the start whenever a region can exist, so that the store is decoded
+     * the same way at shutdown and by `iolens recover` (dxt_store.h). */
+    x->regions = !(iol_cfg.mod_disabled >> IOL_MOD_REGION & 1);
     int64_t budget = budget_of(x->modid);
     /* Whole cache lines (take): a file costs 192 <= 2 x 104 bytes here, and a chunk
      * of k segments 24 + 42k rounded up to 64, which is <= 2 x 32k for every k >= 2.
@@ -85,7 +88,8 @@ void iol_dxt_activate(iol_module *m)
     h->len = x->len;
     h->used = IOLENS_DXT_STORE_HDR;
     h->remaining = budget;
-    h->flags = x->threads ? IOLENS_DXT_STORE_THREADS : 0;
+    h->flags = (x->threads ? IOLENS_DXT_STORE_THREADS : 0) |
+               (x->regions ? IOLENS_DXT_STORE_REGIONS : 0);
     /* The node name as upstream stores it: up to 64 bytes, NUL-padded. */
     struct utsname u;
     if (uname(&u) == 0)
@@ -101,6 +105,11 @@ iol_dxt *iol_dxt_attach(int modid)
         return NULL;
     iol_dxt *x = store_of(modid);
     iol_mod_leave(m);
+    if (x->base && x->regions) {     /* the module that writes the segments' regions */
+        iol_module *r = iol_mod(IOL_MOD_DXT_REGION);
+        if (iol_mod_enter_leaf(r))
+            iol_mod_leave(r);
+    }
     return x->base ? x : NULL;
 }
 
@@ -196,6 +205,33 @@ uint32_t iol_dxt_thread_new(iol_dxt *x)
     }
     iol_unlock(&x->lock);
     return iol_dxt_thread[x->slot] = n + 1;
+}
+
+/* Like the thread table: an entry is written before the count that publishes
+ * it.  Past the table's end a region gets the index IOLENS_DXT_MAX_REGIONS + 1
+ * (unknown), as does one whose name the REGION module could not record. */
+uint32_t iol_dxt_region(iol_dxt *x)
+{
+    int s = iol_region_slot_now();
+    if (s == IOL_REGION_OUTSIDE)
+        return 0;
+    if (s < 0 || s >= IOL_DXT_REGION_SLOTS)
+        return IOLENS_DXT_MAX_REGIONS + 1;
+    uint32_t k = __atomic_load_n(&x->region_index[s], __ATOMIC_RELAXED);
+    if (__builtin_expect(k != 0, 1))
+        return k;
+    if (!iol_trylock_own(&x->lock))       /* a signal handler inside the lock */
+        return IOLENS_DXT_MAX_REGIONS + 1;
+    iolens_dxt_store_hdr *h = hdr(x);
+    k = x->region_index[s];
+    if (k == 0 && h->nregions < IOLENS_DXT_MAX_REGIONS) {
+        h->regions[h->nregions] = iol_region_slot_id(s);
+        __atomic_signal_fence(__ATOMIC_RELEASE);
+        k = ++h->nregions;
+        __atomic_store_n(&x->region_index[s], (uint8_t)k, __ATOMIC_RELAXED);
+    }
+    iol_unlock(&x->lock);
+    return k ? k : IOLENS_DXT_MAX_REGIONS + 1;
 }
 
 static int grow_locked(iol_dxt *x, iol_dxt_lane *l);
@@ -321,4 +357,56 @@ uint32_t iol_dxt_version(iol_module *m)
 {
     iol_dxt *x = store_of(m->d->id);
     return m->d->version + (uint32_t)x->threads;
+}
+
+/* ------------------------------------------------------------ DXT_REGION */
+/* dxt_region.c's callbacks: its records parallel the records the DXT modules
+ * output (their finish ran first: modules finish in id order). */
+static int carries_regions(const iol_dxt *x)
+{
+    iol_module *m = iol_mod(x->modid);
+    return x->base && x->regions && m->d && m->state == 1;
+}
+
+static void *region_out;
+static size_t region_out_len;
+
+void iol_dxt_region_finish(iol_module *m)
+{
+    m->count = 0;
+    for (int k = 0; k < 2; k++)
+        if (carries_regions(&stores[k]) && iolens_dxt_store_regions_bound(stores[k].base,
+                                                                          stores[k].len))
+            m->count += iol_mod(stores[k].modid)->count;
+}
+
+size_t iol_dxt_region_output(iol_module *m, void **payload)
+{
+    (void)m;
+    size_t cap = 0, used = 0;
+    *payload = NULL;
+    for (int k = 0; k < 2; k++)
+        if (carries_regions(&stores[k]))
+            cap += iolens_dxt_store_regions_bound(stores[k].base, stores[k].len);
+    if (cap == 0)
+        return 0;
+    if (!(region_out = iol_map(cap))) {
+        iol_partial_set(IOL_MOD_DXT_REGION);
+        return 0;
+    }
+    region_out_len = cap;
+    for (int k = 0; k < 2; k++)
+        if (carries_regions(&stores[k]))
+            used += iolens_dxt_store_regions(stores[k].base, stores[k].len, iol_rank,
+                                             (uint8_t *)region_out + used, cap - used);
+    *payload = region_out;
+    return used;
+}
+
+void iol_dxt_region_reset(iol_module *m)
+{
+    (void)m;
+    iol_unmap(region_out, region_out_len);
+    region_out = NULL;
+    region_out_len = 0;
 }

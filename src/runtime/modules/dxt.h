@@ -35,6 +35,7 @@
 
 #include "../core/rt.h"
 #include "iolens/dxt_store.h"
+#include "region.h"
 
 /* The store's layout and segment encoding are shared with `iolens recover`,
  * which reads them back from the file beside the safety copy: see
@@ -47,12 +48,18 @@
 typedef iolens_dxt_file iol_dxt_file;
 typedef iolens_dxt_lane iol_dxt_lane;
 
+#define IOL_DXT_REGION_SLOTS 1024   /* region.c's name table (IOL_REGION_NAMES) */
+
 typedef struct iol_dxt {
     uint8_t *base;               /* the store: header at 0, links are offsets from here */
     size_t len;
     int modid;
     int slot;                    /* 0 DXT_POSIX, 1 DXT_MPIIO: index of iol_dxt_thread */
     int threads;                 /* segments carry the thread's index (DXT_THREAD_IDS) */
+    int regions;                 /* segments carry their region's index (REGION on) */
+    /* Per REGION name-table slot, its index in the store's region table (0: none
+     * yet); written under the store's lock, read without (iol_dxt_region). */
+    uint8_t region_index[IOL_DXT_REGION_SLOTS];
     void *out;                   /* the payload built at shutdown */
     size_t out_len;
     /* The store's lock (Locking above), on a line of its own: the fields above are
@@ -82,6 +89,10 @@ extern __thread uint32_t iol_dxt_thread[2] __attribute__((tls_model("initial-exe
 /* Out of line: give the calling thread an index in x's table (takes the store's
  * lock); returns the index plus one. */
 uint32_t iol_dxt_thread_new(iol_dxt *x);
+
+/* Out of line: the store index of the calling thread's innermost region, for a
+ * process that has used regions (0 outside every region; region.h). */
+uint32_t iol_dxt_region(iol_dxt *x) __attribute__((visibility("hidden")));
 
 static inline int64_t iol_dxt_ns(double t)
 {
@@ -125,6 +136,9 @@ static inline __attribute__((always_inline)) void iol_dxt_add(iol_dxt *x, const 
             t = iol_dxt_thread_new(x);
         p = iolens_dxt_put(p, t - 1);
     }
+    if (__builtin_expect(x->regions, 0))   /* one byte 0 until the first region */
+        p = iolens_dxt_put(p, __atomic_load_n(&iol_region_used, __ATOMIC_RELAXED) ? iol_dxt_region(x)
+                                                                                 : 0);
     l->prev_end_off = (uint64_t)off + (uint64_t)len;
     l->prev_len = (uint64_t)len;
     l->prev_end_ns = end;
@@ -143,6 +157,11 @@ void iol_dxt_finish(iol_module *m);
 size_t iol_dxt_output(iol_module *m, void **payload);
 void iol_dxt_reset(iol_module *m);
 uint32_t iol_dxt_version(iol_module *m);
+
+/* The DXT_REGION module's callbacks (dxt_region.c). */
+void iol_dxt_region_finish(iol_module *m);
+size_t iol_dxt_region_output(iol_module *m, void **payload);
+void iol_dxt_region_reset(iol_module *m);
 
 /* The descriptor of a DXT module (dxt_posix.c, dxt_mpiio.c): modules.def's id,
  * name and version, the engine's callbacks, and memory of its own (the store). */

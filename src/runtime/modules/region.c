@@ -35,7 +35,8 @@ IOL_FN(REGION, void, iolens_region_begin, (const char *name))
 IOL_FN(REGION, void, iolens_region_end, (const char *name))
  */
 
-#define IOL_REGION_NAMES 1024          /* distinct names per process (power of 2) */
+#define IOL_REGION_NAMES 1024          /* distinct names per process (power of 2;
+                                          dxt.h IOL_DXT_REGION_SLOTS follows it) */
 #define IOL_REGION_NAME_MAX 128        /* longer names are cut to 127 bytes */
 #define IOL_REGION_DEPTH 32            /* open regions kept per thread */
 #define NO_SLOT 0xffffu
@@ -244,6 +245,19 @@ static inline uint16_t current_slot(void)
     if (d > 0)
         return stack.f[(d < IOL_REGION_DEPTH ? d : IOL_REGION_DEPTH) - 1].slot;
     return __atomic_load_n(&base_slot, __ATOMIC_RELAXED);
+}
+
+int iol_region_slot_now(void)
+{
+    uint16_t s = current_slot();
+    if (s == NO_SLOT)
+        return stack.depth > 0 ? IOL_REGION_UNRECORDED : IOL_REGION_OUTSIDE;
+    return s;
+}
+
+uint64_t iol_region_slot_id(int slot)
+{
+    return __atomic_load_n(&names[slot].id, __ATOMIC_ACQUIRE);
 }
 
 void iol_region_io_slow(int layer, int op, int64_t bytes, double secs)

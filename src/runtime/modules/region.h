@@ -24,6 +24,14 @@ extern int iol_region_used __attribute__((visibility("hidden")));
 
 void iol_region_io_slow(int layer, int op, int64_t bytes, double secs);
 
+/* The region the calling thread's I/O counts in (the same rule as
+ * iol_region_io): its name-table slot, IOL_REGION_OUTSIDE outside every region,
+ * or IOL_REGION_UNRECORDED inside one whose name found no room.  And the REGION
+ * record id of a slot. */
+enum { IOL_REGION_OUTSIDE = -1, IOL_REGION_UNRECORDED = -2 };
+int iol_region_slot_now(void) __attribute__((visibility("hidden")));
+uint64_t iol_region_slot_id(int slot) __attribute__((visibility("hidden")));
+
 /* Attribute one operation of `layer` (bytes moved, t1..t2 its seconds since
  * init) to the calling thread's innermost region.  Callable with any I/O
  * module's record lock held: the REGION locks are leaves (region.c). */

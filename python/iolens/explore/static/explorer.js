@@ -27,12 +27,12 @@
   (S.findings || []).forEach((f) => { if (f.kind.endsWith("stragglers")) f.ranks.forEach((r) => stragglers.add(r)); });
 
   // ------------------------------------------------------------ state <-> URL
-  const state = { t0: 0, t1: S.span, r0: rankMin, r1: rankMax, op: "all", file: -1 };
+  const state = { t0: 0, t1: S.span, r0: rankMin, r1: rankMax, op: "all", file: -1, region: -1 };
   const TOKEN = new URLSearchParams(location.search).get("token") || "";   // the server's per-run token
   function readUrl() {
     const q = new URLSearchParams(location.search);
     const num = (k) => (q.has(k) && q.get(k) !== "" && isFinite(+q.get(k))) ? +q.get(k) : null;
-    for (const k of ["t0", "t1", "r0", "r1", "file"]) { const v = num(k); if (v !== null) state[k] = v; }
+    for (const k of ["t0", "t1", "r0", "r1", "file", "region"]) { const v = num(k); if (v !== null) state[k] = v; }
     if (["read", "write"].includes(q.get("op"))) state.op = q.get("op");
     clampState();
   }
@@ -47,17 +47,19 @@
     if (TOKEN) q.set("token", TOKEN);
     q.set("t0", state.t0.toPrecision(12)); q.set("t1", state.t1.toPrecision(12));
     q.set("r0", state.r0); q.set("r1", state.r1); q.set("op", state.op); q.set("file", state.file);
+    if (state.region !== -1) q.set("region", state.region);
     history.replaceState(null, "", location.pathname + "?" + q.toString());
   }
   function syncForm() {
     $("f-t0").value = state.t0.toPrecision(6); $("f-t1").value = state.t1.toPrecision(6);
     $("f-r0").value = state.r0; $("f-r1").value = state.r1; $("f-op").value = state.op;
-    $("f-file").value = String(state.file);
+    $("f-file").value = String(state.file); $("f-region").value = String(state.region);
   }
   function readForm() {
     const n = (id, d) => { const v = $(id).value.trim(); return v !== "" && isFinite(+v) ? +v : d; };
     state.t0 = n("f-t0", 0); state.t1 = n("f-t1", S.span); state.r0 = n("f-r0", rankMin);
     state.r1 = n("f-r1", rankMax); state.op = $("f-op").value; state.file = +$("f-file").value;
+    state.region = $("f-region").value === "" ? -1 : +$("f-region").value;
     clampState();
   }
 
@@ -100,6 +102,7 @@
       if (seg.end[i] < state.t0 || seg.start[i] > state.t1 || !laneOk.has(seg.lane[i])) continue;
       if (opCode >= 0 && seg.op[i] !== opCode) continue;
       if (state.file >= 0 && seg.file[i] !== state.file) continue;
+      if (!inRegion(seg.region[i])) continue;
       for (const k in keep) keep[k].push(seg[k][i]);
     }
     const reply = Object.assign({ kind: "spans", n: keep.start.length, t0: state.t0, t1: state.t1 }, keep);
@@ -114,7 +117,7 @@
       try { return await early; } catch (err) { console.warn("first view: asking again", err); }
     }
     const q = new URLSearchParams({ t0: state.t0, t1: state.t1, r0: state.r0, r1: state.r1, op: state.op,
-      file: state.file, px: px, rows: ROWS_MAX, token: TOKEN });
+      file: state.file, region: state.region, px: px, rows: ROWS_MAX, token: TOKEN });
     const r = await fetch("/api/spans?" + q.toString());
     if (!r.ok) throw new Error("query failed: " + r.status);
     return r.json();
@@ -123,6 +126,60 @@
     const bin = atob(b64), bytes = new Uint8Array(bin.length);
     for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
     return new Type(bytes.buffer);
+  }
+
+  // ------------------------------------------------------------ regions
+  // Program phases (docs/regions.md): bands from the REGION records (per rank;
+  // rank -1 = every rank), a legend, and the selector's filter on the segments'
+  // region codes (-1 = outside every region; the selector's -2 asks for those).
+  const RG = S.regions || { names: [], filterable: 0, spans: { region: [], rank: [], start: [], end: [] } };
+  const REGION_COLORS = ["#e41a1c", "#377eb8", "#4daf4a", "#984ea3", "#ff7f00", "#a6a600", "#a65628",
+    "#f781bf", "#999999", "#1b9e77", "#7570b3", "#e7298a"];     // the report's region colours
+  const regionColor = (code, alpha) => {
+    const c = REGION_COLORS[code % REGION_COLORS.length];
+    return `rgba(${parseInt(c.slice(1, 3), 16)},${parseInt(c.slice(3, 5), 16)},${parseInt(c.slice(5, 7), 16)},${alpha})`;
+  };
+  const inRegion = (code) => state.region === -1 || (state.region === -2 ? code === -1 : code === state.region);
+  function setupRegions() {
+    const sel = $("f-region");
+    RG.names.slice(0, RG.filterable).forEach((n, i) => {
+      const o = document.createElement("option"); o.value = String(i); o.textContent = n; sel.appendChild(o);
+    });
+    $("f-region-box").hidden = !(S.has_dxt && RG.filterable);
+    const legend = $("region-legend"), shown = [...new Set(RG.spans.region)].sort((a, b) => a - b);
+    legend.hidden = !shown.length;
+    legend.replaceChildren(document.createTextNode("Regions: "));
+    shown.forEach((code) => {
+      const s = document.createElement("span"); s.className = "region-key"; s.dataset.region = RG.names[code];
+      s.style.borderLeft = `1.2em solid ${regionColor(code, 0.45)}`; s.textContent = RG.names[code];
+      legend.appendChild(s);
+    });
+    syncForm();
+  }
+  function drawRegionBands(ctx, X, w, nrows) {
+    // rank -> rows that hold one of its lanes
+    const rowsOf = new Map();
+    laneRow.forEach((row, l) => { const r = S.lanes[l].rank; if (!rowsOf.has(r)) rowsOf.set(r, new Set()); rowsOf.get(r).add(row); });
+    const sp = RG.spans, labelled = new Set(), names = [];
+    let bands = 0;
+    ctx.save(); ctx.font = "10px sans-serif"; ctx.textBaseline = "top";
+    for (let i = 0; i < sp.region.length; i++) {
+      const a = Math.max(LABEL_W, X(sp.start[i])), b = Math.min(w, Math.max(X(sp.end[i]), X(sp.start[i]) + 2));
+      if (b <= a) continue;
+      const code = sp.region[i], rows = sp.rank[i] === -1 ? null : rowsOf.get(sp.rank[i]);
+      if (sp.rank[i] !== -1 && !rows) continue;
+      ctx.fillStyle = regionColor(code, state.region === -1 || state.region === code ? 0.16 : 0.06);
+      if (rows === null) ctx.fillRect(a, 0, b - a, nrows * laneH);
+      else rows.forEach((r) => ctx.fillRect(a, r * laneH, b - a, laneH));
+      bands++;
+      if (!labelled.has(code)) {
+        labelled.add(code); names.push(RG.names[code]);
+        ctx.fillStyle = regionColor(code, 1); ctx.fillText(RG.names[code], a + 2, 1, Math.max(20, b - a - 4));
+      }
+    }
+    ctx.restore();
+    tl.dataset.regionBands = String(bands);
+    tl.dataset.regionLabels = names.join("|");
   }
 
   // ------------------------------------------------------------ timeline
@@ -213,6 +270,7 @@
     const X = (t) => LABEL_W + (t - state.t0) * scale;
     plot = { X: X, plotW: plotW };
     ctx.clearRect(0, 0, w, tl.height);
+    drawRegionBands(ctx, X, w, nrows);
     (S.phases || []).forEach((p, i) => {           // phase bands behind everything
       ctx.fillStyle = i % 2 ? "rgba(120,160,120,0.10)" : "rgba(120,120,180,0.10)";
       const a = Math.max(LABEL_W, X(p.t0)), b = Math.min(w, X(p.t1));
@@ -283,7 +341,8 @@
     return [`file:     ${clip(f.name)}`, `process:  ${laneText(r.lane[i])}`,
       `module:   ${r.mod[i] === 1 ? "MPI-IO" : "POSIX"}  ${r.op[i] === 1 ? "write" : "read"}`,
       `offset:   ${r.offset[i]}`, `size:     ${r.length[i]}`, `start:    ${r.start[i].toFixed(6)} s`,
-      `duration: ${(r.end[i] - r.start[i]).toFixed(6)} s`, `OST:      ${ost}`].join("\n");
+      `duration: ${(r.end[i] - r.start[i]).toFixed(6)} s`, `OST:      ${ost}`]
+      .concat(RG.names.length ? [`region:   ${r.region[i] >= 0 ? clip(RG.names[r.region[i]]) : "none"}`] : []).join("\n");
   }
   function rowText(row) {
     const R = rowsNow, lines = [R.first[row] === R.last[row] ? laneText(R.first[row]) : rowName(row) + ` (${R.last[row] - R.first[row] + 1} lanes)`];
@@ -495,7 +554,7 @@
 
   // ------------------------------------------------------------ wiring
   $("f-apply").addEventListener("click", () => { readForm(); update(); if (S.has_dxt) drawOffsets(); });
-  $("f-reset").addEventListener("click", () => { Object.assign(state, { t0: 0, t1: S.span, r0: rankMin, r1: rankMax, op: "all", file: -1 }); update(); });
+  $("f-reset").addEventListener("click", () => { Object.assign(state, { t0: 0, t1: S.span, r0: rankMin, r1: rankMax, op: "all", file: -1, region: -1 }); update(); });
   $("zoom-in").addEventListener("click", () => zoomTime(0.5, 0.5));
   $("zoom-out").addEventListener("click", () => zoomTime(2, 0.5));
   readUrl();
@@ -503,6 +562,7 @@
   // The first view is asked for before the static charts are drawn, so the
   // server's query runs while the browser draws them (at 20,000 ranks each
   // takes a few hundred ms on a loaded machine: in turn they added up).
+  setupRegions();
   if (S.has_dxt) update(); else document.body.dataset.ready = "0";
   drawStatic();
   mark("static");

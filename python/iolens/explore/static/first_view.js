@@ -10,7 +10,7 @@
 window.iolensTimeline = (function () {
   const geometry = { labelW: 90, rowsMax: Math.floor(600 / 3) };   // label column px; rows of >= 3 px
   const q = new URLSearchParams(location.search);
-  const viewInUrl = ["t0", "t1", "r0", "r1", "op", "file"].some((k) => q.has(k));
+  const viewInUrl = ["t0", "t1", "r0", "r1", "op", "file", "region"].some((k) => q.has(k));
   if (document.body.dataset.served === undefined || viewInUrl) return { geometry: geometry, first: null };
   const px = Math.max(100, Math.round(document.getElementById("timeline").clientWidth - geometry.labelW));
   const params = new URLSearchParams({ px: px, rows: geometry.rowsMax, token: q.get("token") || "" });
