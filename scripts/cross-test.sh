@@ -21,9 +21,10 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 CROSS=$ROOT/build-cross
 SHARED=$ROOT/../shared
-status=0
-fail() { echo "cross-test: FAIL: $*"; status=1; }
-skip() { echo "cross-test: SKIP: $*"; }
+status=0 npass=0 nfail=0 nskip=0
+fail() { echo "cross-test: FAIL: $*"; status=1; nfail=$((nfail + 1)); }
+skip() { echo "cross-test: SKIP: $*"; nskip=$((nskip + 1)); }
+pass() { echo "cross-test: ok: $*"; npass=$((npass + 1)); }
 SUDO=""
 [ "$(id -u)" = 0 ] || SUDO="sudo"
 
@@ -114,8 +115,8 @@ have_qemu() { command -v "qemu-$1" >/dev/null 2>&1; }
 # The format library's C tests under qemu (the toolchain file's emulator).
 format_tests() {
   local arch=$1
-  ctest --test-dir "$CROSS/$arch" -R '^c_test_' --output-on-failure -j2 ||
-    fail "$arch: format library C tests"
+  ctest --test-dir "$CROSS/$arch" -R '^c_test_' --output-on-failure -j2 &&
+    pass "$arch: format library C tests" || fail "$arch: format library C tests"
 }
 
 # `iolens parse` and `iolens dxt` of every corpus log: byte-identical to x86_64's.
@@ -136,7 +137,7 @@ corpus_outputs() {
       fi
     done
   done < <(find "$SHARED/corpus/logs" -name '*.darshan' | sort)
-  [ $bad = 0 ] && echo "cross-test: $arch: $n corpus outputs byte-identical" ||
+  [ $bad = 0 ] && pass "$arch: $n corpus outputs byte-identical to x86_64's" ||
     fail "$arch: $bad of $n corpus outputs differ from x86_64"
   # Built without OpenSSL: --anonymize must say so and write nothing.
   if grep -q "OpenSSL ........... OFF" "$CROSS/$arch.configure.log"; then
@@ -146,6 +147,8 @@ corpus_outputs() {
     if "qemu-$arch" -L "/usr/$triple" "$CROSS/$arch/src/tools/iolens" convert --anonymize "$key" \
          "$one" "$out" 2> "$CROSS/anon.err" || [ -e "$out" ] || ! grep -q "without OpenSSL" "$CROSS/anon.err"; then
       fail "$arch: convert --anonymize without OpenSSL did not refuse with its message"
+    else
+      pass "$arch: convert --anonymize without OpenSSL refuses, saying why"
     fi
   fi
 }
@@ -157,18 +160,21 @@ runtime_smoke() {
   if ! "$ROOT/.venv/bin/python" -c 'import darshan' 2>/dev/null || [ ! -x "$SHARED/tools/compare-logs" ]; then
     skip "$arch: runtime smoke: shared/tools/compare-logs or PyDarshan (.venv) is absent"; return
   fi
-  rm -rf "$w" && mkdir -p "$w/native" "$w/cross"
+  rm -rf "$w" && mkdir -p "$w/native" "$w/cross" "$w/log-native" "$w/log-cross"
   cc -O2 -o "$w/smoke" tests/cross/smoke.c && "$triple-gcc" -O2 -o "$w/smoke-$arch" tests/cross/smoke.c ||
     { fail "$arch: smoke program does not build"; return; }
   LD_PRELOAD=$ROOT/build/src/runtime/libiolens.so DARSHAN_ENABLE_NONMPI=1 \
-    DARSHAN_LOGFILE=$w/native.darshan "$w/smoke" "$w/native" || fail "$arch: native smoke run"
+    DARSHAN_LOGPATH=$w/log-native "$w/smoke" "$w/native" || fail "$arch: native smoke run"
   "qemu-$arch" -L "/usr/$triple" -E LD_PRELOAD="$CROSS/$arch/src/runtime/libiolens.so" \
-    -E DARSHAN_ENABLE_NONMPI=1 -E DARSHAN_LOGFILE="$w/cross.darshan" "$w/smoke-$arch" "$w/cross" ||
+    -E DARSHAN_ENABLE_NONMPI=1 -E DARSHAN_LOGPATH="$w/log-cross" "$w/smoke-$arch" "$w/cross" ||
     fail "$arch: smoke run under qemu"
-  if [ -f "$w/native.darshan" ] && [ -f "$w/cross.darshan" ]; then
-    "$ROOT/.venv/bin/python" "$SHARED/tools/compare-logs" "$w/cross.darshan" "$w/native.darshan" \
+  local native cross
+  native=$(find "$w/log-native" -name '*.darshan' | head -1)
+  cross=$(find "$w/log-cross" -name '*.darshan' | head -1)
+  if [ -n "$native" ] && [ -n "$cross" ]; then
+    "$ROOT/.venv/bin/python" "$SHARED/tools/compare-logs" "$cross" "$native" \
       --dir-a "$w/cross" --dir-b "$w/native" > "$w/compare.txt" 2>&1 &&
-      echo "cross-test: $arch: runtime smoke log equal to x86_64's: $(tail -1 "$w/compare.txt")" ||
+      pass "$arch: runtime smoke log equal to x86_64's: $(tail -1 "$w/compare.txt")" ||
       { cat "$w/compare.txt"; fail "$arch: runtime smoke log differs from x86_64's"; }
   else
     fail "$arch: runtime smoke run left no log"
@@ -202,5 +208,5 @@ for spec in "aarch64 aarch64-linux-gnu arm64 format,runtime" \
   case $parts in *format*) format_tests "$arch"; corpus_outputs "$arch" "$triple" ;; esac
   case $parts in *runtime*) runtime_smoke "$arch" "$triple" ;; esac
 done
-[ $status = 0 ] && echo "cross-test: all passed" || echo "cross-test: FAILED"
+echo "cross-test: $npass passed, $nfail failed, $nskip skipped"
 exit $status

@@ -114,10 +114,27 @@ static inline __attribute__((always_inline)) void iol_arch_add_once(int64_t *p, 
 }
 
 #if (defined(__x86_64__) && !defined(__clang__) && __GNUC__ >= 11) || defined(__aarch64__) || \
-    (defined(__s390x__) && !defined(__clang__)) ||                                        \
-    (defined(__powerpc64__) && !defined(__clang__) && __GNUC__ >= 12)
+    (defined(__s390x__) && !defined(__clang__))
 #define IOL_ARCH_THREAD_POINTER 1
 static inline uintptr_t iol_arch_thread_id(void) { return (uintptr_t)__builtin_thread_pointer(); }
+#elif defined(__x86_64__) && defined(__linux__)
+/* clang, older gcc: the thread control block starts with a pointer to itself. */
+#define IOL_ARCH_THREAD_POINTER 1
+static inline uintptr_t iol_arch_thread_id(void)
+{
+    uintptr_t tp;
+    __asm__("movq %%fs:0, %0" : "=r"(tp));
+    return tp;
+}
+#elif defined(__powerpc64__)
+/* r13 is the thread pointer in the 64-bit PowerPC ABI (gcc 12 has no builtin for it). */
+#define IOL_ARCH_THREAD_POINTER 1
+static inline uintptr_t iol_arch_thread_id(void)
+{
+    uintptr_t tp;
+    __asm__("mr %0, 13" : "=r"(tp));
+    return tp;
+}
 #else
 #define IOL_ARCH_THREAD_POINTER 0
 #endif
