@@ -89,7 +89,9 @@ src_libs() {
   rm -rf "$src" && mkdir -p "$src" "$dir/lib" "$dir/include"
   apt_private src amd64 update >/dev/null 2>&1
   (cd "$src" && apt_private src amd64 source --download-only zlib bzip2 >/dev/null 2>&1 &&
-     for d in *.dsc; do dpkg-source -x "$d" >/dev/null || exit 1; done) || return 1
+     for d in *.dsc; do     # apt checked the files against the signed index
+       dpkg-source -x "$d" > "$d.log" 2>&1 || { cat "$d.log"; exit 1; }
+     done) || return 1
   (cd "$src"/zlib-*/ && CC=$triple-gcc CFLAGS="-O2 -fPIC" ./configure --prefix="$dir" >/dev/null &&
      make -j2 >/dev/null && make install >/dev/null) || return 1
   (cd "$src"/bzip2-*/ && make -j2 CC=$triple-gcc CFLAGS="-O2 -fPIC -D_FILE_OFFSET_BITS=64" \

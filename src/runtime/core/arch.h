@@ -25,9 +25,11 @@
  *                         `addq` to memory), so a signal handler on the same thread
  *                         cannot fall between a load and a store (modules/heatmap.h);
  *                         a plain add elsewhere (the documented small window).
- *   iol_arch_thread_id()  the thread pointer, where the compiler gives it in one
- *                         instruction (IOL_ARCH_THREAD_POINTER 1; rt.h iol_self);
- *                         elsewhere rt.h takes the address of a thread-local.
+ *   iol_arch_thread_id()  the thread pointer in one instruction (a builtin, or asm
+ *                         where the compiler has none: x86-64 under clang, ppc64)
+ *                         where IOL_ARCH_THREAD_POINTER is 1 (rt.h iol_self); else
+ *                         rt.h takes the address of a thread-local, which a test
+ *                         linking core files without the runtime must then define.
  *
  * The vfork stub (vfork.c) is assembly per architecture too; it keys on
  * IOL_ARCH_VFORK_STUB_X86_64 / _AARCH64 from here, and elsewhere vfork becomes fork. */
@@ -38,23 +40,14 @@
 #include <time.h>
 
 #if defined(__x86_64__)
-#define IOL_ARCH_NAME "x86_64"
 #define IOL_ARCH_COUNTER 1
 #define IOL_ARCH_CLOCKSOURCE "tsc"
 #define IOL_ARCH_VFORK_STUB_X86_64 1
 #elif defined(__aarch64__)
-#define IOL_ARCH_NAME "aarch64"
 #define IOL_ARCH_COUNTER 1
 #define IOL_ARCH_CLOCKSOURCE "arch_sys_counter"
 #define IOL_ARCH_VFORK_STUB_AARCH64 1
-#elif defined(__powerpc64__)
-#define IOL_ARCH_NAME "ppc64"
-#define IOL_ARCH_COUNTER 0
-#elif defined(__s390x__)
-#define IOL_ARCH_NAME "s390x"
-#define IOL_ARCH_COUNTER 0
-#else
-#define IOL_ARCH_NAME "other"
+#else                                   /* ppc64le, s390x, others */
 #define IOL_ARCH_COUNTER 0
 #endif
 
