@@ -1,16 +1,4 @@
-# Cross-compiling for ppc64le with Debian's cross toolchain (gcc-powerpc64le-linux-gnu).
-# Libraries come from Debian multiarch packages unpacked into a prefix
-# or, with -DIOLENS_CROSS_PREFIX=DIR, from a prefix built for this target first
-# (scripts/cross-test.sh does that for s390x's zlib and bzip2).  See docs/install.md.
-set(CMAKE_SYSTEM_NAME Linux)
-set(CMAKE_SYSTEM_PROCESSOR ppc64le)
-set(CMAKE_C_COMPILER powerpc64le-linux-gnu-gcc)
-set(CMAKE_LIBRARY_ARCHITECTURE powerpc64le-linux-gnu)
-set(CMAKE_FIND_ROOT_PATH /usr/powerpc64le-linux-gnu ${IOLENS_CROSS_PREFIX})
-# Programs (python, mpicc) are the build machine's; libraries and headers only the target's,
-# found under the roots above (never the build machine's: its OpenSSL would be taken).
-set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
-set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
-set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
-set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY)
-set(CMAKE_CROSSCOMPILING_EMULATOR qemu-ppc64le -L /usr/powerpc64le-linux-gnu)
+# Cross-compiling for ppc64le with Debian's gcc-powerpc64le-linux-gnu (docs/install.md).
+set(IOL_CROSS_TRIPLE powerpc64le-linux-gnu)
+set(IOL_CROSS_PROCESSOR ppc64le)
+include(${CMAKE_CURRENT_LIST_DIR}/debian-cross.cmake)

@@ -1,16 +1,4 @@
-# Cross-compiling for s390x with Debian's cross toolchain (gcc-s390x-linux-gnu).
-# Libraries come from Debian multiarch packages unpacked into a prefix
-# or, with -DIOLENS_CROSS_PREFIX=DIR, from a prefix built for this target first
-# (scripts/cross-test.sh does that for s390x's zlib and bzip2).  See docs/install.md.
-set(CMAKE_SYSTEM_NAME Linux)
-set(CMAKE_SYSTEM_PROCESSOR s390x)
-set(CMAKE_C_COMPILER s390x-linux-gnu-gcc)
-set(CMAKE_LIBRARY_ARCHITECTURE s390x-linux-gnu)
-set(CMAKE_FIND_ROOT_PATH /usr/s390x-linux-gnu ${IOLENS_CROSS_PREFIX})
-# Programs (python, mpicc) are the build machine's; libraries and headers only the target's,
-# found under the roots above (never the build machine's: its OpenSSL would be taken).
-set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
-set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
-set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
-set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY)
-set(CMAKE_CROSSCOMPILING_EMULATOR qemu-s390x -L /usr/s390x-linux-gnu)
+# Cross-compiling for s390x with Debian's gcc-s390x-linux-gnu (docs/install.md).
+set(IOL_CROSS_TRIPLE s390x-linux-gnu)
+set(IOL_CROSS_PROCESSOR s390x)
+include(${CMAKE_CURRENT_LIST_DIR}/debian-cross.cmake)
