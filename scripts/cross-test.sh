@@ -4,6 +4,7 @@
 #  - aarch64 and s390x (big-endian: the format library's byte swapping for real): the
 #    format library's C tests, and `iolens parse` / `iolens dxt` of every corpus log
 #    byte-identical to the x86_64 build's output;
+#  - all three: the runtime's processor-specific pieces (tests/runtime/test_arch.c);
 #  - aarch64 and ppc64le: a runtime smoke test: tests/cross/smoke.c under the
 #    cross-built preloaded runtime, its log read back on x86_64 and equal to the
 #    native run's log in every non-timing counter (shared/tools/compare-logs).
@@ -121,6 +122,13 @@ format_tests() {
     pass "$arch: format library C tests" || fail "$arch: format library C tests"
 }
 
+# The runtime's processor-specific pieces (core/arch.h: tests/runtime/test_arch.c).
+arch_test() {
+  local arch=$1
+  ctest --test-dir "$CROSS/$arch" -R '^runtime_arch$' --output-on-failure &&
+    pass "$arch: core/arch.h test" || fail "$arch: core/arch.h test"
+}
+
 # `iolens parse` and `iolens dxt` of every corpus log: byte-identical to x86_64's.
 corpus_outputs() {
   local arch=$1 triple=$2 native=$ROOT/build/src/tools/iolens
@@ -207,6 +215,7 @@ for spec in "aarch64 aarch64-linux-gnu arm64 format,runtime" \
   if ! have_qemu "$arch"; then
     skip "$arch: no qemu-$arch to run the tests"; continue
   fi
+  arch_test "$arch"
   case $parts in *format*) format_tests "$arch"; corpus_outputs "$arch" "$triple" ;; esac
   case $parts in *runtime*) runtime_smoke "$arch" "$triple" ;; esac
 done
