@@ -70,7 +70,9 @@ static inline __attribute__((always_inline)) void iol_arch_pause(void)
 #endif
 }
 
-/* The counter's ticks (meaningful only where IOL_ARCH_COUNTER is 1). */
+/* The counter's ticks (meaningful only where IOL_ARCH_COUNTER is 1).  Unordered
+ * reads on both (no lfence, no isb), as the wrappers' timing has always taken
+ * them: a read may move by a few instructions around the call it brackets. */
 static inline __attribute__((always_inline)) uint64_t iol_arch_counter(void)
 {
 #if defined(__x86_64__)
