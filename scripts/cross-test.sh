@@ -41,7 +41,7 @@ if [ ${#missing[@]} -gt 0 ]; then
     echo "cross-test: apt-get install failed"
 fi
 
-# apt with its own lists and cache under build-cross/apt-NAME: `apt NAME ARCH CMD...`.
+# apt with its own lists and cache under build-cross/apt-NAME: `apt_private NAME ARCH CMD...`.
 # Its sources are the machine's, as deb (ARCH's binaries) or deb-src (NAME = src).
 apt_private() {
   local name=$1 arch=$2; shift 2
@@ -57,6 +57,7 @@ apt_private() {
     done
   else
     cp /etc/apt/sources.list.d/*.sources /etc/apt/sources.list.d/*.list "$d/sources/" 2>/dev/null
+    [ -f /etc/apt/sources.list ] && cp /etc/apt/sources.list "$d/sources/sources.list.list"
   fi
   apt-get -q -o Dir::State::Lists="$d/lists" -o Dir::Cache="$d/cache" \
     -o Dir::State::status="$d/status" -o Dir::Etc::SourceList=/dev/null \
