@@ -53,6 +53,7 @@ if [ ! -f "$SARIF_TOOL/sarif-2.1.0.json" ]; then
     echo "setup: warning: npm could not install the SARIF validator; its tests will skip"
 fi
 
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DIOLENS_WITH_MPI=ON >/dev/null
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DIOLENS_WITH_MPI=ON \
+  -DIOLENS_WERROR=ON >/dev/null
 cmake --build build -j2 >/dev/null
 echo "setup: done (venv: $ROOT/.venv, build tree: $ROOT/build)"

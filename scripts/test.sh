@@ -12,10 +12,15 @@ echo "== ctest (RelWithDebInfo)"
 ctest --test-dir build --output-on-failure -j2 || status=1
 
 echo "== ctest under AddressSanitizer + UndefinedBehaviorSanitizer, fuzz smoke"
-CC=clang cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug \
+CC=clang cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DIOLENS_WERROR=ON \
   -DIOLENS_SANITIZE=address,undefined -DIOLENS_FUZZ=ON -DIOLENS_WITH_RUNTIME=OFF >/dev/null
 cmake --build build-asan -j2 >/dev/null
 ASAN_OPTIONS=detect_leaks=1 ctest --test-dir build-asan --output-on-failure -j2 || status=1
+
+echo "== the runtime under clang with -Werror (build/ is gcc's, build-asan has no runtime)"
+CC=clang cmake -S . -B build-clang -G Ninja -DIOLENS_WERROR=ON -DBUILD_TESTING=OFF >/dev/null
+cmake --build build-clang -j2 --target iolens-runtime iolens-runtime-mpi > build-clang/werror.log 2>&1 ||
+  { grep -A8 "error" build-clang/werror.log | head -40; status=1; }
 
 echo "== MPICH variant of the MPI runtime (build/ holds the Open MPI one)"
 cmake -S . -B build-mpich -G Ninja -DMPI_C_COMPILER=mpicc.mpich -DBUILD_TESTING=OFF >/dev/null

@@ -49,7 +49,9 @@ static int parse_magic(iolens_log *log)
         return iol_log_fail(log, IOLENS_E_BAD_MAGIC,
                             "not a Darshan log: bad magic number 0x%016llx at offset 8",
                             (unsigned long long)m);
-    log->hdr.big_endian = log->swap;   /* this reader runs on little-endian hosts */
+    /* The writer's order: the host's own unless swapped (big-endian hosts too). */
+    int host_big = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__;
+    log->hdr.big_endian = log->swap ? !host_big : host_big;
     return IOLENS_OK;
 }
 

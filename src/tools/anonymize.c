@@ -5,10 +5,15 @@
  * file and a host of the same name apart.  One key gives the same pseudonym in
  * every log; without the key a candidate name cannot be tested (docs/anonymization.md).
  * Record ids are re-derived from the pseudonymised names with the record-id hash,
- * so merged or compared anonymised logs line up exactly as the originals did. */
+ * so merged or compared anonymised logs line up exactly as the originals did.
+ *
+ * OpenSSL is optional (src/tools/CMakeLists.txt): built without it, loading a key
+ * fails with IOLENS_E_UNSUPPORTED, so no log is ever written unkeyed. */
 #include <ctype.h>
+#ifdef IOLENS_HAVE_OPENSSL
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +27,11 @@ static int hexval(int c)
 
 int anon_load_key(anon *a, const char *path, char *err, size_t errlen)
 {
+#ifndef IOLENS_HAVE_OPENSSL
+    snprintf(err, errlen, "this iolens was built without OpenSSL (libcrypto), which "
+             "--anonymize needs for HMAC-SHA-256; rebuild with OpenSSL's development files");
+    return IOLENS_E_UNSUPPORTED;
+#endif
     FILE *f = fopen(path, "r");
     if (!f) {
         snprintf(err, errlen, "cannot read key file %s", path);
@@ -71,8 +81,14 @@ static void mac(const anon *a, const char *domain, const void *value, size_t len
     memcpy(buf, domain, dl + 1);
     if (len)
         memcpy(buf + dl + 1, value, len);
+#ifdef IOLENS_HAVE_OPENSSL
     if (!HMAC(EVP_sha256(), a->key, (int)a->keylen, buf, dl + 1 + len, out, &olen))
         memset(out, 0, 32);
+#else
+    (void)a;
+    (void)olen;
+    memset(out, 0, 32);     /* unreachable: anon_load_key refuses every key */
+#endif
     free(buf);
 }
 

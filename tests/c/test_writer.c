@@ -249,7 +249,8 @@ static void roundtrip(int comp, int level)
         return;
     const iolens_header *h = iolens_log_header(log);
     const iolens_job *j = iolens_log_job(log);
-    CHECK(strcmp(h->version, "3.41") == 0 && h->comp_type == comp && !h->big_endian, "header");
+    CHECK(strcmp(h->version, "3.41") == 0 && h->comp_type == comp &&
+          h->big_endian == (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__), "header");
     CHECK(h->partial_flag == (1u << IOL_MOD_STDIO), "partial flag");
     CHECK(j->uid == 501 && j->nprocs == 2 && j->jobid == 99 && j->end_nsec == 600000000, "job");
     CHECK(strcmp(j->metadata, "lib_ver=iolens-0.1\nh=romio_cb_write=enable\n") == 0,

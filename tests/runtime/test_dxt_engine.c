@@ -1506,7 +1506,9 @@ static void test_interrupt_grow(void)
  * compiler chose): iol_dxt_add is single-stepped over its writes to the store,
  * and the store decoded after each.  Every such state must decode to everything
  * the store held before the operation and at most what it holds after, as whole,
- * correct leading segments of each lane ("nothing lost, nothing wrong"). */
+ * correct leading segments of each lane ("nothing lost, nothing wrong").
+ * x86-64 only (TEST_STEP: the trap flag); the helpers below serve only it. */
+#ifdef TEST_STEP
 typedef struct prec {
     uint64_t id;
     int64_t nw, nr;
@@ -1558,7 +1560,6 @@ static int between(const uint8_t *st, size_t nst, const uint8_t *lo, size_t nlo,
     return 1;
 }
 
-#ifdef TEST_STEP
 static uint8_t lo_buf[STATE_BYTES], hi_buf[STATE_BYTES];
 static int stepped_adds, stepped_states;
 static size_t decode_live(uint8_t *out)

@@ -1,9 +1,10 @@
 /* The runtime's clock (rt.h "clock"): the vDSO's clock_gettime, found by
  * reading the vDSO's ELF dynamic symbol table directly (no dlsym, which may
  * allocate or take locks inside a wrapper; without a vDSO the system call), and
- * the TSC with the line that turns its ticks into nanoseconds since init.
+ * the processor's counter (arch.h: the TSC, aarch64's cntvct_el0) with the line
+ * that turns its ticks into nanoseconds since init.
  *
- * The line.  At the start of init the TSC and CLOCK_MONOTONIC are read together
+ * The line.  At the start of init the counter and CLOCK_MONOTONIC are read together
  * (the origin); when init is done they are read again and the first line is the
  * slope between the two (init lasts about a millisecond; it is stretched to at
  * least IOL_CLOCK_FIRST_NS).  Each reading is the middle of the two TSC reads
@@ -48,7 +49,7 @@ typedef struct {
     uint64_t tick;
     int64_t mono;
 } reading;
-#if defined(__x86_64__)
+#if IOL_ARCH_COUNTER
 static reading origin;        /* of the slope: the first init of the process tree */
 static int have_origin;
 #endif
@@ -65,7 +66,7 @@ long iol_monotonic_ns(void)
  * through DT_HASH for the count), or NULL: no vDSO, no DT_HASH, no such symbol. */
 static void *vdso_function(const char *name)
 {
-#if defined(__x86_64__) && defined(__linux__)
+#if IOL_ARCH_RAW_CLOCK
     uintptr_t base = (uintptr_t)getauxval(AT_SYSINFO_EHDR);
     if (!base)
         return NULL;
@@ -112,15 +113,15 @@ static void *vdso_function(const char *name)
     return NULL;
 }
 
-#if defined(__x86_64__)
+#if IOL_ARCH_COUNTER
 static reading read_both(void)
 {
     reading best = {0, 0};
     uint64_t best_gap = UINT64_MAX;
     for (int i = 0; i < 4; i++) {
-        uint64_t a = __builtin_ia32_rdtsc();
+        uint64_t a = iol_arch_counter();
         int64_t m = iol_mono_ns();
-        uint64_t b = __builtin_ia32_rdtsc();
+        uint64_t b = iol_arch_counter();
         if (b - a < best_gap) {
             best_gap = b - a;
             best.tick = a + (b - a) / 2;
@@ -130,19 +131,21 @@ static reading read_both(void)
     return best;
 }
 
-/* 1 if the kernel keeps time with the TSC (so it is invariant and synchronised
- * across CPUs: the kernel checks that before choosing it, and switches away
- * from it when its watchdog finds it drifting). */
-static int kernel_uses_tsc(void)
+/* 1 if the kernel keeps time with the processor's counter (arch.h
+ * IOL_ARCH_CLOCKSOURCE: "tsc", "arch_sys_counter"), so it is invariant and
+ * synchronised across CPUs: the kernel checks that before choosing it, and
+ * switches away from it when its watchdog finds it drifting. */
+static int kernel_uses_counter(void)
 {
-    char buf[16];
+    static const char want[] = IOL_ARCH_CLOCKSOURCE "\n";
+    char buf[32];
     int fd = open("/sys/devices/system/clocksource/clocksource0/current_clocksource",
                   O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return 0;
     ssize_t n = read(fd, buf, sizeof buf - 1);
     close(fd);
-    return n == 4 && memcmp(buf, "tsc\n", 4) == 0;
+    return n == (ssize_t)sizeof want - 1 && memcmp(buf, want, sizeof want - 1) == 0;
 }
 
 /* ns per tick << 32 between two readings (b later than a: the TSC of a kernel
@@ -171,7 +174,7 @@ void iol_clock_start(struct timespec *t0_realtime)
     if (!iol_vdso_clock_gettime)
         iol_vdso_clock_gettime = (iol_clock_fn)vdso_function("__vdso_clock_gettime");
     clock_gettime(CLOCK_REALTIME, t0_realtime);
-#if defined(__x86_64__)
+#if IOL_ARCH_COUNTER
     zero = read_both();
 #else
     zero.mono = iol_mono_ns();
@@ -182,8 +185,8 @@ void iol_clock_ready(int allow_tsc)
 {
     nlines = 0;                   /* a fork child starts its own lines */
     __atomic_store_n(&refining, 0, __ATOMIC_RELAXED);
-#if defined(__x86_64__)
-    if (allow_tsc && kernel_uses_tsc()) {
+#if IOL_ARCH_COUNTER
+    if (allow_tsc && kernel_uses_counter()) {
         if (!have_origin) {
             origin = zero;
             have_origin = 1;
@@ -208,7 +211,7 @@ void iol_clock_ready(int allow_tsc)
 
 void iol_clock_refine(uint64_t tick)
 {
-#if defined(__x86_64__)
+#if IOL_ARCH_COUNTER
     if (__atomic_exchange_n(&refining, 1, __ATOMIC_ACQUIRE))
         return;
     const iol_clock_line *l = iol_clock_line_now;

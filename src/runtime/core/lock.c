@@ -1,5 +1,5 @@
 /* The slow path of the per-module spin lock (rt.h: iol_lock takes the fast path
- * inline): spin briefly with pause, then yield, so a preempted holder can run. */
+ * inline): spin briefly with the pause hint (arch.h), then yield, so a preempted holder can run. */
 #include <sched.h>
 
 #include "core_int.h"
@@ -12,7 +12,7 @@ void iol_lock_slow(iol_lock_t *l, uintptr_t me)
             __atomic_compare_exchange_n(l, &expect, me, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
             return;
         if (spins < 64)
-            __builtin_ia32_pause();
+            iol_arch_pause();
         else
             sched_yield();
     }

@@ -18,7 +18,7 @@ static int pass(iol_lock_t *l, uintptr_t me, long deadline_ns)
         if (expect == me)
             return 0;
         if (spins < 64) {
-            __builtin_ia32_pause();
+            iol_arch_pause();
             continue;
         }
         if (deadline_ns >= 0 && iol_monotonic_ns() > deadline_ns)

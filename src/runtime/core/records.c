@@ -284,7 +284,7 @@ static int wait_free_unless_nested(iol_lock_t *l, uintptr_t me)
 {
     for (unsigned spins = 0; __atomic_load_n(l, __ATOMIC_RELAXED) != 0; spins++) {
         if (spins < 64) {
-            __builtin_ia32_pause();
+            iol_arch_pause();
             continue;
         }
         if (spins == 64 && holds_top_lock(me))

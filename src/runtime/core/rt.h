@@ -29,6 +29,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "arch.h"
 #include "iolens/counters.h"
 #include "iolens/log.h"     /* iolens_record_id(): the record id of a name */
 #include "options.h"
@@ -75,13 +76,14 @@ static inline __attribute__((always_inline)) int iol_on(void)
 /* ------------------------------------------------------------ clock
  * Wrappers read ticks (iol_tick) around the real call and the record steps turn
  * them into nanoseconds since init (iol_tick_ns, stats.h iol_span_ns).  Where the
- * kernel itself keeps time with the TSC (clocksource "tsc": invariant and
+ * kernel itself keeps time with the processor's counter (arch.h: x86-64's TSC,
+ * clocksource "tsc"; aarch64's cntvct_el0, "arch_sys_counter": invariant and
  * synchronised across CPUs, or the kernel would have switched away from it), a
- * tick is one rdtsc, ~12 ns here against ~29 ns for the vDSO's clock_gettime,
- * and two are taken per call.  Ticks become nanoseconds on a line fitted to
+ * tick is one counter read (rdtsc: ~12 ns here against ~29 ns for the vDSO's
+ * clock_gettime), and two are taken per call.  Ticks become nanoseconds on a line fitted to
  * CLOCK_MONOTONIC (clock.c): first over init, then refined at doubling
  * intervals, each new line starting where the old one ends, so times never jump.
- * Otherwise (another clocksource, not x86-64, IOLENS_NO_TSC) a tick is a
+ * Otherwise (another clocksource, no counter: ppc64, s390x; IOLENS_NO_TSC) a tick is a
  * CLOCK_MONOTONIC reading in nanoseconds and the line is exact:
  * ns = tick - (the reading at init). */
 extern struct timespec iol_t0;    /* CLOCK_REALTIME at the start of init */
@@ -94,18 +96,12 @@ extern iol_clock_fn iol_vdso_clock_gettime __attribute__((visibility("hidden")))
 static inline __attribute__((always_inline)) int64_t iol_mono_ns(void)
 {
     struct timespec ts;
-#if defined(__x86_64__) && defined(__linux__)
+#if IOL_ARCH_RAW_CLOCK
     iol_clock_fn f = iol_vdso_clock_gettime;
-    if (__builtin_expect(f != NULL, 1)) {
+    if (__builtin_expect(f != NULL, 1))
         f(CLOCK_MONOTONIC, &ts);
-    } else {
-        long ret;
-        __asm__ volatile("syscall"
-                         : "=a"(ret)
-                         : "0"(228L /* SYS_clock_gettime */), "D"((long)CLOCK_MONOTONIC), "S"(&ts)
-                         : "rcx", "r11", "memory");
-        (void)ret;
-    }
+    else
+        iol_arch_raw_clock_gettime(CLOCK_MONOTONIC, &ts);
 #else
     clock_gettime(CLOCK_MONOTONIC, &ts);
 #endif
@@ -128,11 +124,12 @@ extern int iol_clock_fast __attribute__((visibility("hidden")));
 void iol_clock_refine(uint64_t tick);
 
 /* A tick when the state is IOL_ON (the wrappers' fast path, stats.h TIMED_BODY):
- * the TSC on x86-64; elsewhere CLOCK_MONOTONIC, on an exact line. */
+ * the processor's counter (arch.h: the TSC on x86-64, cntvct_el0 on aarch64) when
+ * the kernel keeps time with it; else CLOCK_MONOTONIC, on an exact line. */
 static inline __attribute__((always_inline)) uint64_t iol_fast_tick(void)
 {
-#if defined(__x86_64__)
-    return __builtin_ia32_rdtsc();
+#if IOL_ARCH_COUNTER
+    return iol_arch_counter();
 #else
     return (uint64_t)iol_mono_ns();
 #endif
@@ -185,10 +182,10 @@ extern int iol_rank, iol_nprocs;
  * instead of deadlocking.  Zero = unlocked. */
 typedef uintptr_t iol_lock_t;
 void iol_lock_slow(iol_lock_t *l, uintptr_t me);
-#if defined(__x86_64__) && !defined(__clang__) && __GNUC__ >= 11
+#if IOL_ARCH_THREAD_POINTER
 /* The thread pointer (one instruction; &iol_busy is it plus an offset read from
  * the GOT): as unique per thread as the address of iol_busy. */
-static inline uintptr_t iol_self(void) { return (uintptr_t)__builtin_thread_pointer(); }
+static inline uintptr_t iol_self(void) { return iol_arch_thread_id(); }
 #else
 static inline uintptr_t iol_self(void) { return (uintptr_t)&iol_busy; }
 #endif

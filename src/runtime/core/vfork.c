@@ -48,7 +48,7 @@ void iol_vfork_forget(void)
     iol_busy &= ~IOL_BUSY_VFORK;
 }
 
-#if defined(__x86_64__)
+#if IOL_ARCH_VFORK_STUB_X86_64
 /* At entry the stack is 8 mod 16; one slot more aligns it for the call. */
 __asm__(".text\n"
         ".globl vfork\n"
@@ -67,7 +67,7 @@ __asm__(".text\n"
         "jmp *%rax\n"
         ".cfi_endproc\n"
         ".size vfork, .-vfork\n");
-#elif defined(__aarch64__)
+#elif IOL_ARCH_VFORK_STUB_AARCH64
 /* The return address is in x30: saved around the call, then the jump. */
 __asm__(".text\n"
         ".globl vfork\n"

@@ -108,11 +108,7 @@ static inline __attribute__((always_inline)) void iol_hm_add(iol_heatmap *h, con
          * collapse the map under it, moving these bytes by a bin: that needs a
          * handler doing I/O at the moment the run's length doubles.) */
         int64_t *bin = is_write ? t->c.write_bin : t->c.read_bin;
-#if defined(__x86_64__)
-        __asm__("addq %1, %0" : "+m"(*bin) : "er"(bytes));
-#else
-        *bin += bytes;
-#endif
+        iol_arch_add_once(bin, bytes);
         return;
     }
     if (h)

@@ -346,9 +346,14 @@ int __fxstat64(int v, int fd, struct stat64 *st)
 }
 
 /* (dirfd, path) forms: an empty (or, on new kernels, NULL) path with AT_EMPTY_PATH
- * means the fd itself.  Out of line so that the compiler cannot use the nonnull
- * declarations of glibc to drop the NULL test. */
-__attribute__((noipa)) static int empty_path(const char *p) { return !p || !p[0]; }
+ * means the fd itself.  The value is hidden from the optimiser (an empty asm, as
+ * gcc's noipa would, which clang lacks) so that the nonnull declarations of glibc
+ * cannot drop the NULL test. */
+static inline int empty_path(const char *p)
+{
+    __asm__("" : "+r"(p));
+    return !p || !p[0];
+}
 #define AT_NAME(dirfd, path, flags, buf)                                              \
     (((flags) & AT_EMPTY_PATH) && empty_path(path)                                    \
          ? NULL                                                                       \
