@@ -8,7 +8,9 @@ under 1 s on a small shared machine (docs/explore.md records the figures).
 
 A step is measured from the action to the redrawn timeline (the page's
 body[data-ready] changes), so it includes the query, the transfer, decoding
-and drawing."""
+and drawing.  The open is measured twice: from Playwright's goto (which adds
+its own latency, a few hundred ms on a loaded machine) and in the page, from
+the navigation's start to body[data-ready]; the page's marks say where it goes."""
 from __future__ import annotations
 
 import argparse
@@ -32,6 +34,21 @@ STEPS = {
         " s.t0 += d; s.t1 += d; window.iolensExplorer.update(); })()"),
     "reset (all ranks)": lambda p: p.click("#f-reset"),
 }
+
+
+# Where opening the page goes: the page's performance marks (explorer.js), in
+# ms from the navigation's start: its data parsed, the static charts drawn, the
+# first view's reply received and drawn.
+MARKS = ("(() => { const m = {}; performance.getEntriesByType('mark').forEach((e) => {"
+         " if (e.name.startsWith('iolens-')) m[e.name.slice(7)] = e.startTime; }); return m; })()")
+
+
+# When body[data-ready] is first set, in ms from the navigation's start (works
+# for any version of the page): the open without Playwright's own latency.
+READY_WATCH = """new MutationObserver((_, watch) => {
+  if (document.body && document.body.dataset.ready !== undefined) {
+    window.iolensReadyAt = performance.now(); watch.disconnect(); }
+}).observe(document, {attributes: true, subtree: true, attributeFilter: ["data-ready"]});"""
 
 
 def step(page, action) -> float:
@@ -76,10 +93,15 @@ def main() -> int:
                                          args=["--no-sandbox", "--disable-gpu"])
             for _ in range(args.repeat):
                 page = browser.new_page(viewport={"width": 1300, "height": 900})
+                page.add_init_script(READY_WATCH)
                 t = time.perf_counter()
                 page.goto(url)
                 page.wait_for_selector("body[data-ready]", timeout=120_000)
                 times["open"].append(time.perf_counter() - t)
+                times.setdefault("open (in the page)", []).append(
+                    page.evaluate("window.iolensReadyAt") / 1000)
+                for name, at in page.evaluate(MARKS).items():
+                    times.setdefault(f"  open: {name}", []).append(at / 1000)
                 for name, action in STEPS.items():
                     times.setdefault(name, []).append(step(page, action))
                 page.close()

@@ -172,8 +172,9 @@ def data_modules() -> Tuple[str, ...]:
 
 
 def trace_modules() -> Tuple[str, ...]:
-    """The per-operation trace modules (DXT_POSIX, DXT_MPIIO), in id order."""
-    return modules_with("trace")
+    """The per-operation trace modules (DXT_POSIX, DXT_MPIIO), in id order: those
+    of role trace with DXT records (DXT_REGION, beside them, has none)."""
+    return tuple(m for m in modules_with("trace") if module_info(m).kind == "dxt")
 
 
 def traced_module(trace: str) -> str:

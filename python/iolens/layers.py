@@ -5,7 +5,9 @@ by file name (``Log.layers``).
 An H5D or PNETCDF_VAR record names its file through ``file_rec_id`` (the record id
 of the file's H5F / PNETCDF_FILE name); when that is 0 (a name too long for the
 runtime to clean), the file is the part of the record's name before its dataset
-or variable part.  Every other layer's record is named by the file path itself.
+or variable part.  Every other layer's record is named by the file path itself;
+a DAOS object, which has no name, by its object id ``<oid_hi>.<oid_lo>`` (as
+darshan-parser names it).
 """
 from __future__ import annotations
 
@@ -51,6 +53,11 @@ def layer_frame(log, layer: str) -> pd.DataFrame:
         out["file"] = [f if f else s[0] for f, s in zip(files, split)]
         out["object"] = [n[len(f) + 1:] if f and n and n.startswith(f + ":") else s[1]
                          for n, f, s in zip(names, files, split)]
+    elif "oid_lo" in df:
+        # DAOS objects have no name: each is its object id, as darshan-parser prints it
+        out["file"] = [n if n else f"{hi}.{lo}"
+                       for n, hi, lo in zip(names, df["oid_hi"], df["oid_lo"])]
+        out["object"] = None
     else:
         out["file"] = names
         out["object"] = None

@@ -27,6 +27,20 @@ function(iol_intercept_names out)
   set(${out} ${names} PARENT_SCOPE)
 endfunction()
 
+# iol_library_wrapper_names(OUT file macro): the function names of the `macro(`
+# lines of a run-time-resolved library's list (wrappers/hdf5.def IOL_H5_FN,
+# wrappers/daos_fns.def IOL_DAOS_FN): wrappers that are exported but have no --wrap
+# form.
+function(iol_library_wrapper_names out file macro)
+  file(STRINGS ${file} lines REGEX "^${macro}\\(")
+  set(names "")
+  foreach(line ${lines})
+    string(REGEX REPLACE "^${macro}\\([^,]+, *([A-Za-z0-9_]+),.*" "\\1" fn "${line}")
+    list(APPEND names ${fn})
+  endforeach()
+  set(${out} ${names} PARENT_SCOPE)
+endfunction()
+
 # iol_write_module_intercepts(OUT_FILE dir module...): write the IOL_FN lines of
 # dir/modules/<m>.c for the modules named (rewritten only when the text changes).
 function(iol_write_module_intercepts out dir)

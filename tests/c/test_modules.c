@@ -58,7 +58,8 @@ int main(void)
     CHECK(mpiio->layer == IOLENS_LAYER_MIDDLEWARE && posix->layer == IOLENS_LAYER_FILESYSTEM &&
           mpiio->depth < posix->depth, "layers");
     CHECK(mpiio->runtime == IOLENS_RUNTIME_MPI && posix->runtime == IOLENS_RUNTIME_LIB &&
-          iolens_module_info_get(IOL_MOD_DAOS)->runtime == IOLENS_RUNTIME_NONE, "runtime column");
+          iolens_module_info_get(IOL_MOD_DAOS)->runtime == IOLENS_RUNTIME_LIB &&
+          iolens_module_info_get(IOL_MOD_MDHIM)->runtime == IOLENS_RUNTIME_NONE, "runtime column");
     CHECK(IOL_MOD_POSIX_VERSION == 4 && IOL_MOD_DXT_MPIIO_VERSION == 2, "written versions");
     CHECK(strcmp(iolens_strerror(IOLENS_E_TRUNCATED), "truncated log") == 0, "strerror");
     CHECK(iolens_strerror(-999) != NULL, "strerror of an unknown code");

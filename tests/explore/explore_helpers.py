@@ -68,16 +68,18 @@ ts = [threading.Thread(target=work, args=(k,)) for k in range(3)]
 """
 
 
-def traced_log(tmp: Path) -> Path:
-    """A log of our own: `iolens run --trace` over a threaded Python workload."""
+def traced_log(tmp: Path, program=("-c", WORKLOAD), extra_env=None) -> Path:
+    """A log of our own: `iolens run --trace` over a Python workload (`program`: the
+    interpreter's arguments before the data directory; default a threaded one)."""
     logdir, data = tmp / "logs", tmp / "data"
     logdir.mkdir()
     data.mkdir()
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("DARSHAN_", "DXT_", "IOLENS_LOG"))}
     env["LD_PRELOAD"] = ""
+    env.update(extra_env or {})
     r = subprocess.run([iolens_bin(), "run", "--trace", "--logpath", str(logdir), "--",
-                        sys.executable, "-c", WORKLOAD, str(data)],
+                        sys.executable, *program, str(data)],
                        env=env, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     logs = sorted(logdir.glob("**/*.darshan"))
@@ -85,18 +87,27 @@ def traced_log(tmp: Path) -> Path:
     return logs[0]
 
 
-def dxt_totals(path: Path) -> dict:
-    """(module, rank, op) -> (operations, bytes) from `iolens dxt` text."""
+def dxt_rows(path: Path) -> list:
+    """Every segment `iolens dxt` prints: ((module, rank, op), length, start s,
+    end s), times as printed (4 decimals)."""
     out = subprocess.run([iolens_bin(), "dxt", "--show-incomplete", str(path)],
                          capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
-    acc = defaultdict(lambda: [0, 0])
+    rows = []
     for line in out.stdout.splitlines():
         f = line.split()
         if len(f) >= 8 and f[0] in ("X_POSIX", "X_MPIIO"):
             key = ("MPI-IO" if f[0] == "X_MPIIO" else "POSIX", int(f[1]), f[2])
-            acc[key][0] += 1
-            acc[key][1] += int(f[5])
+            rows.append((key, int(f[5]), float(f[6]), float(f[7])))
+    return rows
+
+
+def dxt_totals(path: Path) -> dict:
+    """(module, rank, op) -> (operations, bytes) from `iolens dxt` text."""
+    acc = defaultdict(lambda: [0, 0])
+    for key, length, _, _ in dxt_rows(path):
+        acc[key][0] += 1
+        acc[key][1] += length
     return {k: tuple(v) for k, v in acc.items()}
 
 

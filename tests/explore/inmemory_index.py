@@ -90,7 +90,7 @@ def build_in_memory(log, root: Path) -> None:
     meta = {"version": INDEX_VERSION, "log": os.path.realpath(log.path), "nseg": 0,
             "lanes": [], "files": [], "span": 1.0, "max_dur": 0.0,
             "modules": [n for n in MODULES if module_info(n).name in log.modules],
-            "damage": damage_meta(damage)}
+            "damage": damage_meta(damage), "regions": []}
     if not parts:
         write_pyramid(root, np.zeros((2, 0, 1), np.uint32), np.zeros((2, 0, 1)),
                       np.zeros((2, 0, 1)), np.zeros((2, 0, 1), np.uint32))
@@ -108,6 +108,7 @@ def build_in_memory(log, root: Path) -> None:
     meta["span"] = max([_finite_max(p["end"]) for p in parts] + [1e-9])
     for name in ("start", "end", "op", "offset", "length"):
         cols[name] = np.concatenate([p[name] for p in parts])
+    cols["region"] = np.full(len(cols["start"]), -1, np.int32)   # logs without segment regions
     order = np.argsort(cols["start"], kind="stable")
     cols = {k: np.ascontiguousarray(cols[k][order], COLUMNS[k]) for k in COLUMNS}
     meta["nseg"] = len(order)

@@ -71,12 +71,28 @@ def test_query_returns_exactly_the_segments_in_view(log, tmp_path):
     assert (got.sort_index().to_numpy() == by_rank.sort_index().to_numpy()).all()
 
 
+def test_bin_counts_travel_in_the_smallest_width(tmp_path):
+    """A bins reply's counts are uint16 when every count fits (half the bytes
+    to send and decode at thousands of ranks), else uint32; both decode to the
+    counts themselves."""
+    idx, _ = opened(corpus_log("partial_data_dxt"), tmp_path)
+    view = q.View(px=16).normalise(idx)
+    for peak, width in ((65_535, 2), (65_536, 4)):
+        counts = np.zeros((view.rows, view.px), np.int64)
+        counts[0, 3], counts[-1, -1] = peak, 7
+        r = q._bins_reply(idx, view, counts, np.zeros(counts.shape, np.uint8), q._LaneSums(idx),
+                          "scan")
+        got = np.frombuffer(base64.b64decode(r["count"]), f"<u{r['count_bytes']}")
+        assert r["count_bytes"] == width and r["max"] == peak
+        assert (got.reshape(counts.shape) == counts).all()
+
+
 def test_wide_views_are_binned_with_consistent_totals(tmp_path, monkeypatch):
     log = corpus_log("partial_data_dxt")
     idx, data = opened(log, tmp_path)
     p = q.query(idx, q.View(px=500))                # wide: from the pyramid
     assert p["kind"] == "bins" and p["source"] == "pyramid" and p["n"] == idx.nseg
-    count = np.frombuffer(base64.b64decode(p["count"]), "<u4")
+    count = np.frombuffer(base64.b64decode(p["count"]), f"<u{p['count_bytes']}")
     assert count.size == len(p["rows"]["first"]) * 500 and count.sum() >= idx.nseg
     w = q.query(idx, q.View(px=500, ops={1}))
     assert w["n"] == int((np.asarray(idx.cols["op"]) == 1).sum())

@@ -14,9 +14,11 @@ import numpy as np
 import pytest
 
 import iolens
+from explore_helpers import corpus_log
 from explore_traces import damaged, long_among_short, many_ranks
 from iolens.explore import query as q
 from iolens.explore.index import index_for
+from iolens.explore.page import page_summary, render_page
 from iolens.explore.views import summary
 from test_explore_browser import Page, browser, served, shots  # noqa: F401 (fixtures)
 
@@ -45,8 +47,9 @@ def test_twenty_thousand_ranks_show_the_straggler(browser, served, shots, tmp_pa
     # the straggler's write is drawn alone in the last row after every other
     # rank stopped (cells of the last row past 10 s), and its hover names it
     reply = p.page.evaluate("(() => { const r = window.iolensExplorer.reply();"
-                            " return {px: r.px, count: r.count, kind: r.cell_kind}; })()")
-    count = np.frombuffer(base64.b64decode(reply["count"]), "<u4").reshape(-1, reply["px"])
+                            " return {px: r.px, count: r.count, kind: r.cell_kind, width: r.count_bytes}; })()")
+    count = np.frombuffer(base64.b64decode(reply["count"]),
+                          f"<u{reply['width']}").reshape(-1, reply["px"])
     kind = np.frombuffer(base64.b64decode(reply["kind"]), "u1").reshape(count.shape)
     late = int(reply["px"] * 11 / data["span"])
     assert count[last, late:].min() >= 1 and count[:last, late:].sum() == 0
@@ -69,6 +72,49 @@ def test_twenty_thousand_ranks_show_the_straggler(browser, served, shots, tmp_pa
     timed("pan", lambda: p.after(lambda: p.page.evaluate(
         "(() => { const s = window.iolensExplorer.state; s.t0 += (s.t1 - s.t0) / 4;"
         " s.t1 += (s.t1 - s.t0) / 4; window.iolensExplorer.update(); })()")))
+    assert p.errors == []
+
+
+def test_page_data_is_small_at_twenty_thousand_ranks(tmp_path):
+    """The page carries per-lane facts as columns and only the per-lane figures
+    it draws: at 20,000 ranks it was 3.4 MB of JSON to parse before the first
+    view (one object per lane, every lane total); now under 1 MB.  The full
+    summary stays the server's (/api/summary)."""
+    log = many_ranks(tmp_path / "ranks.darshan")
+    with iolens.open(log) as lg:
+        idx = index_for(lg, tmp_path / "cache")
+        data = summary(lg, idx)
+    html = render_page(data, None)
+    assert len(html.encode()) < 1_000_000
+    sent = page_summary(data)
+    assert sent["lane_rank"] == [lane["rank"] for lane in data["lanes"]]
+    assert sent["lane_thread"] is None and "lanes" not in sent and "lane_totals" not in sent
+    assert sent["offsets"]["t"] == pytest.approx(data["offsets"]["t"], rel=1e-6)
+    assert sent["offsets"]["offset"] == data["offsets"]["offset"] and "lane" not in sent["offsets"]
+
+
+FIRST_QUERIES = """(() => {
+  const parsed = performance.getEntriesByName('iolens-parsed')[0].startTime;
+  const asked = performance.getEntriesByType('resource').filter((e) => e.name.includes('/api/spans'));
+  return {parsed: parsed, starts: asked.map((e) => e.startTime)}; })()"""
+
+
+def test_first_view_is_asked_before_the_data_is_parsed(browser, served, shots):
+    """A served page opened without a view asks for its first view once, before
+    its data is parsed (first_view.js: the server computes it meanwhile), and
+    draws that reply; with a view in its URL it asks for that view instead."""
+    url, data = served(corpus_log("mpi-io-test_id4373053"))
+    p = Page(browser, shots)
+    p.open(url)
+    asked = p.page.evaluate(FIRST_QUERIES)
+    assert len(asked["starts"]) == 1 and asked["starts"][0] < asked["parsed"]
+    t = p.timeline()
+    assert t["n"] == data["nseg"] and t["state"]["t1"] == data["span"]
+    p.open(url + "&r0=0&r1=0")
+    asked = p.page.evaluate(FIRST_QUERIES)
+    assert len(asked["starts"]) == 1 and asked["starts"][0] > asked["parsed"]
+    reply = p.page.evaluate("window.iolensExplorer.reply()")
+    assert reply["rows"]["lanes_in_view"] == sum(lane["rank"] == 0 for lane in data["lanes"])
     assert p.errors == []
 
 

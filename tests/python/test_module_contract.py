@@ -125,7 +125,8 @@ def test_layer_facts_come_from_the_module_table():
     assert _meta.trace_of("STDIO") is None
     assert iolens.module_info("MPI-IO").runtime == "mpi"
     assert iolens.module_info("POSIX").runtime == "lib"
-    assert iolens.module_info("DAOS").runtime == "none"
+    assert iolens.module_info("DAOS").runtime == "lib"
+    assert iolens.module_info("MDHIM").runtime == "none"
     # every data module has a layer; the layers of the view and the fleet are these
     from iolens.fleet.interfaces import interfaces
     from iolens.layers import STACK

@@ -123,7 +123,7 @@ message(STATUS "example_at=${{at}}")
     run = subprocess.run(["cmake", "-P", str(script)], capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, run.stderr
     said = run.stdout + run.stderr
-    assert "found=posix;h5f;h5d;lustre;stdio;dxt_posix;heatmap;region;dxt_region;example " in said
+    assert "found=posix;h5f;h5d;lustre;stdio;dxt_posix;heatmap;dfs;daos;region;dxt_region;example " in said
     assert "mpi=mpiio;pnetcdf_file;pnetcdf_var;dxt_mpiio" in said
     assert "example_at=-1" not in run.stdout + run.stderr
     assert "IOL_FN(EXAMPLE, int, iolens_example_foo," in out.read_text()

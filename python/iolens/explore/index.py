@@ -37,11 +37,13 @@ import numpy as np
 from .._meta import trace_modules
 from . import cache as cache_store
 
-INDEX_VERSION = 4      # 2: damaged segments skipped (meta damage), one layer per file/lane total
+INDEX_VERSION = 5      # 2: damaged segments skipped (meta damage), one layer per file/lane total
                        # 3: long operations listed (long.npy), MPI-IO share in the pyramid
                        # 4: segments ending past 2^60 bytes skipped as bad-offset
+                       # 5: the region column (explore/regions.py) and meta["regions"]
 COLUMNS = {"start": np.float64, "end": np.float64, "lane": np.int32, "op": np.int8,
-           "mod": np.int8, "file": np.int32, "offset": np.int64, "length": np.int64}
+           "mod": np.int8, "file": np.int32, "offset": np.int64, "length": np.int64,
+           "region": np.int32}
 MODULES = trace_modules()                # mod code = position (id order: DXT_POSIX, DXT_MPIIO)
 OPS = ("read", "write")                  # op code = position (DXT's seg_write flag)
 PYRAMID_CELLS = 1 << 20                  # lanes * bins per operation, bounds pyramid memory

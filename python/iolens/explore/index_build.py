@@ -15,11 +15,11 @@
    and fed to the summariser (pyramid and summary views).
 
 Peak memory: the rows of ``sort_rows`` (a bucket group being sorted, or the rows
-kept before the first spill: 42 bytes each plus the sort order and one gathered
+kept before the first spill: 46 bytes each plus the sort order and one gathered
 column) and one decoded chunk of ``chunk_rows`` with its temporaries, plus the
 per-record, per-lane and per-file tables and the summariser's fixed arrays;
 never the trace (750-810 MiB with the defaults at 10^8 segments).  Temporary run
-files (42 bytes per segment) live in the index's temporary directory.
+files (46 bytes per segment) live in the index's temporary directory.
 """
 from __future__ import annotations
 
@@ -35,6 +35,7 @@ from .. import _frames
 from .._meta import module_info
 from ..view.damage import Damage, segment_checks
 from .index_sort import ExternalSort
+from .regions import SegmentRegions, final_codes
 
 CHUNK_ROWS = 2_000_000     # segments decoded at a time
 SORT_ROWS = 8_000_000      # rows sorted in memory at a time
@@ -54,6 +55,7 @@ class _Tables:
         self.ranks: List[np.ndarray] = []        # record ranks of modules with segments
         self.hosts: Dict[int, str] = {}          # rank -> first hostname seen
         self.names: set = set()                  # record names of modules with segments
+        self.region_id: Dict[str, int] = {}      # region name -> provisional code
 
     def lane_codes(self):
         """(provisional -> final lane code array, lane table)."""
@@ -87,6 +89,7 @@ class _ModuleScan:
 
     def __init__(self, log, tables: _Tables, mod: int, name: str):
         self.log, self.t, self.mod, self.name = log, tables, mod, name
+        self.regions = SegmentRegions(log, name, tables.region_id)
         self.rank = np.zeros(0, np.int64)
         self.file = np.zeros(0, np.int32)
         self.hosts: List[str] = []
@@ -114,7 +117,8 @@ class _ModuleScan:
                "end": _frames.view(d["end"], np.float64),
                "op": _frames.view(d["seg_write"], np.int8),
                "offset": _frames.view(d["offset"], np.int64),
-               "length": _frames.view(d["length"], np.int64)}
+               "length": _frames.view(d["length"], np.int64),
+               "region": self.regions.next(int(d["nseg"]))}
         seg = skip_damaged(seg, self.t.damage, self.name, self.t.run_time)
         n = len(seg["start"])
         if not n:
@@ -137,7 +141,7 @@ class _ModuleScan:
         self.nseg += n
         return {"start": seg["start"], "end": seg["end"], "lane": lane, "op": seg["op"],
                 "mod": np.full(n, self.mod, np.int8), "file": self.file[rec],
-                "offset": seg["offset"], "length": seg["length"]}
+                "offset": seg["offset"], "length": seg["length"], "region": seg["region"]}
 
     def done(self) -> None:
         """Records count for lanes and files only if their module has segments."""
@@ -211,7 +215,7 @@ def build_into(log, root: Path, modules, columns, chunk_rows: int = CHUNK_ROWS,
         scan.done()
     meta = {"version": INDEX_VERSION, "log": os.path.realpath(log.path),
             "nseg": tables.nseg, "lanes": [], "files": [], "span": 1.0, "max_dur": 0.0,
-            "modules": present, "damage": damage_meta(tables.damage)}
+            "modules": present, "damage": damage_meta(tables.damage), "regions": []}
     if not tables.nseg:
         write_pyramid(root, np.zeros((2, 0, 1), np.uint32), np.zeros((2, 0, 1)),
                       np.zeros((2, 0, 1)), np.zeros((2, 0, 1), np.uint32))
@@ -221,6 +225,7 @@ def build_into(log, root: Path, modules, columns, chunk_rows: int = CHUNK_ROWS,
         return
     lane_map, meta["lanes"] = tables.lane_codes()
     file_map, meta["files"] = tables.file_codes()
+    region_map, meta["regions"] = final_codes(tables.region_id)
     meta["span"] = max(tables.end_max, 1e-9)
     summary = Summariser(meta, len(meta["lanes"]), len(meta["files"]))
     assert summary.nb == bins_for(len(meta["lanes"]))
@@ -229,6 +234,7 @@ def build_into(log, root: Path, modules, columns, chunk_rows: int = CHUNK_ROWS,
         for piece in sorter.sorted():
             piece["lane"] = lane_map[piece["lane"]]
             piece["file"] = file_map[piece["file"]]
+            piece["region"] = region_map[piece["region"] + 1]
             out.append(piece)
             summary.feed(piece)
             del piece

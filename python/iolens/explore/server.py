@@ -1,7 +1,9 @@
 """`iolens explore` served: a small HTTP server, on 127.0.0.1 unless told.
 
 Routes: ``/`` (the page), ``/api/summary`` (views data, computed once),
-``/api/spans?t0=&t1=&r0=&r1=&op=&file=&px=&rows=&max=`` (one timeline query).
+``/api/spans?t0=&t1=&r0=&r1=&op=&file=&region=&px=&rows=&max=`` (one timeline
+query; ``region`` is a code of the summary's ``regions.names``, -2 for the
+segments outside every region, -1 or absent for all).
 
 Private by default (the trace names the job's files): every request must carry
 the run's random token (``?token=``, compared in constant time), its Host header
@@ -25,8 +27,10 @@ from urllib.parse import parse_qs, urlparse
 
 from .page import render_page
 from .query import MAX_SPANS_CAP, View, query
+from .regions import NO_REGION
 
 OPS = {"read": 0, "write": 1}
+ALL_REGIONS, OUTSIDE_REGIONS = -1, -2     # the page's region selector besides the codes
 
 
 class BadRequest(ValueError):
@@ -59,6 +63,9 @@ def view_from_params(params: dict) -> View:
     f = one("file", int, -1)
     if f >= 0:
         v.files = {f}
+    region = one("region", int, ALL_REGIONS)
+    if region != ALL_REGIONS:     # a region's code, or OUTSIDE_REGIONS
+        v.regions = {NO_REGION if region == OUTSIDE_REGIONS else region}
     return v
 
 

@@ -19,6 +19,7 @@ from ..view import JobView
 from ..view.columns import amount
 from ..view.ost import layouts
 from .findings import diagnosis_findings, per_rank, trace_stragglers
+from . import regions
 from .index import TraceIndex, read_rows
 
 MAX_POINTS = 512         # points of the bandwidth curve
@@ -43,6 +44,7 @@ def summary(log, idx: TraceIndex, view: Optional[JobView] = None) -> dict:
     out["perf"] = _perf(view)
     out["heatmap"] = _heatmap(log)
     out["counters"] = _counter_views(view)
+    out["regions"] = regions.bands(log, meta.get("regions", []))
     if idx.nseg == 0:
         out["files"], out["findings"] = [], diagnosis_findings(log)
         return out

@@ -110,3 +110,8 @@ def dxt_thread_bins(data, module: str):
     labels = [f"rank {r} thread {t}" for r, t in
               zip(sums.lanes["rank"].tolist(), sums.lanes["thread"].tolist())]
     return binned[0], binned[3], labels
+
+
+def dxt_lane_ranks(data, module: str) -> list:
+    """The rank of each lane of dxt_thread_bins(data, module), in its order."""
+    return [int(r) for r in _sums(data)[module].lanes["rank"].tolist()]

@@ -10,7 +10,7 @@ import matplotlib.pyplot as plt  # noqa: E402  (backend must be set first)
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 import numpy as np  # noqa: E402
 
-from . import activity, files, stats  # noqa: E402
+from . import activity, files, region_bands, stats  # noqa: E402
 from .interfaces import TRACE_MODULES, api_name  # noqa: E402
 from .units import byte_scale, human_seconds  # noqa: E402
 
@@ -166,17 +166,19 @@ def timeline(data):
             ax.barh(y[short], min_width, left=start[short], height=lane * 0.9, fill=False,
                     edgecolor="black", linewidth=0.6, rasterized=many, label=outline)
             outline = None   # one legend entry for all modules
-    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
     ax.set_xlim(0, max(span, float(frame["start"].max()) + min_width) * 1.01)
-    ax.set_xlabel("time since job start (seconds)")
     ranks = np.unique(frame["rank"].to_numpy())
+    # over the spans: a rank's span usually covers its whole run, and would hide them
+    bands = region_bands.draw(ax, region_bands.bands(data), {r: [r] for r in ranks}, over=True)
+    region_bands.legend(ax, bands, fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    ax.set_xlabel("time since job start (seconds)")
     if len(ranks) <= 32:
         ax.set_yticks(ranks)
     else:
         ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_ylabel("rank (−1 = shared files)")
     ax.set_title("File access timeline per process")
-    return _finish(fig)
+    return region_bands.with_note(data, _finish(fig))
 
 
 # A heat map with fewer bins than this inside the job's run time shows no change
@@ -184,11 +186,12 @@ def timeline(data):
 MIN_HEAT_BINS = 3
 
 
-def _heat(maps, title, run_time):
+def _heat(maps, title, run_time, bands=None):
     """Heat maps of {api: (width, read, write, ranks)}: one panel per API that
     moved data, bins after the job's end left out, the colour scale in the unit
     that fits the largest bin.  A single process gets bars over time instead,
-    because a one-row heat map shows amounts only as shades of one band."""
+    because a one-row heat map shows amounts only as shades of one band.  `bands`
+    (region_bands.Bands) are shaded on every panel."""
     maps = {api: m for api, m in maps.items() if (m[1] + m[2]).any()}
     if not maps:
         return None
@@ -198,13 +201,13 @@ def _heat(maps, title, run_time):
         ax.set_xlabel("time since job start (seconds)")
         if len(ranks) == 1:
             _bins_as_bars(ax, width, _trim(read, width, run_time, read + write),
-                          _trim(write, width, run_time, read + write))
+                          _trim(write, width, run_time, read + write), bands)
         else:
-            _heat_panel(fig, ax, width, _trim(read + write, width, run_time), ranks)
+            _heat_panel(fig, ax, width, _trim(read + write, width, run_time), ranks, bands)
     return _finish(fig)
 
 
-def _bins_as_bars(ax, width, read, write):
+def _bins_as_bars(ax, width, read, write, bands=None):
     scale, unit = byte_scale((read + write).max())
     x = np.arange(read.shape[1]) * width
     ax.bar(x, read[0] / scale, width, align="edge", color=READ, label="read")
@@ -212,10 +215,11 @@ def _bins_as_bars(ax, width, read, write):
            label="written")
     ax.set_xlim(0, x[-1] + width)
     ax.set_ylabel(f"data moved ({unit})")
-    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    handles = region_bands.draw(ax, bands)
+    region_bands.legend(ax, handles, fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
 
 
-def _heat_panel(fig, ax, width, total, ranks):
+def _heat_panel(fig, ax, width, total, ranks, bands=None):
     scale, unit = byte_scale(total.max())
     # Rows are the ranks that moved data; only a contiguous set of ranks may be
     # labelled with rank numbers.
@@ -226,6 +230,8 @@ def _heat_panel(fig, ax, width, total, ranks):
     fig.colorbar(image, ax=ax, label=f"data moved ({unit})")
     ax.set_ylabel("rank" if contiguous else "process (ranks with data, ascending)")
     ax.yaxis.set_major_locator(MaxNLocator(integer=True, min_n_ticks=1))
+    rows = {int(r): [int(r) if contiguous else k] for k, r in enumerate(ranks)}
+    region_bands.legend_below(ax, region_bands.draw(ax, bands, rows, over=True))
 
 
 def _trim(matrix, width, run_time, data=None):
@@ -273,17 +279,21 @@ def heatmap(data):
     width = min(m[0] for m in maps.values())
     if width > 0 and data.run_time < MIN_HEAT_BINS * width:
         return _per_process(maps, data.run_time, width)
-    return _heat(maps, "Heat map", data.run_time) or "The runtime heat map recorded no data moved."
+    drawn = _heat(maps, "Heat map", data.run_time, region_bands.bands(data))
+    return region_bands.with_note(data, drawn) or "The runtime heat map recorded no data moved."
 
 
 def dxt_heatmap(data):
-    return _heat(activity.dxt_heatmap(data), "DXT heat map", data.run_time)
+    drawn = _heat(activity.dxt_heatmap(data), "DXT heat map", data.run_time,
+                  region_bands.bands(data))
+    return region_bands.with_note(data, drawn)
 
 
 def dxt_threads(data):
     """Bytes per time bin for every (rank, thread) lane of the traces with thread ids."""
     maps = {api_name(module): b for module, b in ((module, activity.dxt_thread_bins(data, module))
                                                   for module in TRACE_MODULES) if b}
+    modules = {api_name(module): module for module in TRACE_MODULES}
     if not maps:
         return None if activity.dxt_threads(data) is not None else activity.NO_THREAD_IDS
     heights = [1.2 + 0.28 * len(labels) for _, _, labels in maps.values()]
@@ -298,4 +308,9 @@ def dxt_threads(data):
         ax.set_yticks(range(len(labels)), labels, fontsize="small")
         ax.set_title(f"Per-thread activity: {api}")
         ax.set_xlabel("time since job start (seconds)")
-    return _finish(fig)
+        rows = {}
+        for k, rank in enumerate(activity.dxt_lane_ranks(data, modules[api])):
+            rows.setdefault(rank, []).append(k)
+        region_bands.legend_below(ax, region_bands.draw(ax, region_bands.bands(data), rows,
+                                                        over=True))
+    return region_bands.with_note(data, _finish(fig))

@@ -29,8 +29,9 @@ static double round_time(double v)
     return (r == 0 && v > 0) ? ldexp(1.0, -IOL_TIME_BITS) : r;
 }
 
-/* Contract: a counter module of the runtime keeps its f64 counters at the end of
- * its record, in table order (true of every counter layout the runtime writes). */
+/* Contract: a counter module of the runtime keeps its f64 counters in table
+ * order at the end of its record, before only the trailing bytes its layout
+ * states (DFS, DAOS: uuids; iolens_module_layout_extras). */
 static void round_times(int id, uint8_t *recs, size_t len, size_t rec_size)
 {
     if (!recs)
@@ -38,7 +39,12 @@ static void round_times(int id, uint8_t *recs, size_t len, size_t rec_size)
     const iolens_module_info *mi = iolens_module_info_get(id);
     if (!mi || mi->kind != IOLENS_KIND_COUNTERS || !mi->n_flt || rec_size < 8 * mi->n_flt)
         return;
-    size_t first = rec_size - 8 * mi->n_flt;
+    int file_rec_id;
+    size_t trailing = 0;
+    if (iolens_module_layout_extras(id, &file_rec_id, &trailing) != 0 ||
+        rec_size < 8 * mi->n_flt + trailing)
+        return;
+    size_t first = rec_size - trailing - 8 * mi->n_flt;
     for (size_t off = 0; off + rec_size <= len; off += rec_size)
         for (size_t k = 0; k < mi->n_flt; k++) {
             if (mi->flt_combine[k] == IOL_COMBINE_VARIANCE)

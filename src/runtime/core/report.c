@@ -21,6 +21,7 @@ static const char *const FAILURE_TEXT[IOL_FAIL_COUNT] = {
     [IOL_FAIL_STREAMS] = "streams beyond the stream table were not tracked",
     [IOL_FAIL_AIO] = "asynchronous requests could not be tracked",
     [IOL_FAIL_PATH] = "file names were too long to record",
+    [IOL_FAIL_HANDLES] = "DAOS/DFS handles beyond the runtime's tables were not tracked",
 };
 
 /* Our own write, not recorded. */

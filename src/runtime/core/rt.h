@@ -634,7 +634,7 @@ extern int iol_close_extras __attribute__((visibility("hidden")));
 /* ------------------------------------------------------------ errors */
 enum iol_failure {
     IOL_FAIL_SYMBOL, IOL_FAIL_MEMORY, IOL_FAIL_FDTABLE, IOL_FAIL_STREAMS,
-    IOL_FAIL_AIO, IOL_FAIL_PATH, IOL_FAIL_COUNT
+    IOL_FAIL_AIO, IOL_FAIL_PATH, IOL_FAIL_HANDLES, IOL_FAIL_COUNT
 };
 /* Count a failure (any thread, lock-free); reported once at shutdown. */
 void iol_fail(enum iol_failure what);

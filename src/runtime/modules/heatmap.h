@@ -73,7 +73,7 @@ typedef struct iol_heatmap {
  * fork child's only thread forgets them when the records start again.  Each
  * API has a constant slot, so that the data path finds its map with one
  * thread-local load at a fixed offset. */
-enum { IOL_HM_SLOT_POSIX, IOL_HM_SLOT_STDIO, IOL_HM_SLOT_MPIIO };
+enum { IOL_HM_SLOT_POSIX, IOL_HM_SLOT_STDIO, IOL_HM_SLOT_MPIIO, IOL_HM_SLOT_DFS, IOL_HM_SLOT_DAOS };
 extern __thread iol_hm_map *iol_hm_mine[IOL_MAX_HEATMAPS] __attribute__((tls_model("initial-exec")));
 /* What iol_hm_mine holds before a thread's first op (and after a reset): a map
  * whose shortcut is empty, so that the data path needs no NULL test. */

@@ -102,7 +102,8 @@ uint64_t iol_shared_mask(const iol_shared *s, uint64_t id)
 
 /* ------------------------------------------------------------ reduction */
 /* Records are the log layout: u64 id, i64 rank, [u64 file_rec_id: H5D and
- * PNETCDF_VAR, the same on every process of a shared record], n_int i64, n_flt f64. */
+ * PNETCDF_VAR, the same on every process of a shared record], n_int i64, n_flt f64,
+ * [trailing bytes: DFS and DAOS uuids, the same on every process]. */
 typedef struct rec_shape {
     int module;
     size_t rec_size, n_int, n_flt, elem;   /* elem: record + its variance state */
@@ -190,10 +191,16 @@ int iol_shared_reduce(const iol_shared *s, int module, uint8_t *recs, size_t rec
     if (!mi || mi->kind != IOLENS_KIND_COUNTERS || !s->n)
         return 0;
     size_t counters = 8 * (mi->n_int + mi->n_flt);
-    if (rec_size != 16 + counters && rec_size != 24 + counters)
-        return 0;                  /* records with trailing fields (DFS/DAOS): not reduced */
+    int file_rec_id;
+    size_t trailing;               /* DFS/DAOS uuids: equal on every process (the id
+                                      is made from them), carried as they are */
+    if (iolens_module_layout_extras(module, &file_rec_id, &trailing) != 0)
+        return 0;
+    size_t head = file_rec_id ? 24 : 16;
+    if (rec_size != head + counters + trailing)
+        return 0;
     cur = (rec_shape){ module, rec_size, mi->n_int, mi->n_flt,
-                       rec_size + sizeof(iolens_combine_acc), rec_size - counters };
+                       rec_size + sizeof(iolens_combine_acc), head };
     size_t nshared = 0;            /* the same on every process: masks were ANDed */
     for (size_t i = 0; i < s->n; i++)
         nshared += (s->mask[i] >> module) & 1;

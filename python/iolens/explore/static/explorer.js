@@ -3,7 +3,11 @@
 // self-contained page carries its segments in DATA.segments and filters them here.
 "use strict";
 (function () {
+  // performance marks (iolens-*): the bench reports where opening the page goes
+  const mark = (name) => { if (window.performance && performance.mark) performance.mark("iolens-" + name); };
+  mark("script");
   const DATA = JSON.parse(document.getElementById("iolens-data").textContent);
+  mark("parsed");
   const S = DATA.summary;
   const LANE_MAX_PX = 24, LANE_MIN_PX = 3;
   const COLORS = { read: "#2b6cb0", write: "#dd6b20", readMpi: "#1a365d", writeMpi: "#9c4221" };
@@ -14,19 +18,21 @@
     return (i ? b.toFixed(1) : String(Math.round(b))) + " " + u[i];
   };
   const fmtTime = (s) => s === 0 ? "0 s" : s >= 1 ? s.toFixed(3) + " s" : s >= 1e-3 ? (s * 1e3).toFixed(3) + " ms" : (s * 1e6).toFixed(1) + " µs";
-  const ranks = S.lanes.map((l) => l.rank);
-  const rankMin = ranks.length ? Math.min(...ranks) : 0, rankMax = ranks.length ? Math.max(...ranks) : 0;
+  // per lane, as columns (page.py): its rank, its thread (null: no thread lanes)
+  const laneRank = S.lane_rank, laneThread = S.lane_thread;
+  let rankMin = laneRank.length ? Infinity : 0, rankMax = laneRank.length ? -Infinity : 0;
+  for (const r of laneRank) { if (r < rankMin) rankMin = r; if (r > rankMax) rankMax = r; }
   const hasMpi = (S.modules || []).includes("DXT_MPIIO") && (S.modules || []).includes("DXT_POSIX");
   const stragglers = new Set();
   (S.findings || []).forEach((f) => { if (f.kind.endsWith("stragglers")) f.ranks.forEach((r) => stragglers.add(r)); });
 
   // ------------------------------------------------------------ state <-> URL
-  const state = { t0: 0, t1: S.span, r0: rankMin, r1: rankMax, op: "all", file: -1 };
+  const state = { t0: 0, t1: S.span, r0: rankMin, r1: rankMax, op: "all", file: -1, region: -1 };
   const TOKEN = new URLSearchParams(location.search).get("token") || "";   // the server's per-run token
   function readUrl() {
     const q = new URLSearchParams(location.search);
     const num = (k) => (q.has(k) && q.get(k) !== "" && isFinite(+q.get(k))) ? +q.get(k) : null;
-    for (const k of ["t0", "t1", "r0", "r1", "file"]) { const v = num(k); if (v !== null) state[k] = v; }
+    for (const k of ["t0", "t1", "r0", "r1", "file", "region"]) { const v = num(k); if (v !== null) state[k] = v; }
     if (["read", "write"].includes(q.get("op"))) state.op = q.get("op");
     clampState();
   }
@@ -41,30 +47,34 @@
     if (TOKEN) q.set("token", TOKEN);
     q.set("t0", state.t0.toPrecision(12)); q.set("t1", state.t1.toPrecision(12));
     q.set("r0", state.r0); q.set("r1", state.r1); q.set("op", state.op); q.set("file", state.file);
+    if (state.region !== -1) q.set("region", state.region);
     history.replaceState(null, "", location.pathname + "?" + q.toString());
   }
   function syncForm() {
     $("f-t0").value = state.t0.toPrecision(6); $("f-t1").value = state.t1.toPrecision(6);
     $("f-r0").value = state.r0; $("f-r1").value = state.r1; $("f-op").value = state.op;
-    $("f-file").value = String(state.file);
+    $("f-file").value = String(state.file); $("f-region").value = String(state.region);
   }
   function readForm() {
     const n = (id, d) => { const v = $(id).value.trim(); return v !== "" && isFinite(+v) ? +v : d; };
     state.t0 = n("f-t0", 0); state.t1 = n("f-t1", S.span); state.r0 = n("f-r0", rankMin);
     state.r1 = n("f-r1", rankMax); state.op = $("f-op").value; state.file = +$("f-file").value;
+    state.region = $("f-region").value === "" ? -1 : +$("f-region").value;
     clampState();
   }
 
   // ------------------------------------------------------------ data
   // Rows: the lanes in view, one row each, or grouped evenly into ROWS_MAX rows
   // when they are more (the server does the same for its replies).
-  const ROWS_MAX = Math.floor(600 / LANE_MIN_PX), SUB_MAX = 4, TIP_NAME = 160;
+  const TIMELINE = window.iolensTimeline;     // first_view.js: geometry, the first view's early reply
+  const ROWS_MAX = TIMELINE.geometry.rowsMax, SUB_MAX = 4, TIP_NAME = 160;
+  let earlyView = TIMELINE.first;
   const threadNo = [];      // thread number of each lane within its rank (0, 1, ...)
-  S.lanes.forEach((l, i) => { threadNo.push(i && S.lanes[i - 1].rank === l.rank ? threadNo[i - 1] + 1 : 0); });
-  const threaded = S.lanes.some((l) => l.thread !== null);
+  laneRank.forEach((r, i) => { threadNo.push(i && laneRank[i - 1] === r ? threadNo[i - 1] + 1 : 0); });
+  const threaded = laneThread !== null;
   function lanesInView() {
     const out = [];
-    S.lanes.forEach((l, i) => { if (l.rank >= state.r0 && l.rank <= state.r1) out.push(i); });
+    laneRank.forEach((r, i) => { if (r >= state.r0 && r <= state.r1) out.push(i); });
     return out;
   }
   function localRows(reply) {
@@ -92,6 +102,7 @@
       if (seg.end[i] < state.t0 || seg.start[i] > state.t1 || !laneOk.has(seg.lane[i])) continue;
       if (opCode >= 0 && seg.op[i] !== opCode) continue;
       if (state.file >= 0 && seg.file[i] !== state.file) continue;
+      if (!inRegion(seg.region[i])) continue;
       for (const k in keep) keep[k].push(seg[k][i]);
     }
     const reply = Object.assign({ kind: "spans", n: keep.start.length, t0: state.t0, t1: state.t1 }, keep);
@@ -101,8 +112,12 @@
   let pending = 0;
   async function fetchView(px) {
     if (DATA.segments) return localQuery();
+    if (earlyView) {              // the first view, asked for before the data was parsed
+      const early = earlyView; earlyView = null;
+      try { return await early; } catch (err) { console.warn("first view: asking again", err); }
+    }
     const q = new URLSearchParams({ t0: state.t0, t1: state.t1, r0: state.r0, r1: state.r1, op: state.op,
-      file: state.file, px: px, rows: ROWS_MAX, token: TOKEN });
+      file: state.file, region: state.region, px: px, rows: ROWS_MAX, token: TOKEN });
     const r = await fetch("/api/spans?" + q.toString());
     if (!r.ok) throw new Error("query failed: " + r.status);
     return r.json();
@@ -111,6 +126,60 @@
     const bin = atob(b64), bytes = new Uint8Array(bin.length);
     for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
     return new Type(bytes.buffer);
+  }
+
+  // ------------------------------------------------------------ regions
+  // Program phases (docs/regions.md): bands from the REGION records (per rank;
+  // rank -1 = every rank), a legend, and the selector's filter on the segments'
+  // region codes (-1 = outside every region; the selector's -2 asks for those).
+  const RG = S.regions || { names: [], filterable: 0, spans: { region: [], rank: [], start: [], end: [] } };
+  const REGION_COLORS = ["#e41a1c", "#377eb8", "#4daf4a", "#984ea3", "#ff7f00", "#a6a600", "#a65628",
+    "#f781bf", "#999999", "#1b9e77", "#7570b3", "#e7298a"];     // the report's region colours
+  const regionColor = (code, alpha) => {
+    const c = REGION_COLORS[code % REGION_COLORS.length];
+    return `rgba(${parseInt(c.slice(1, 3), 16)},${parseInt(c.slice(3, 5), 16)},${parseInt(c.slice(5, 7), 16)},${alpha})`;
+  };
+  const inRegion = (code) => state.region === -1 || (state.region === -2 ? code === -1 : code === state.region);
+  function setupRegions() {
+    const sel = $("f-region");
+    RG.names.slice(0, RG.filterable).forEach((n, i) => {
+      const o = document.createElement("option"); o.value = String(i); o.textContent = n; sel.appendChild(o);
+    });
+    $("f-region-box").hidden = !(S.has_dxt && RG.filterable);
+    const legend = $("region-legend"), shown = [...new Set(RG.spans.region)].sort((a, b) => a - b);
+    legend.hidden = !shown.length;
+    legend.replaceChildren(document.createTextNode("Regions: "));
+    shown.forEach((code) => {
+      const s = document.createElement("span"); s.className = "region-key"; s.dataset.region = RG.names[code];
+      s.style.borderLeft = `1.2em solid ${regionColor(code, 0.45)}`; s.textContent = RG.names[code];
+      legend.appendChild(s);
+    });
+    syncForm();
+  }
+  function drawRegionBands(ctx, X, w, nrows) {
+    // rank -> rows that hold one of its lanes
+    const rowsOf = new Map();
+    laneRow.forEach((row, l) => { const r = S.lanes[l].rank; if (!rowsOf.has(r)) rowsOf.set(r, new Set()); rowsOf.get(r).add(row); });
+    const sp = RG.spans, labelled = new Set(), names = [];
+    let bands = 0;
+    ctx.save(); ctx.font = "10px sans-serif"; ctx.textBaseline = "top";
+    for (let i = 0; i < sp.region.length; i++) {
+      const a = Math.max(LABEL_W, X(sp.start[i])), b = Math.min(w, Math.max(X(sp.end[i]), X(sp.start[i]) + 2));
+      if (b <= a) continue;
+      const code = sp.region[i], rows = sp.rank[i] === -1 ? null : rowsOf.get(sp.rank[i]);
+      if (sp.rank[i] !== -1 && !rows) continue;
+      ctx.fillStyle = regionColor(code, state.region === -1 || state.region === code ? 0.16 : 0.06);
+      if (rows === null) ctx.fillRect(a, 0, b - a, nrows * laneH);
+      else rows.forEach((r) => ctx.fillRect(a, r * laneH, b - a, laneH));
+      bands++;
+      if (!labelled.has(code)) {
+        labelled.add(code); names.push(RG.names[code]);
+        ctx.fillStyle = regionColor(code, 1); ctx.fillText(RG.names[code], a + 2, 1, Math.max(20, b - a - 4));
+      }
+    }
+    ctx.restore();
+    tl.dataset.regionBands = String(bands);
+    tl.dataset.regionLabels = names.join("|");
   }
 
   // ------------------------------------------------------------ timeline
@@ -122,13 +191,13 @@
     const ctx = canvas.getContext("2d"); ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     return { ctx: ctx, w: w, h: cssH };
   }
-  const LABEL_W = 90;
+  const LABEL_W = TIMELINE.geometry.labelW;
   const kindColor = (k) => [COLORS.read, COLORS.write, COLORS.readMpi, COLORS.writeMpi][k];
-  const laneName = (l) => "rank " + S.lanes[l].rank + (threaded ? " t" + threadNo[l] : "");
+  const laneName = (l) => "rank " + laneRank[l] + (threaded ? " t" + threadNo[l] : "");
   const rowName = (r) => rowsNow.first[r] === rowsNow.last[r] ? laneName(rowsNow.first[r])
-    : `ranks ${S.lanes[rowsNow.first[r]].rank}–${S.lanes[rowsNow.last[r]].rank}`;
+    : `ranks ${laneRank[rowsNow.first[r]]}–${laneRank[rowsNow.last[r]]}`;
   function rowHasStraggler(r) {
-    for (let l = rowsNow.first[r]; l <= rowsNow.last[r]; l++) if (stragglers.has(S.lanes[l].rank)) return true;
+    for (let l = rowsNow.first[r]; l <= rowsNow.last[r]; l++) if (stragglers.has(laneRank[l])) return true;
     return false;
   }
   function subRows(reply) {
@@ -165,6 +234,31 @@
     if (relative) ctx.fillText("from " + origin.toFixed(9) + " s", 2, y);
     tl.dataset.axis = labels.join("|");
   }
+  const KIND_RGB = [COLORS.read, COLORS.write, COLORS.readMpi, COLORS.writeMpi]
+    .map((c) => [1, 3, 5].map((k) => parseInt(c.slice(k, k + 2), 16)));
+  function drawBins(ctx, count, kind, reply, nrows, plotW) {
+    // One image pixel per cell (colour of its kind, opacity growing with its
+    // count), scaled onto the plot in one drawImage: a fillRect per cell took
+    // most of the first view's time at 20,000 ranks (300 x 2,048 cells).
+    const px = reply.px, lmax = Math.log1p(Math.max(1, reply.max));
+    const img = new ImageData(px, Math.max(1, nrows)), d = img.data;
+    for (let k = 0; k < nrows * px; k++) {
+      const c = count[k]; if (!c) continue;
+      const rgb = KIND_RGB[kind[k]], o = 4 * k;
+      d[o] = rgb[0]; d[o + 1] = rgb[1]; d[o + 2] = rgb[2];
+      d[o + 3] = Math.round(255 * (0.25 + 0.75 * Math.log1p(c) / lmax));
+    }
+    blit(ctx, img, LABEL_W, 0, plotW, nrows * laneH);
+  }
+  function blit(ctx, img, x, y, w, h) {
+    // an ImageData drawn scaled to (x, y, w, h), unsmoothed, over what is there
+    const layer = document.createElement("canvas");
+    layer.width = img.width; layer.height = img.height;
+    layer.getContext("2d").putImageData(img, 0, 0);
+    ctx.imageSmoothingEnabled = false;
+    ctx.drawImage(layer, x, y, w, h);
+    ctx.imageSmoothingEnabled = true;
+  }
   function drawTimeline(reply) {
     current = reply; rowsNow = reply.rows;
     const nrows = rowsNow.first.length;
@@ -176,6 +270,7 @@
     const X = (t) => LABEL_W + (t - state.t0) * scale;
     plot = { X: X, plotW: plotW };
     ctx.clearRect(0, 0, w, tl.height);
+    drawRegionBands(ctx, X, w, nrows);
     (S.phases || []).forEach((p, i) => {           // phase bands behind everything
       ctx.fillStyle = i % 2 ? "rgba(120,160,120,0.10)" : "rgba(120,120,180,0.10)";
       const a = Math.max(LABEL_W, X(p.t0)), b = Math.min(w, X(p.t1));
@@ -204,22 +299,16 @@
         drawn.push({ x: x0, y: y, w: bw, h: h, i: i, sub: sub[i] });
       }
     } else {
-      const count = decode(reply.count, Uint32Array), kind = decode(reply.cell_kind, Uint8Array);
+      const count = decode(reply.count, reply.count_bytes === 2 ? Uint16Array : Uint32Array);
+      const kind = decode(reply.cell_kind, Uint8Array);
       reply.countArr = count; reply.kindArr = kind;
-      const colW = plotW / reply.px, lmax = Math.log1p(Math.max(1, reply.max));
-      for (let r = 0; r < nrows; r++) for (let j = 0; j < reply.px; j++) {
-        const c = count[r * reply.px + j]; if (!c) continue;
-        ctx.globalAlpha = 0.25 + 0.75 * Math.log1p(c) / lmax;
-        ctx.fillStyle = kindColor(kind[r * reply.px + j]);
-        ctx.fillRect(LABEL_W + j * colW, r * laneH, Math.max(1, colW), Math.max(1, laneH - (laneH > 4 ? 1 : 0)));
-      }
-      ctx.globalAlpha = 1;
+      drawBins(ctx, count, kind, reply, nrows, plotW);
     }
-    if (S.partial && S.partial.length && S.lane_totals) {     // where a partial trace stopped
+    if (S.partial && S.partial.length && S.lane_last) {     // where a partial trace stopped
       ctx.fillStyle = "#c00";
       for (let r = 0; r < nrows; r++) {
         let last = -Infinity;
-        for (let l = rowsNow.first[r]; l <= rowsNow.last[r]; l++) last = Math.max(last, S.lane_totals.last[l]);
+        for (let l = rowsNow.first[r]; l <= rowsNow.last[r]; l++) last = Math.max(last, S.lane_last[l]);
         const x = X(last); if (x >= LABEL_W && x <= w) ctx.fillRect(x, r * laneH, 2, laneH);
       }
     }
@@ -240,8 +329,8 @@
   }
   const clip = (s) => s.length > TIP_NAME ? s.slice(0, 60) + " … " + s.slice(-(TIP_NAME - 63)) : s;
   function laneText(l) {
-    const lane = S.lanes[l];
-    return `rank ${lane.rank}` + (lane.thread !== null ? ` thread ${threadNo[l]} (pthread ${lane.thread})` : "");
+    const thread = threaded ? laneThread[l] : null;
+    return `rank ${laneRank[l]}` + (thread !== null ? ` thread ${threadNo[l]} (pthread ${thread})` : "");
   }
   function tooltipText(i) {
     const r = current, f = (S.files || [])[r.file[i]] || { name: "?", components: [] };
@@ -252,7 +341,8 @@
     return [`file:     ${clip(f.name)}`, `process:  ${laneText(r.lane[i])}`,
       `module:   ${r.mod[i] === 1 ? "MPI-IO" : "POSIX"}  ${r.op[i] === 1 ? "write" : "read"}`,
       `offset:   ${r.offset[i]}`, `size:     ${r.length[i]}`, `start:    ${r.start[i].toFixed(6)} s`,
-      `duration: ${(r.end[i] - r.start[i]).toFixed(6)} s`, `OST:      ${ost}`].join("\n");
+      `duration: ${(r.end[i] - r.start[i]).toFixed(6)} s`, `OST:      ${ost}`]
+      .concat(RG.names.length ? [`region:   ${r.region[i] >= 0 ? clip(RG.names[r.region[i]]) : "none"}`] : []).join("\n");
   }
   function rowText(row) {
     const R = rowsNow, lines = [R.first[row] === R.last[row] ? laneText(R.first[row]) : rowName(row) + ` (${R.last[row] - R.first[row] + 1} lanes)`];
@@ -333,7 +423,9 @@
     const ticket = ++pending;
     try {
       const reply = await fetchView(Math.max(100, Math.round(tl.clientWidth - LABEL_W)));
+      mark("fetched");
       if (ticket === pending) drawTimeline(reply);
+      mark("drawn");
     } catch (err) {
       console.error(err);
     }
@@ -346,17 +438,22 @@
     ctx.fillStyle = "#333"; ctx.font = "11px sans-serif"; ctx.fillText(label, 44, 12);
   }
   function bars(canvas, labels, series, colors, fmt) {
+    // More bars than pixels (a bar per rank at 20,000 ranks): each group of
+    // bars sharing a pixel column is drawn once, at its largest value, so the
+    // work is bounded by the width and a lone large bar still shows.
     const { ctx, w, h } = setupCanvas(canvas, 220);
     let max = 0; series.forEach((s) => s.forEach((v) => { if (v > max) max = v; }));
     axes(ctx, w, h, "max " + fmt(max));
-    const n = labels.length, gw = (w - 50) / Math.max(1, n), bw = gw / (series.length + 0.5);
-    labels.forEach((lab, i) => {
+    const n = labels.length, per = Math.max(1, Math.ceil(n * series.length / (w - 50)));
+    const groups = Math.ceil(n / per), gw = (w - 50) / Math.max(1, groups), bw = gw / (series.length + 0.5);
+    for (let g = 0; g < groups; g++) {
       series.forEach((s, k) => {
-        const v = s[i] || 0, bh = max ? (h - 30) * v / max : 0;
-        ctx.fillStyle = colors[k]; ctx.fillRect(42 + i * gw + k * bw, h - 20 - bh, Math.max(1, bw - 1), bh);
+        let v = 0; for (let i = g * per; i < Math.min(n, (g + 1) * per); i++) v = Math.max(v, s[i] || 0);
+        const bh = max ? (h - 30) * v / max : 0;
+        ctx.fillStyle = colors[k]; ctx.fillRect(42 + g * gw + k * bw, h - 20 - bh, Math.max(1, bw - 1), bh);
       });
-      if (n <= 12 || i % Math.ceil(n / 12) === 0) { ctx.fillStyle = "#333"; ctx.fillText(lab, 42 + i * gw, h - 6); }
-    });
+      if (groups <= 12 || g % Math.ceil(groups / 12) === 0) { ctx.fillStyle = "#333"; ctx.fillText(labels[g * per], 42 + g * gw, h - 6); }
+    }
     canvas.dataset.bars = String(n);
   }
   function drawSizes() {
@@ -386,11 +483,19 @@
     const o = S.offsets, { ctx, w, h } = setupCanvas($("offsets"), 220);
     let max = 1; o.offset.forEach((v) => { if (v > max) max = v; });
     axes(ctx, w, h, "max offset " + fmtBytes(max) + (o.stride > 1 ? ` (every ${o.stride}th operation)` : ""));
+    // 2 x 2 dots set in one image (up to 20,000 of them: a fillRect each
+    // was most of the static charts' drawing at 20,000 ranks)
+    const W = Math.max(1, Math.round(w)), img = new ImageData(W, h), d = img.data;
     o.t.forEach((t, i) => {
       if (state.file >= 0 && o.file[i] !== state.file) return;
-      ctx.fillStyle = o.op[i] ? COLORS.write : COLORS.read;
-      ctx.fillRect(40 + (w - 44) * t / S.span, h - 20 - (h - 30) * o.offset[i] / max, 2, 2);
+      const x = Math.round(40 + (w - 44) * t / S.span), y = Math.round(h - 20 - (h - 30) * o.offset[i] / max);
+      if (!(x >= 0 && x < W - 1 && y >= 0 && y < h - 1)) return;
+      const rgb = KIND_RGB[o.op[i] ? 1 : 0];
+      for (const p of [y * W + x, y * W + x + 1, (y + 1) * W + x, (y + 1) * W + x + 1]) {
+        d[4 * p] = rgb[0]; d[4 * p + 1] = rgb[1]; d[4 * p + 2] = rgb[2]; d[4 * p + 3] = 255;
+      }
     });
+    blit(ctx, img, 0, 0, W, h);
   }
   function table(el, head, rows) {
     el.replaceChildren();
@@ -404,7 +509,6 @@
     table($("perf-totals"), ["layer", "bytes read", "bytes written", "I/O time (slowest process + shared)", "bandwidth"],
       Object.entries(S.perf || {}).map(([m, p]) => [m, fmtBytes(p.bytes_read), fmtBytes(p.bytes_written), fmtTime(p.agg_time_by_slowest), p.agg_perf_by_slowest.toFixed(2) + " MiB/s"]));
     if (dmg.total) { $("damage-note").hidden = false; $("damage-note").textContent = "Damaged data set aside (not in any figure): " + dmg.lines.join("; "); }
-    (S.files || []).forEach((f, i) => { const o = document.createElement("option"); o.value = String(i); o.textContent = f.name; $("f-file").appendChild(o); });
     const fl = $("findings"); fl.replaceChildren();
     (S.findings || []).forEach((f) => {
       const li = document.createElement("li"); li.className = `${f.kind} ${f.severity}`;
@@ -450,12 +554,18 @@
 
   // ------------------------------------------------------------ wiring
   $("f-apply").addEventListener("click", () => { readForm(); update(); if (S.has_dxt) drawOffsets(); });
-  $("f-reset").addEventListener("click", () => { Object.assign(state, { t0: 0, t1: S.span, r0: rankMin, r1: rankMax, op: "all", file: -1 }); update(); });
+  $("f-reset").addEventListener("click", () => { Object.assign(state, { t0: 0, t1: S.span, r0: rankMin, r1: rankMax, op: "all", file: -1, region: -1 }); update(); });
   $("zoom-in").addEventListener("click", () => zoomTime(0.5, 0.5));
   $("zoom-out").addEventListener("click", () => zoomTime(2, 0.5));
   readUrl();
+  (S.files || []).forEach((f, i) => { const o = document.createElement("option"); o.value = String(i); o.textContent = f.name; $("f-file").appendChild(o); });
+  // The first view is asked for before the static charts are drawn, so the
+  // server's query runs while the browser draws them (at 20,000 ranks each
+  // takes a few hundred ms on a loaded machine: in turn they added up).
+  setupRegions();
+  if (S.has_dxt) update(); else document.body.dataset.ready = "0";
   drawStatic();
+  mark("static");
   window.iolensExplorer = { state: state, update: update, zoomTime: zoomTime, zoomRanks: zoomRanks, drawn: () => drawn,
     tooltipText: tooltipText, hitText: hitText, laneName: laneName, rows: () => rowsNow, reply: () => current };
-  if (S.has_dxt) update(); else document.body.dataset.ready = "0";
 })();

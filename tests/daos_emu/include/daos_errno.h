@@ -1,0 +1,132 @@
+/* DAOS emulation (iolens tests): DAOS error numbers (DER_*).  The values are DAOS's: two
+ * consecutive ranges, GURT's from 1001 and DAOS's from 2001, in DAOS's order.  DAOS calls
+ * return them negated (-DER_INVAL). */
+#ifndef __DAOS_ERRNO_H__
+#define __DAOS_ERRNO_H__
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define IOL_EMU_GURT_ERRORS(X) \
+	X(DER_NO_PERM) \
+	X(DER_NO_HDL) \
+	X(DER_INVAL) \
+	X(DER_EXIST) \
+	X(DER_NONEXIST) \
+	X(DER_UNREACH) \
+	X(DER_NOSPACE) \
+	X(DER_ALREADY) \
+	X(DER_NOMEM) \
+	X(DER_NOSYS) \
+	X(DER_TIMEDOUT) \
+	X(DER_BUSY) \
+	X(DER_AGAIN) \
+	X(DER_PROTO) \
+	X(DER_UNINIT) \
+	X(DER_TRUNC) \
+	X(DER_OVERFLOW) \
+	X(DER_CANCELED) \
+	X(DER_OOG) \
+	X(DER_HG) \
+	X(DER_UNREG) \
+	X(DER_ADDRSTR_GEN) \
+	X(DER_PMIX) \
+	X(DER_IVCB_FORWARD) \
+	X(DER_MISC) \
+	X(DER_BADPATH) \
+	X(DER_NOTDIR) \
+	X(DER_CORPC_INCOMPLETE) \
+	X(DER_NO_RAS_RANK) \
+	X(DER_NOTATTACH) \
+	X(DER_MISMATCH) \
+	X(DER_EXCLUDED) \
+	X(DER_NOREPLY) \
+	X(DER_DOS) \
+	X(DER_BAD_TARGET) \
+	X(DER_GRPVER) \
+	X(DER_HLC_SYNC) \
+	X(DER_NO_SHMEM) \
+	X(DER_ADD_METRIC_FAILED) \
+	X(DER_DURATION_MISMATCH) \
+	X(DER_OP_NOT_PERMITTED) \
+	X(DER_EXCEEDS_PATH_LEN) \
+	X(DER_METRIC_NOT_FOUND) \
+	X(DER_SHMEM_PERMS) \
+	X(DER_HG_FATAL) \
+	X(DER_QUOTA_LIMIT)
+
+#define IOL_EMU_DAOS_ERRORS(X) \
+	X(DER_IO) \
+	X(DER_FREE_MEM) \
+	X(DER_ENOENT) \
+	X(DER_NOTYPE) \
+	X(DER_NOSCHEMA) \
+	X(DER_NOLOCAL) \
+	X(DER_STALE) \
+	X(DER_NOTLEADER) \
+	X(DER_TGT_CREATE) \
+	X(DER_EP_RO) \
+	X(DER_EP_OLD) \
+	X(DER_KEY2BIG) \
+	X(DER_REC2BIG) \
+	X(DER_IO_INVAL) \
+	X(DER_EQ_BUSY) \
+	X(DER_DOMAIN) \
+	X(DER_SHUTDOWN) \
+	X(DER_INPROGRESS) \
+	X(DER_NOTAPPLICABLE) \
+	X(DER_NOTREPLICA) \
+	X(DER_CSUM) \
+	X(DER_DF_INVAL) \
+	X(DER_DF_INCOMPT) \
+	X(DER_REC_SIZE) \
+	X(DER_TX_RESTART) \
+	X(DER_DATA_LOSS) \
+	X(DER_OP_CANCELED) \
+	X(DER_TX_BUSY) \
+	X(DER_AGENT_INCOMPAT) \
+	X(DER_NEED_TX) \
+	X(DER_RF) \
+	X(DER_FETCH_AGAIN) \
+	X(DER_TX_UNCERTAIN) \
+	X(DER_AGENT_COMM) \
+	X(DER_ID_MISMATCH) \
+	X(DER_TGT_RETRY) \
+	X(DER_NOTSUPPORTED) \
+	X(DER_CONTROL_INCOMPAT) \
+	X(DER_NO_SERVICE) \
+	X(DER_TX_ID_REUSED) \
+	X(DER_UPDATE_AGAIN) \
+	X(DER_NVME_IO) \
+	X(DER_NO_CERT) \
+	X(DER_BAD_CERT) \
+	X(DER_VOS_PARTIAL_UPDATE) \
+	X(DER_CHKPT_BUSY) \
+	X(DER_DIV_BY_ZERO) \
+	X(DER_OVERLOAD_RETRY) \
+	X(DER_NOT_RESUME) \
+	X(DER_CONT_NONEXIST) \
+	X(DER_CONT_DESTROYING) \
+	X(DER_IGNORE)
+
+#define IOL_EMU_ERRNO_ENUM(name) name,
+enum daos_errno {
+	DER_SUCCESS = 0,
+	DER_ERR_GURT_BASE = 1000,
+	IOL_EMU_GURT_ERRORS(IOL_EMU_ERRNO_ENUM)
+	DER_ERR_DAOS_BASE = 2000,
+	IOL_EMU_DAOS_ERRORS(IOL_EMU_ERRNO_ENUM)
+	DER_LAST_VALID,
+	DER_UNKNOWN = (DER_ERR_GURT_BASE + 500000),
+};
+
+/* The name of a DER_* code (either sign), "DER_UNKNOWN" for others. */
+const char *d_errstr(int errnum);
+/* A short description of a DER_* code. */
+const char *d_errdesc(int errnum);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
