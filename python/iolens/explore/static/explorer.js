@@ -159,7 +159,7 @@
   function drawRegionBands(ctx, X, w, nrows) {
     // rank -> rows that hold one of its lanes
     const rowsOf = new Map();
-    laneRow.forEach((row, l) => { const r = S.lanes[l].rank; if (!rowsOf.has(r)) rowsOf.set(r, new Set()); rowsOf.get(r).add(row); });
+    laneRow.forEach((row, l) => { const r = laneRank[l]; if (!rowsOf.has(r)) rowsOf.set(r, new Set()); rowsOf.get(r).add(row); });
     const sp = RG.spans, labelled = new Set(), names = [];
     let bands = 0;
     ctx.save(); ctx.font = "10px sans-serif"; ctx.textBaseline = "top";
