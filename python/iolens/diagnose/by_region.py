@@ -177,11 +177,12 @@ def _metadata(ctx, table):
 
 
 def _random(ctx, table):
-    """From DXT segments that carry their region (a ``region`` column): the share
+    """From DXT segments that carry their region (a ``region`` column not all
+    <NA>: log.dxt() has the column always, <NA> without DXT_REGION): the share
     of each region's POSIX accesses, after the first of each process, file and
     direction, that start before the end of the access before them."""
     seg = ctx.dxt("POSIX")
-    if seg is None or "region" not in seg.columns:
+    if seg is None or "region" not in seg.columns or seg["region"].isna().all():
         ctx.skip("per region: the log's DXT segments carry no region")
         return None
     shares = random_shares(seg)

@@ -210,20 +210,14 @@ uint32_t iol_dxt_thread_new(iol_dxt *x)
 /* Like the thread table: an entry is written before the count that publishes
  * it.  Past the table's end a region gets the index IOLENS_DXT_MAX_REGIONS + 1
  * (unknown), as does one whose name the REGION module could not record. */
-uint32_t iol_dxt_region(iol_dxt *x)
+uint32_t iol_dxt_region_new(iol_dxt *x, int s)
 {
-    int s = iol_region_slot_now();
-    if (s == IOL_REGION_OUTSIDE)
-        return 0;
     if (s < 0 || s >= IOL_DXT_REGION_SLOTS)
         return IOLENS_DXT_MAX_REGIONS + 1;
-    uint32_t k = __atomic_load_n(&x->region_index[s], __ATOMIC_RELAXED);
-    if (__builtin_expect(k != 0, 1))
-        return k;
     if (!iol_trylock_own(&x->lock))       /* a signal handler inside the lock */
         return IOLENS_DXT_MAX_REGIONS + 1;
     iolens_dxt_store_hdr *h = hdr(x);
-    k = x->region_index[s];
+    uint32_t k = x->region_index[s];
     if (k == 0 && h->nregions < IOLENS_DXT_MAX_REGIONS) {
         h->regions[h->nregions] = iol_region_slot_id(s);
         __atomic_signal_fence(__ATOMIC_RELEASE);

@@ -90,9 +90,24 @@ extern __thread uint32_t iol_dxt_thread[2] __attribute__((tls_model("initial-exe
  * lock); returns the index plus one. */
 uint32_t iol_dxt_thread_new(iol_dxt *x);
 
-/* Out of line: the store index of the calling thread's innermost region, for a
- * process that has used regions (0 outside every region; region.h). */
-uint32_t iol_dxt_region(iol_dxt *x) __attribute__((visibility("hidden")));
+/* Out of line: the store index of region slot s (region.h) not yet in x's table,
+ * or of a region not recorded (s < 0); takes the store's lock. */
+uint32_t iol_dxt_region_new(iol_dxt *x, int s) __attribute__((visibility("hidden")));
+
+/* The store index of the calling thread's innermost region, for a process that
+ * has used regions (0 outside every region). */
+static inline uint32_t iol_dxt_region(iol_dxt *x)
+{
+    int s = iol_region_slot_now();
+    if (s == IOL_REGION_OUTSIDE)
+        return 0;
+    if (s >= 0 && s < IOL_DXT_REGION_SLOTS) {
+        uint32_t k = __atomic_load_n(&x->region_index[s], __ATOMIC_RELAXED);
+        if (__builtin_expect(k != 0, 1))
+            return k;
+    }
+    return iol_dxt_region_new(x, s);
+}
 
 static inline int64_t iol_dxt_ns(double t)
 {
