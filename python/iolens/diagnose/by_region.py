@@ -16,13 +16,20 @@ from typing import List, Optional
 import numpy as np
 import pandas as pd
 
+from .. import _meta
+from .checks_access import SMALL_IO_MODULES
 from .measure import pct, size
 
 # What each pattern is called in a finding, and the layers it is judged on.
 WORDS = {"small": "small requests", "metadata": "metadata-heavy I/O",
          "random": "random access"}
-SMALL_LAYERS = ("MPI-IO", "POSIX")      # the layer the application called first
-META_LAYERS = ("POSIX", "STDIO")        # the layers of the metadata rules
+SMALL_LAYERS = SMALL_IO_MODULES        # the small-request rules' layers, first called first
+
+
+def _meta_layers(table):
+    """The metadata rules' layers: the file-system layers the REGION records hold."""
+    held = set(table.index.get_level_values("layer"))
+    return tuple(layer for layer in _meta.file_system_layers() if layer in held)
 
 
 @dataclass
@@ -171,7 +178,7 @@ def _small(ctx, table):
 def _metadata(ctx, table):
     """Metadata operations more than regions.meta_fraction of the POSIX and STDIO
     operations, and at least regions.min_meta_ops of them."""
-    return _judged(ctx, table, lambda name: _figures(table, META_LAYERS, name), [
+    return _judged(ctx, table, lambda name: _figures(table, _meta_layers(table), name), [
         ("metadata operations", "meta_ops", ">=", "regions.min_meta_ops"),
         ("metadata share of the operations", "meta_share", ">", "regions.meta_fraction")])
 

@@ -10,6 +10,11 @@ from .measure import (file_lines, ops, pct, per_process, rate, seconds_above_rat
                       small_bins, top, total)
 from .model import Hit
 
+# The layers the small-request rules judge, in the order the application calls them
+# (MPI-IO when used, else POSIX); their size histograms are named differently in
+# each table (SIZE_READ_* / SIZE_READ_AGG_*): knowledge of these two modules.
+SMALL_IO_MODULES = ("MPI-IO", "POSIX")
+
 TIME_BASIS = ("time spent in the affected operations (their share of the operation count "
               "times the read/write time), summed over processes and divided by the process "
               "count: an upper bound of what fixing it saves")
@@ -72,12 +77,12 @@ def _dxt_small_time(ctx, module, limit, shared_only):
 
 def small_io(ctx):
     """Small requests at the layer the application called (MPI-IO when used), else POSIX."""
-    hits = [_small(ctx, m, False) for m in ("MPI-IO", "POSIX") if ctx.has(m)]
+    hits = [_small(ctx, m, False) for m in SMALL_IO_MODULES if ctx.has(m)]
     return _merge([h for h in hits if h])
 
 
 def small_shared(ctx):
-    hits = [_small(ctx, m, True) for m in ("MPI-IO", "POSIX") if ctx.has(m)]
+    hits = [_small(ctx, m, True) for m in SMALL_IO_MODULES if ctx.has(m)]
     return _merge([h for h in hits if h])
 
 
