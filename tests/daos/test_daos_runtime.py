@@ -174,6 +174,11 @@ def test_daos_counters(calls, tmp_path):
         assert r["pool"] == uuid_of(root / "pool0" / ".uuid")
         assert r["container"] == uuid_of(root / "pool0" / "cont0" / ".uuid")
         assert r["name"] == ""          # DAOS records have no name (as upstream)
+    # the bytes are in the heat map registered as heatmap:DAOS: object, array and KV
+    with iolens.open(one_log(logs)) as lg:
+        hm = lg.heatmap("DAOS")
+    assert hm["write_bytes"].sum() == 128 + 2 * 16 * 8 + 96
+    assert hm["read_bytes"].sum() == 64 + 16 * 8 + 64
 
 
 def test_async_calls_recorded_at_completion(calls, tmp_path):
