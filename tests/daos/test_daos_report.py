@@ -3,6 +3,7 @@ emulation): the DFS and DAOS rows of the overview, cost, operation-count, access
 and file-kind sections hold the figures of the log's own records (log.records), and
 every DFS/DAOS call counter has its bar in the operation counts."""
 import sys
+import warnings
 
 import pytest
 
@@ -12,7 +13,7 @@ from report_helpers import page_facts  # noqa: E402
 
 iolens = pytest.importorskip("iolens")
 from iolens._meta import module_info  # noqa: E402
-from iolens.report import render_html, stats, tables  # noqa: E402
+from iolens.report import files, platform, render_html, stats, tables  # noqa: E402
 from iolens.report.interfaces import INTERFACES  # noqa: E402
 from iolens.report.source import ReportData  # noqa: E402
 
@@ -31,6 +32,13 @@ def call_counters(module):
     names = module_info(module).counters
     p = module_info(module).prefix
     return set(names[:names.index(f"{p}BYTES_READ")]) - {"DAOS_NB_OPS"}
+
+
+def log_bytes(path, modules):
+    """Bytes read and written by the modules' records."""
+    with iolens.open(path) as log:
+        return sum(int(log.records(m)[f"{m}_BYTES_{k}"].clip(lower=0).sum())
+                   for m in modules if m in log.modules for k in ("READ", "WRITTEN"))
 
 
 def test_every_call_counter_has_a_bar():
@@ -56,7 +64,12 @@ def test_report_rows_equal_the_records(run_log):
         common = stats.common_accesses(data)
         kinds = cell_values(tables.file_kinds(data))
         nprocs = log.job["nprocs"]
-        ids, values = page_facts(render_html(log))
+        mounts, host = files.by_mount(data), platform.mounts(data)
+        with warnings.catch_warnings(record=True) as warned:
+            warnings.simplefilter("always")
+            ids, values = page_facts(render_html(log))
+    # a figure's labels fit (a container's 73-character name is shortened on the axis)
+    assert not [w for w in warned if "Tight layout" in str(w.message)]
     assert recs
     for m, df in recs.items():
         s = lambda c: df[c].sum()  # noqa: E731
@@ -79,3 +92,13 @@ def test_report_rows_equal_the_records(run_log):
         assert int(kinds[f"{m}.files.total"]) == df["id"].nunique()
         assert int(kinds[f"{m}.bytes.total"]) == s(f"{m}_BYTES_READ") + s(f"{m}_BYTES_WRITTEN")
     assert {"fig-op-counts", "fig-access-sizes"} <= ids
+    if "DFS" in recs:
+        # a DFS path's "mount point" is its container, as `iolens parse` prints it;
+        # no host mount claims DFS files or bytes
+        df = recs["DFS"]
+        rows = mounts[mounts["module"] == "DFS"]
+        assert rows["mount"].tolist() == [f"{df['pool'][0]}:{df['container'][0]}"]
+        assert rows["fs"].tolist() == ["N/A"] and rows["files"].tolist() == [df["id"].nunique()]
+        assert rows["read"].sum() == df["DFS_BYTES_READ"].sum()
+        posix = log_bytes(run_log, ("POSIX", "STDIO"))
+        assert host["bytes"].sum() == posix
