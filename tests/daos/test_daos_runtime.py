@@ -124,7 +124,7 @@ def test_dfs_counters(calls, tmp_path):
     want = {"DFS_OPENS": 1, "DFS_LOOKUPS": 2, "DFS_DUPS": 1, "DFS_GLOBAL_OPENS": 0,
             "DFS_READS": 2, "DFS_READXS": 1, "DFS_WRITES": 3, "DFS_WRITEXS": 1,
             "DFS_NB_READS": 0, "DFS_NB_WRITES": 0, "DFS_GET_SIZES": 2, "DFS_PUNCHES": 1,
-            "DFS_REMOVES": 0, "DFS_STATS": 2 + 1,   # ostat + osetattr, then none more
+            "DFS_REMOVES": 0, "DFS_STATS": 2 + 1,   # ostat + osetattr, then none more; not dfs_stat
             "DFS_BYTES_READ": 2 * 500 + 20, "DFS_BYTES_WRITTEN": 3 * 1000 + 20,
             "DFS_RW_SWITCHES": 3, "DFS_SIZE_READ_0_100": 1, "DFS_SIZE_READ_100_1K": 2,
             "DFS_SIZE_WRITE_0_100": 1, "DFS_SIZE_WRITE_100_1K": 3,
