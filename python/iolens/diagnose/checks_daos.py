@@ -7,15 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 from .context import col
-from .measure import PREFIX, file_lines, pct, per_process, size, top, total
+from .measure import PREFIX, file_lines, pct, per_process, size, size_bins, small_bins, top, total
 from .model import Hit
-
-# The size histograms of DFS and DAOS have no AGG_ part (unlike MPI-IO's), and
-# every data call is counted in them, so their sum is the data-call count.
-_BINS = ("0_100", "100_1K", "1K_10K", "10K_100K", "100K_1M", "1M_4M", "4M_10M",
-         "10M_100M", "100M_1G", "1G_PLUS")
-_BIN_UPPER = (100, 1 << 10, 10 << 10, 100 << 10, 1 << 20, 4 << 20, 10 << 20, 100 << 20,
-              1 << 30, float("inf"))
 
 # Calls that make a handle for an object, per module: each one a lookup in the
 # namespace (DFS) or a layout computation and handle (DAOS).
@@ -24,17 +17,12 @@ OPEN_COUNTERS = {"DFS": ("DFS_OPENS", "DFS_LOOKUPS", "DFS_DUPS", "DFS_GLOBAL_OPE
 WORDS = {"DFS": ("reads", "writes"), "DAOS": ("fetches/reads", "updates/writes")}
 
 
-def hist_bins(module: str, op: str, limit=float("inf")) -> list:
-    """Size-histogram counters of a DFS/DAOS module for op READ/WRITE whose bin ends
-    at or below limit (all of them without one)."""
-    p = PREFIX[module]
-    return [f"{p}_SIZE_{op}_{b}" for b, upper in zip(_BINS, _BIN_UPPER) if upper <= limit]
-
-
 def _small_op(ctx, module, frame, op, word, limit):
-    """(lines, seconds summed over processes, files) of one op's small transfers."""
-    small = total(frame, hist_bins(module, op, limit))
-    count = total(frame, hist_bins(module, op))
+    """(lines, seconds summed over processes, files) of one op's small transfers.
+    Every DFS/DAOS data call is counted in the module's size histogram, so the
+    histogram's sum is the data-call count."""
+    small = total(frame, small_bins(module, op, limit))
+    count = total(frame, size_bins(module, op))
     n_small, n_all = float(small.sum()), float(count.sum())
     what = f"{module} {word}"
     many = ctx.gate(f"small {what}", n_small, ">=", "small_io.min_count")

@@ -435,7 +435,7 @@ RULES = (
          "collective buffering; keep transfers a multiple of the DFS chunk size.",
          daos.daos_small_io,
          "d_iov_set(&iov, buf, 8 << 20);   /* one 8 MiB dfs_write, not 8,192 of 1 KiB */",
-         {m: tuple(daos.hist_bins(m, "READ") + daos.hist_bins(m, "WRITE"))
+         {m: tuple(size_bins(m, "READ") + size_bins(m, "WRITE"))
           + tuple(f"{m}_{n}" for n in ("BYTES_READ", "BYTES_WRITTEN", "F_READ_TIME",
                                        "F_WRITE_TIME")) for m in ("DFS", "DAOS")},
          region_pattern="small"),
