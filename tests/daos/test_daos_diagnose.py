@@ -55,6 +55,8 @@ def test_small_transfers_found(patterns, tmp_path, mode, word):
     assert any(e.startswith(f"512 of 512 {word} (100.0 %)") and "1.0 KiB per call" in e
                for e in f["evidence"]), f["evidence"]
     assert f["time_lost_seconds"] > 0 and f["files"]
+    assert ("DFS chunk size 1.0 MiB: a transfer of whole chunks fills each in one call"
+            in f["evidence"]) == (mode == "dfs-small")
     t = gates_of(checks["daos-small-io"])
     assert t[f"small {word}"] == "512 >= small_io.min_count (100): yes"
     assert t[f"small {word} / {word}"] == "100 % > small_io.fraction (10 %): yes"

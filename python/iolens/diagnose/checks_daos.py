@@ -56,6 +56,10 @@ def daos_small_io(ctx):
             files += names
             if got and module not in modules:
                 modules.append(module)
+        chunk = float(col(frame, "DFS_CHUNK_SIZE").max()) if module == "DFS" else 0.0
+        if module in modules and chunk > 0:
+            lines.append(f"DFS chunk size {size(chunk)}: a transfer of whole chunks fills "
+                         "each in one call")
     if not lines:
         return None
     return Hit(f"Many small {'/'.join(modules)} transfers (below {size(limit)})", lines,

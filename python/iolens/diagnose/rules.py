@@ -437,7 +437,8 @@ RULES = (
          "d_iov_set(&iov, buf, 8 << 20);   /* one 8 MiB dfs_write, not 8,192 of 1 KiB */",
          {m: tuple(size_bins(m, "READ") + size_bins(m, "WRITE"))
           + tuple(f"{m}_{n}" for n in ("BYTES_READ", "BYTES_WRITTEN", "F_READ_TIME",
-                                       "F_WRITE_TIME")) for m in ("DFS", "DAOS")},
+                                       "F_WRITE_TIME"))
+          + (("DFS_CHUNK_SIZE",) if m == "DFS" else ()) for m in ("DFS", "DAOS")},
          region_pattern="small"),
     Rule("daos-reopen", "DFS and DAOS objects opened over and over", "warning", (DEV,),
          "one process opens the same DFS file (dfs_open, dfs_lookup, dfs_dup) or DAOS object "
