@@ -124,7 +124,7 @@ def test_dfs_counters(calls, tmp_path):
     want = {"DFS_OPENS": 1, "DFS_LOOKUPS": 2, "DFS_DUPS": 1, "DFS_GLOBAL_OPENS": 0,
             "DFS_READS": 2, "DFS_READXS": 1, "DFS_WRITES": 3, "DFS_WRITEXS": 1,
             "DFS_NB_READS": 0, "DFS_NB_WRITES": 0, "DFS_GET_SIZES": 2, "DFS_PUNCHES": 1,
-            "DFS_REMOVES": 0, "DFS_STATS": 2 + 1,   # ostat + osetattr, then none more
+            "DFS_REMOVES": 0, "DFS_STATS": 2 + 1,   # ostat + osetattr, then none more; not dfs_stat
             "DFS_BYTES_READ": 2 * 500 + 20, "DFS_BYTES_WRITTEN": 3 * 1000 + 20,
             "DFS_RW_SWITCHES": 3, "DFS_SIZE_READ_0_100": 1, "DFS_SIZE_READ_100_1K": 2,
             "DFS_SIZE_WRITE_0_100": 1, "DFS_SIZE_WRITE_100_1K": 3,
@@ -174,6 +174,11 @@ def test_daos_counters(calls, tmp_path):
         assert r["pool"] == uuid_of(root / "pool0" / ".uuid")
         assert r["container"] == uuid_of(root / "pool0" / "cont0" / ".uuid")
         assert r["name"] == ""          # DAOS records have no name (as upstream)
+    # the bytes are in the heat map registered as heatmap:DAOS: object, array and KV
+    with iolens.open(one_log(logs)) as lg:
+        hm = lg.heatmap("DAOS")
+    assert hm["write_bytes"].sum() == 128 + 2 * 16 * 8 + 96
+    assert hm["read_bytes"].sum() == 64 + 16 * 8 + 64
 
 
 def test_async_calls_recorded_at_completion(calls, tmp_path):

@@ -79,6 +79,18 @@ POSIX_ID = module_info("POSIX").id
 LOCAL_MOUNTS = [("/", "ext4"), ("/scratch", "lustre"), ("/local/ssd", "xfs")]
 
 # rule id -> (build kwargs that trigger it, build kwargs that leave it silent)
+def dfs_reads(bin_name, each):
+    return dict(DFS=[rec("/dfs/in.dat", 0, DFS_READS=5000, DFS_BYTES_READ=5000 * each,
+                         **{f"DFS_SIZE_READ_{bin_name}": 5000}, DFS_F_READ_TIME=10.0)])
+
+
+def dfs_appends(opens):
+    """400 appends of 100 bytes to one DFS file, opened for each or once."""
+    return dict(DFS=[rec("/dfs/log", 0, DFS_OPENS=opens, DFS_WRITES=400,
+                         DFS_BYTES_WRITTEN=400 * 100, DFS_SIZE_WRITE_0_100=400,
+                         DFS_F_WRITE_TIME=1.0, DFS_F_META_TIME=0.01 * opens)])
+
+
 SCENARIOS = {
     "small-io": (small("1K_10K"), small("1M_4M")),
     "small-io-shared": (shared_small(-1), shared_small(0)),
@@ -187,6 +199,9 @@ SCENARIOS = {
     # (more cases in test_diagnose_ost_conflict.py)
     "slow-ost": (slow_ost_log(546.0), slow_ost_log(12.0)),
     "conflicting-writes": (two_writers(MiB // 2), two_writers(MiB)),
+    # (real runs through the DAOS emulation: tests/daos/test_daos_diagnose.py)
+    "daos-small-io": (dfs_reads("1K_10K", 4 << 10), dfs_reads("1M_4M", 2 * MiB)),
+    "daos-reopen": (dfs_appends(400), dfs_appends(1)),
 }
 
 # Lustre rules: the LUSTRE layout comes next to a written log (see diag_logs.LustreLog).

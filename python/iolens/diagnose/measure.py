@@ -29,7 +29,8 @@ PREFIX = {m.name: m.symbol for m in modules().values() if m.role == "io"}
 def size_bins(module: str, op: str) -> list:
     """Histogram counter names of a module for op "READ"/"WRITE", in size order."""
     p = PREFIX[module]
-    mid = "" if module == "POSIX" else "AGG_"
+    # MPI-IO, HDF5 and PnetCDF name theirs SIZE_<op>_AGG_*; POSIX, DFS and DAOS do not
+    mid = "AGG_" if f"{p}_SIZE_{op}_AGG_0_100" in module_info(module).counters else ""
     return [f"{p}_SIZE_{op}_{mid}{suffix}" for suffix in _BIN_UPPER]
 
 

@@ -4,6 +4,7 @@ and docs/diagnosis.md all come from these entries."""
 from __future__ import annotations
 
 from . import checks_access as acc
+from . import checks_daos as daos
 from . import checks_dxt as dxt
 from . import checks_libs as libs
 from . import checks_log as logchk
@@ -422,6 +423,37 @@ RULES = (
          "stale data without synchronisation.",
          "Separate read and write phases, or make them touch disjoint stripes.",
          dxt.rw_overlap, "", dxt=True),
+    Rule("daos-small-io", "Small DFS and DAOS transfers", "warning", (USER, DEV),
+         "more than {small_io.fraction} of the DFS reads (or writes), or of the DAOS "
+         "fetches/array reads (updates/array writes), are below {sizes.small_request} "
+         "(the modules' size histograms), and at least {small_io.min_count} of them",
+         "Each DFS or DAOS call is at least one RPC to the storage engines; at small sizes "
+         "the round trip, not the bandwidth, sets the speed, and a DFS file's chunks "
+         "(DFS_CHUNK_SIZE) are filled a piece at a time.",
+         "Make transfers larger: buffer and write MiB-sized blocks (one sg list of several "
+         "iovs, dfs_writex/daos_array_write with many ranges), or aggregate through MPI-IO "
+         "collective buffering; keep transfers a multiple of the DFS chunk size.",
+         daos.daos_small_io,
+         "d_iov_set(&iov, buf, 8 << 20);   /* one 8 MiB dfs_write, not 8,192 of 1 KiB */",
+         {m: tuple(size_bins(m, "READ") + size_bins(m, "WRITE"))
+          + tuple(f"{m}_{n}" for n in ("BYTES_READ", "BYTES_WRITTEN", "F_READ_TIME",
+                                       "F_WRITE_TIME"))
+          + (("DFS_CHUNK_SIZE",) if m == "DFS" else ()) for m in ("DFS", "DAOS")},
+         region_pattern="small"),
+    Rule("daos-reopen", "DFS and DAOS objects opened over and over", "warning", (DEV,),
+         "one process opens the same DFS file (dfs_open, dfs_lookup, dfs_dup) or DAOS object "
+         "(object, array, key-value open) more than {daos_open.opens_per_object} times, "
+         "moving less than {daos_open.bytes_per_open} per open",
+         "A DFS open or lookup walks the namespace with RPCs to the directory objects; a "
+         "DAOS open builds the object's layout; the close drops it, and the next open "
+         "pays again.",
+         "Open each file or object once and keep the handle (cache handles by name or "
+         "object id) for as long as the run uses it.",
+         daos.daos_reopen,
+         "static dfs_obj_t *obj;   /* opened once, released at the end */",
+         {m: daos.OPEN_COUNTERS[m] + tuple(f"{m}_{n}" for n in ("BYTES_READ", "BYTES_WRITTEN",
+                                                               "F_META_TIME"))
+          for m in ("DFS", "DAOS")}),
 )
 
 

@@ -91,6 +91,12 @@ def access_sizes(data):
     return _finish(fig)
 
 
+def _middle_cut(text: str, keep: int = 36) -> str:
+    """text shortened in its middle to fit an axis label (a DFS container's
+    "pool:container" uuids are 73 characters); the table beside keeps it whole."""
+    return text if len(text) <= keep else text[:keep // 2 - 1] + "…" + text[-(keep // 2):]
+
+
 def by_mount(data):
     frame = files.by_mount(data)
     if not len(frame) or not (frame["read"] + frame["written"]).any():
@@ -99,7 +105,7 @@ def by_mount(data):
     frame = frame[~frame["special"] & ((frame["read"] + frame["written"]) > 0)].head(files.TOP_N)
     if not len(frame):
         return None
-    labels = [f"{m} ({mod})" for m, mod in zip(frame["mount"], frame["module"])]
+    labels = [f"{_middle_cut(m)} ({mod})" for m, mod in zip(frame["mount"], frame["module"])]
     fig, ax = _figure(height=1.6 + 0.45 * len(frame))
     ax = ax[0, 0]
     y = np.arange(len(frame))

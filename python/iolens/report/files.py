@@ -48,6 +48,10 @@ def _by_mount(data) -> pd.DataFrame:
             continue      # objects without names (DAOS) are on no mount point
         files = _per_id(frame, PREFIX[module])
         mnt = mount_of(files["name"], data.mounts)
+        inside = container_of(frame.drop_duplicates("id"))
+        if inside is not None:     # DFS paths are in a container, on no host mount
+            mnt.loc[inside.notna().to_numpy(), "mount"] = inside.dropna().to_numpy()
+            mnt.loc[inside.notna().to_numpy(), "fs"] = "N/A"
         kind = kind_of(files["name"])
         mnt.loc[kind != "", "mount"] = kind[kind != ""].map(SPECIAL_MOUNTS)
         mnt.loc[kind != "", "fs"] = "-"
@@ -62,6 +66,17 @@ def _by_mount(data) -> pd.DataFrame:
     out = pd.concat(parts, ignore_index=True)
     return out.sort_values(["special", "read", "written"], ascending=[True, False, False],
                            kind="stable").reset_index(drop=True)
+
+
+def container_of(frame: pd.DataFrame):
+    """Per record, "pool:container" (uuids) of the DAOS container its name is a
+    path in (DFS records), NaN for others; None when the module has no such
+    columns.  `iolens parse` prints it as the mount point, with fs type N/A."""
+    if "pool" not in frame.columns or "container" not in frame.columns:
+        return None
+    pool, cont = frame["pool"].fillna("").astype(str), frame["container"].fillna("").astype(str)
+    label = pool + ":" + cont
+    return label.where((pool != "") & (cont != "")).reset_index(drop=True)
 
 
 def _named(names: pd.Series) -> pd.Series:

@@ -111,19 +111,26 @@ _KNOWN = (
         + _ops("PNETCDF_FILE_", ("file create", ("CREATES",)),
                ("file open", ("OPENS",)), ("redef", ("REDEFS",)),
                ("wait", ("INDEP_WAITS", "COLL_WAITS")), ("sync", ("SYNCS",)))),
+    # DFS and DAOS: every call counter of the module (dfs.def, daos.def) has a bar;
+    # nb read/write (DFS) are the share of reads/writes given an event.
     Interface("DFS", ("DFS",), ("DFS",), _ops(
         "DFS_", ("read", ("READS", "READXS")), ("write", ("WRITES", "WRITEXS")),
         ("nb read", ("NB_READS",)), ("nb write", ("NB_WRITES",)),
-        ("open", ("OPENS", "GLOBAL_OPENS")), ("lookup", ("LOOKUPS",)),
+        ("open", ("OPENS", "GLOBAL_OPENS")), ("dup", ("DUPS",)), ("lookup", ("LOOKUPS",)),
         ("stat", ("STATS",)), ("get size", ("GET_SIZES",)),
         ("punch", ("PUNCHES",)), ("remove", ("REMOVES",)))),
     Interface("DAOS", ("DAOS",), ("DAOS",), _ops(
         "DAOS_", ("obj fetch", ("OBJ_FETCHES",)),
         ("obj update", ("OBJ_UPDATES",)), ("obj open", ("OBJ_OPENS",)),
+        ("obj punch", ("OBJ_PUNCHES", "OBJ_DKEY_PUNCHES", "OBJ_AKEY_PUNCHES")),
+        ("obj list", ("OBJ_DKEY_LISTS", "OBJ_AKEY_LISTS", "OBJ_RECX_LISTS")),
         ("array read", ("ARRAY_READS",)), ("array write", ("ARRAY_WRITES",)),
-        ("array open", ("ARRAY_OPENS",)), ("kv get", ("KV_GETS",)),
-        ("kv put", ("KV_PUTS",)), ("kv open", ("KV_OPENS",)),
-        ("punch", ("OBJ_PUNCHES", "ARRAY_PUNCHES")))),
+        ("array open", ("ARRAY_OPENS",)),
+        ("array size", ("ARRAY_GET_SIZES", "ARRAY_SET_SIZES", "ARRAY_STATS")),
+        ("array punch", ("ARRAY_PUNCHES",)), ("array destroy", ("ARRAY_DESTROYS",)),
+        ("kv get", ("KV_GETS",)), ("kv put", ("KV_PUTS",)), ("kv open", ("KV_OPENS",)),
+        ("kv remove", ("KV_REMOVES",)), ("kv list", ("KV_LISTS",)),
+        ("kv destroy", ("KV_DESTROYS",)))),
 )
 
 

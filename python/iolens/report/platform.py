@@ -2,9 +2,11 @@
 mount facts (node-local or shared, block size) with the data each mount saw."""
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from ..platform import PLATFORM_KEYS, expand_hostlist, mount_facts, platform
+from .files import container_of
 from .interfaces import FILE_SYSTEM_MODULES
 
 
@@ -45,6 +47,9 @@ def mounts(data) -> pd.DataFrame:
         if "name" not in recs or prefix + "BYTES_READ" not in recs:
             continue
         where = _mount_index(frame, recs["name"])
+        inside = container_of(recs)
+        if inside is not None:    # a DFS path is in a container, on no host mount
+            where = np.where(inside.isna().to_numpy(), where, -1)
         nbytes = recs[prefix + "BYTES_READ"].clip(lower=0) + recs[prefix + "BYTES_WRITTEN"].clip(lower=0)
         per = pd.DataFrame({"m": where, "b": nbytes.to_numpy(), "id": recs["id"].to_numpy()})
         per = per[per["m"] >= 0]

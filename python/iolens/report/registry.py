@@ -119,7 +119,8 @@ ITEMS = (
          place_tables.platform_facts, TABLE, when=platform.has_facts),
     Item("Platform", "mount-facts-table", "File systems",
          "Each mount: whether its data is node-local or shared by every node, its block size "
-         "(when a file on it was opened), and the files and bytes of POSIX, STDIO and DFS on it.",
+         "(when a file on it was opened), and the files and bytes of POSIX and STDIO on it "
+         "(DFS paths are in DAOS containers: see Data per mount point).",
          place_tables.mount_facts, TABLE, when=platform.has_mount_facts),
     Item("Lustre", "lustre-table", "Lustre striping",
          "Stripe size and count (first layout component), components, pool and OSTs of each "

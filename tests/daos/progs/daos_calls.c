@@ -87,7 +87,7 @@ static void dfs_write_file(const char *name, int n, size_t len)
 }
 
 /* /data: 3 writes of 1000, 2 reads of 500, 1 writex of 2 x 10, 1 readx of 2 x 10,
- * get_size, punch, ostat, osetattr (the two stats), dup + release, lookup + release,
+ * get_size, punch, ostat, stat by name (not counted), osetattr, dup + release, lookup + release,
  * lookup_rel from the root; /gone: written once, removed. */
 static void dfs_mode(void)
 {
@@ -112,6 +112,8 @@ static void dfs_mode(void)
     EXPECT(dfs_get_size(dfs, obj, &size) == 0 && size == 3000, "get_size");
     EXPECT(dfs_punch(dfs, obj, 2500, 500) == 0, "punch");
     EXPECT(dfs_ostat(dfs, obj, &st) == 0 && st.st_size == 2500, "ostat");
+    /* not counted: upstream 3.5.0's dfs_stat wrapper is compiled out (#if 0) */
+    EXPECT(dfs_stat(dfs, NULL, "data", &st) == 0 && st.st_size == 2500, "stat by name");
     st.st_mode = S_IFREG | 0600;
     EXPECT(dfs_osetattr(dfs, obj, &st, DFS_SET_ATTR_MODE) == 0, "osetattr");
     EXPECT(dfs_dup(dfs, obj, O_RDWR, &dup) == 0 && dfs_release(dup) == 0, "dup + release");
