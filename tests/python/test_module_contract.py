@@ -63,12 +63,15 @@ ALLOWED_LISTS = {
     # shared-record imbalance: the three modules whose shared records carry
     # fastest/slowest-rank times and that the rule's thresholds were set for.
     "diagnose/checks_time.py": [{"POSIX", "MPI-IO", "STDIO"}],
+    # the DAOS rules read counters only DAOS's two client libraries' tables have
+    # (opens, lookups and dups; DFS_CHUNK_SIZE), with a word per module.
+    "diagnose/checks_daos.py": [{"DFS", "DAOS"}],
     # what to set when one of these modules ran out of room: a text per module.
     "diagnose/checks_place.py": [{"DXT_POSIX", "DXT_MPIIO", "HEATMAP"}],
     # each rule's evidence: the counters it reads, keyed by the module that has
     # them (the counter names are the rule's knowledge, not a kind of module).
     "diagnose/rules.py": [{"POSIX", "MPI-IO"}, {"POSIX", "STDIO"}, {"POSIX", "MPI-IO", "STDIO"},
-                          {"H5D", "H5F"}, {"H5F", "POSIX"}, {"STDIO", "POSIX"}],
+                          {"H5D", "H5F"}, {"H5F", "POSIX"}, {"STDIO", "POSIX"}, {"DFS", "DAOS"}],
 }
 # Packages not scanned (none: every package takes its module lists from _meta).
 NOT_YET_SCANNED = ()
