@@ -156,8 +156,15 @@ class ProcessSnapshot:
     checked: bool = True             # False: an old copy without seq words
     taken: float = 0.0               # time.time() of the snapshot
 
+    _totals: Optional[Dict[str, Dict[str, float]]] = field(default=None, repr=False,
+                                                           compare=False)
+
     def totals(self) -> Dict[str, Dict[str, float]]:
-        return {layer: r.totals for layer, r in self.layers.items()}
+        """Per layer, the figures summed (made once: the exporter and the view
+        ask several times a round)."""
+        if self._totals is None:
+            self._totals = {layer: r.totals for layer, r in self.layers.items()}
+        return self._totals
 
     @property
     def last_io(self) -> Optional[float]:
@@ -236,11 +243,16 @@ class CopyReader:
         t = TRAILER.unpack_from(self.map, len(self.map) - TRAILER.size)
         if t[0] == LIVE_MAGIC and t[2] + t[3] <= len(self.map):
             self.seq_table = (t[2], t[3], t[1], t[4])
-        self._paged = False        # pages past KEEP read through the map this round
+        # Pages past KEEP read through the map (names, record ids; here the
+        # trailer and the pages the kernel mapped around the first read) are
+        # dropped at the end of the round.
+        self._paged = True
         self.cache: Dict[str, _RecordCache] = {}
         self._job_head, self._exe = b"", ""
         self.names: Dict[int, str] = {}     # the names looked up (at most NAMES_KEPT)
         self._alive, self._alive_at = True, float("-inf")
+        self._id_readers = {modid: self._id_reader(modid, words)
+                            for modid, words, _ in _layout().layers.values()}
 
     @property
     def checked(self) -> bool:
@@ -310,7 +322,7 @@ class CopyReader:
 
     def _region(self, layer, modid, words, terms) -> Tuple[_RecordCache, int, int]:
         """The layer's records, read consistently: (cache, records, busy)."""
-        off, length = self._u64(OFF_MODS + 16 * modid), self._u64(OFF_MODS + 16 * modid + 8)
+        off, length = struct.unpack_from("<QQ", self.map, OFF_MODS + 16 * modid)
         rs = words * 8
         n = length // rs
         cache = self.cache.get(layer)
@@ -353,7 +365,7 @@ class CopyReader:
                     figs = cache.figs[:n]
                     cache.moved = figs[:, BYTES_READ] + figs[:, BYTES_WRITTEN]
                 layers[layer] = LayerRecords(cache.moved, cache.sums, cache.last,
-                                             self._id_reader(modid, words))
+                                             self._id_readers[modid])
         # Pages read through the map past the header (names, record ids) are
         # the process's (tmpfs): drop them from this process's page tables so
         # that its resident size stays its own.
@@ -363,7 +375,7 @@ class CopyReader:
         if now - self._alive_at >= ALIVE_EVERY:
             self._alive, self._alive_at = process_alive(self.name.pid, start), now
         partial = [module_info(m).name for m in range(64)
-                   if partial_bits >> m & 1 and _known(m)]
+                   if partial_bits >> m & 1 and _known(m)] if partial_bits else []
         return ProcessSnapshot(
             path=self.name.path, jobid=jobid, pid=self.name.pid, rank=self.name.rank,
             nprocs=nprocs, uid=uid, exe=exe, start=start,

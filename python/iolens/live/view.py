@@ -165,16 +165,19 @@ class LiveView:
         rows.sort(key=lambda r: (-r["bytes_per_s"], -r["bytes"], r["file"]))
         return rows[:BUSIEST]
 
-    def jobs(self, detail=None) -> List[dict]:
+    def jobs(self, detail=None, only=None) -> List[dict]:
         """One summary per job, busiest first.  The jobs whose id is in
         `detail` (all when detail is True) also get their busiest files,
-        slowest process and processes (by rank then pid)."""
+        slowest process and processes (by rank then pid).  `only`: the ids of
+        the jobs summed (all when None)."""
         t = time.time()
         groups: Dict[Tuple[int, int], List[ProcessSnapshot]] = {}
         for s in self.now.values():
             groups.setdefault((s.uid, s.jobid), []).append(s)
         out = []
         for (uid, jobid), procs in groups.items():
+            if only is not None and jobid not in only:
+                continue
             procs.sort(key=lambda s: (s.rank, s.pid))
             tot_v: Dict[str, np.ndarray] = {}
             rate_v: Dict[str, np.ndarray] = {}
