@@ -106,19 +106,21 @@ class Metrics:
             fam = name if (om or kind != "counter") else name + "_total"
             out.append(f"# TYPE {fam} {kind}")
             out.append(f"# HELP {fam} {help_}")
-            for labels, value in samples:
-                suffix = "_total" if kind == "counter" else ""
-                out.append(f"{name}{suffix}{labels} {value:.17g}")
+            prefix = name + ("_total" if kind == "counter" else "")
+            out.extend([f"{prefix}{labels} {value:.17g}" for labels, value in samples])
 
         totals = {s.path: s.totals() for s in procs}
 
         def who(s):
             return str(s.rank) if s.nprocs > 1 else str(s.pid)
 
+        # (label set, figures) per process and layer, the labels looked up once
+        # for the five families below (not once per family and sample)
+        rows = [(_labels(job=s.jobid, rank=who(s), layer=layer), figs)
+                for s in shown for layer, figs in totals[s.path].items()]
         for key, metric, help_ in PER_PROCESS:
             family(metric, "counter", help_ + " by one process",
-                   [(_labels(job=s.jobid, rank=who(s), layer=layer), figs[key])
-                    for s in shown for layer, figs in totals[s.path].items()])
+                   [(labels, figs[key]) for labels, figs in rows])
         family("iolens_io_seconds", "counter", "seconds in I/O calls by one process",
                [(_labels(job=s.jobid, rank=who(s), layer=layer, op=op), figs[key])
                 for s in shown for layer, figs in totals[s.path].items() for key, op in SECONDS])

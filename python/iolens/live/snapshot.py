@@ -6,12 +6,17 @@ the record seq words are.  A record of POSIX, STDIO or MPI-IO is taken only when
 its seq word is even and the same before and after the copy; a record caught
 mid-update is read again (a few times), else its previous reading is kept and
 counted in ``busy``.  Only records whose word changed since the last snapshot are
-copied again, so a snapshot of an idle process costs the seq words alone.
+read again, so a snapshot of an idle process costs the seq words alone.  A
+region's round is one call of the C extension (iolens._core.live_read_region,
+include/iolens/live_read.h): the records are read with pread, not through the
+map, so none of the process's pages enter the reader's resident size and no
+page is faulted in or dropped each round.
 
-The file is mapped read-only: no lock, no signal, nothing the process can see.
-A copy being created (too short, no magic yet) reads as not ready; a copy removed
-under the reader stays mapped until :meth:`CopyReader.close` and is reported
-``gone``.  Copies of older runtimes (no trailer) are read without the check.
+The file is opened read-only and its header mapped read-only: no lock, no
+signal, nothing the process can see.  A copy being created (too short, no magic
+yet) reads as not ready; a copy removed under the reader stays open until
+:meth:`CopyReader.close` and is reported ``gone``.  Copies of older runtimes (no
+trailer) are read without the check.
 """
 from __future__ import annotations
 
@@ -23,6 +28,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 
+from .. import _core
 from .._meta import module_info
 from .copies import CopyName, open_copy, process_alive
 
@@ -82,30 +88,16 @@ def _columns(module: str, names: List[str]):
     return ints, flts
 
 
-class _Weights:
-    """The figures of records as two matrix products: the integer counters
-    used (as float64) and the float counters used, each times a 0/1 matrix
-    (counter -> figure); and the end timestamps whose maximum is `last`."""
+class _Terms:
+    """The figures of a layer's records for live_read_region: per counter used,
+    (record word, figure, is float) as packed uint32 triples; and the float
+    words of the end timestamps whose maximum is `last`."""
 
     def __init__(self, cols):
-        self.ints = sorted({c for k in FIGURES for c in cols[k][0]})
-        self.flts = sorted({c for k in FIGURES for c in cols[k][1]})
-        self.wi = np.zeros((len(self.ints), len(FIGURES)))
-        self.wf = np.zeros((len(self.flts), len(FIGURES)))
-        for j, k in enumerate(FIGURES):
-            for c in cols[k][0]:
-                self.wi[self.ints.index(c), j] = 1.0
-            for c in cols[k][1]:
-                self.wf[self.flts.index(c), j] = 1.0
-        self.last = cols["last"][1]
-
-    def figures(self, rows: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
-        flt = rows.view(np.float64)
-        figs = rows[:, self.ints].astype(np.float64) @ self.wi
-        if self.flts:
-            figs += flt[:, self.flts] @ self.wf
-        last = flt[:, self.last].max(axis=1) if self.last else np.zeros(len(rows))
-        return figs, last
+        triples = [(c, j, is_float) for j, k in enumerate(FIGURES)
+                   for is_float in (0, 1) for c in cols[k][is_float]]
+        self.terms = np.array(triples, np.uint32).tobytes()
+        self.last = np.array(cols["last"][1], np.uint32).tobytes()
 
 
 class _Layout:
@@ -117,7 +109,7 @@ class _Layout:
             info = module_info(module)
             words = 2 + len(info.counters) + len(info.fcounters)
             cols = {k: _columns(module, v) for k, v in figs.items()}
-            self.layers[layer] = (info.id, words, _Weights(cols))
+            self.layers[layer] = (info.id, words, _Terms(cols))
 
 
 _LAYOUT = None
@@ -164,8 +156,15 @@ class ProcessSnapshot:
     checked: bool = True             # False: an old copy without seq words
     taken: float = 0.0               # time.time() of the snapshot
 
+    _totals: Optional[Dict[str, Dict[str, float]]] = field(default=None, repr=False,
+                                                           compare=False)
+
     def totals(self) -> Dict[str, Dict[str, float]]:
-        return {layer: r.totals for layer, r in self.layers.items()}
+        """Per layer, the figures summed (made once: the exporter and the view
+        ask several times a round)."""
+        if self._totals is None:
+            self._totals = {layer: r.totals for layer, r in self.layers.items()}
+        return self._totals
 
     @property
     def last_io(self) -> Optional[float]:
@@ -184,11 +183,12 @@ UNREAD = 1   # the seq word kept for a record not read yet (odd: never a taken o
 class _RecordCache:
     """Previous reading of one module region: per record its seq word (UNREAD
     until read) and figures; the latest end timestamp of them all.  Only these
-    are kept (not the records: 68 bytes a record instead of up to 704).  The
-    latest timestamp is a running maximum: a record's end timestamps only grow
-    while the process runs.  The figures' sums are kept up to date by the
-    changes of the records read again (not summed over every record each
-    round); a record's figures only grow, so the sums never go down."""
+    are kept (not the records: 68 bytes a record instead of up to 704), updated
+    in place by live_read_region.  The latest timestamp is a running maximum: a
+    record's end timestamps only grow while the process runs.  The figures'
+    sums are kept up to date by the changes of the records read again (delta,
+    not summed over every record each round); a record's figures only grow, so
+    the sums never go down."""
 
     def __init__(self):
         self.seq = np.zeros(0, np.uint32)
@@ -196,6 +196,7 @@ class _RecordCache:
         self.last = 0.0
         self.sums = np.zeros(len(FIGURES))    # replaced, never changed in place:
         self.moved = None                     # snapshots share them
+        self.delta = np.zeros(len(FIGURES))   # live_read_region's change of the sums
         self.words = None          # the whole records, when the reader keeps them
 
     def grow(self, n: int):
@@ -208,16 +209,11 @@ class _RecordCache:
             self.words = np.concatenate([self.words, np.zeros((n - old, self.words.shape[1]),
                                                               np.int64)])
 
-    def store(self, rows_at: np.ndarray, rows: np.ndarray, weights: "_Weights"):
-        """Keep the figures of records rows_at (their words in rows)."""
-        figs, last = weights.figures(rows)
-        self.sums = self.sums + (figs.sum(axis=0) - self.figs[rows_at].sum(axis=0))
-        self.figs[rows_at] = figs
+    def changed(self, last: float):
+        """Records were read again: the sums moved by delta."""
+        self.sums = self.sums + self.delta
         self.moved = None
-        if len(last):
-            self.last = max(self.last, float(last.max()))
-        if self.words is not None:
-            self.words[rows_at] = rows
+        self.last = max(self.last, last)
 
 
 class CopyReader:
@@ -227,32 +223,46 @@ class CopyReader:
         """keep_records: also keep each record whole (records(); tests)."""
         self.name = name
         self.keep_records = keep_records
-        fd = open_copy(name.path)
+        # The fd stays open: the records are read with pread (live_read_region).
+        self.fd = open_copy(name.path)
         try:
-            st = os.fstat(fd)
+            st = os.fstat(self.fd)
             if st.st_size < HDR + 4096:
                 raise NotReady(name.path)
-            self.map = mmap.mmap(fd, st.st_size, prot=mmap.PROT_READ)
-            self.ino = (st.st_dev, st.st_ino)
-            self.uid = st.st_uid
-        finally:
-            os.close(fd)
+            self.map = mmap.mmap(self.fd, st.st_size, prot=mmap.PROT_READ)
+        except BaseException:
+            os.close(self.fd)
+            raise
+        self.ino = (st.st_dev, st.st_ino)
+        self.uid = st.st_uid
+        self.size = st.st_size
         if struct.unpack_from("<q", self.map, 8)[0] != MAGIC:
             self.close()
             raise NotReady(name.path)
-        self.seqs = None
+        self.seq_table = (0, 0, 0, 0)          # (off, len, pool_off, shift); len 0: none
         t = TRAILER.unpack_from(self.map, len(self.map) - TRAILER.size)
         if t[0] == LIVE_MAGIC and t[2] + t[3] <= len(self.map):
-            self.pool_off, seq_off, seq_len, self.shift = t[1], t[2], t[3], t[4]
-            self.seqs = np.frombuffer(self.map, np.uint32, seq_len // 4, seq_off)
+            self.seq_table = (t[2], t[3], t[1], t[4])
+        # Pages past KEEP read through the map (names, record ids; here the
+        # trailer and the pages the kernel mapped around the first read) are
+        # dropped at the end of the round.
+        self._paged = True
         self.cache: Dict[str, _RecordCache] = {}
         self._job_head, self._exe = b"", ""
         self.names: Dict[int, str] = {}     # the names looked up (at most NAMES_KEPT)
         self._alive, self._alive_at = True, float("-inf")
-        self._idx: Dict[str, Tuple[int, int, np.ndarray]] = {}
+        self._id_readers = {modid: self._id_reader(modid, words)
+                            for modid, words, _ in _layout().layers.values()}
+
+    @property
+    def checked(self) -> bool:
+        """The copy has seq words (a runtime with the live trailer)."""
+        return self.seq_table[1] > 0
 
     def close(self):
-        self.seqs = None
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
         try:
             self.map.close()
         except BufferError:       # a view is still held: the GC unmaps it
@@ -291,6 +301,7 @@ class CopyReader:
         name = self.names.get(rid)
         if name is not None:
             return name
+        self._paged = True
         off, length = self._u64(OFF_NAMES), self._u64(OFF_NAMES + 8)
         end = min(off + length, len(self.map))
         key = struct.pack("<Q", rid)
@@ -309,9 +320,9 @@ class CopyReader:
             self.names[rid] = name
         return name
 
-    def _region(self, layer, modid, words, cols) -> Tuple[_RecordCache, int, int]:
+    def _region(self, layer, modid, words, terms) -> Tuple[_RecordCache, int, int]:
         """The layer's records, read consistently: (cache, records, busy)."""
-        off, length = self._u64(OFF_MODS + 16 * modid), self._u64(OFF_MODS + 16 * modid + 8)
+        off, length = struct.unpack_from("<QQ", self.map, OFF_MODS + 16 * modid)
         rs = words * 8
         n = length // rs
         cache = self.cache.get(layer)
@@ -319,37 +330,21 @@ class CopyReader:
             cache = self.cache[layer] = _RecordCache()
             if self.keep_records:
                 cache.words = np.zeros((0, words), np.int64)
-        if n == 0 or off + n * rs > len(self.map):
+        if n == 0 or off + n * rs > self.size:
             return cache, 0, 0
         cache.grow(n)
-        live = np.frombuffer(self.map, np.int64, n * words, off).reshape(n, words)
-        if self.seqs is None:                 # an old copy: no check possible
-            cache.store(np.arange(n), live.copy(), cols)
-            return cache, n, 0
-        known = self._idx.get(layer)
-        if known is None or known[:2] != (off, n):
-            known = (off, n, ((off + np.arange(n, dtype=np.int64) * rs - self.pool_off)
-                              >> self.shift).astype(np.int32))
-            self._idx[layer] = known
-        idx = known[2]
-        todo = np.nonzero(self.seqs[idx] != cache.seq[:n])[0]
-        for _ in range(RETRIES):
-            if todo.size == 0:
-                break
-            before = self.seqs[idx[todo]]
-            rows = live[todo]                 # (a copy: fancy indexing)
-            after = self.seqs[idx[todo]]
-            ok = (before == after) & (before % 2 == 0)
-            good = todo[ok]
-            cache.store(good, rows[ok], cols)
-            cache.seq[good] = before[ok]
-            todo = todo[~ok]
-        return cache, n, int(todo.size)
+        changed, busy, last = _core.live_read_region(
+            self.fd, off, n, words, terms.terms, terms.last, *self.seq_table, RETRIES,
+            cache.seq, cache.figs, cache.words, cache.delta)
+        if changed:
+            cache.changed(last)
+        return cache, n, busy
 
     def _id_reader(self, modid: int, words: int) -> Callable[[int], int]:
         """record_id for LayerRecords: record i's id, from the region as it is
         now (a record's id never changes once the record exists)."""
         def record_id(i: int) -> int:
+            self._paged = True
             return self._u64(self._u64(OFF_MODS + 16 * modid) + i * words * 8)
         return record_id
 
@@ -370,20 +365,22 @@ class CopyReader:
                     figs = cache.figs[:n]
                     cache.moved = figs[:, BYTES_READ] + figs[:, BYTES_WRITTEN]
                 layers[layer] = LayerRecords(cache.moved, cache.sums, cache.last,
-                                             self._id_reader(modid, words))
-        # The pages read are the process's (tmpfs): drop them from this
-        # process's page tables so that its resident size stays its own (but
-        # the header and job record, read every round).
-        self.map.madvise(mmap.MADV_DONTNEED, KEEP, len(self.map) - KEEP)
+                                             self._id_readers[modid])
+        # Pages read through the map past the header (names, record ids) are
+        # the process's (tmpfs): drop them from this process's page tables so
+        # that its resident size stays its own.
+        if self._paged:
+            self.map.madvise(mmap.MADV_DONTNEED, KEEP, len(self.map) - KEEP)
+            self._paged = False
         if now - self._alive_at >= ALIVE_EVERY:
             self._alive, self._alive_at = process_alive(self.name.pid, start), now
         partial = [module_info(m).name for m in range(64)
-                   if partial_bits >> m & 1 and _known(m)]
+                   if partial_bits >> m & 1 and _known(m)] if partial_bits else []
         return ProcessSnapshot(
             path=self.name.path, jobid=jobid, pid=self.name.pid, rank=self.name.rank,
             nprocs=nprocs, uid=uid, exe=exe, start=start,
             alive=self._alive, finished=end_sec != 0,
-            partial=partial, layers=layers, busy=busy, checked=self.seqs is not None,
+            partial=partial, layers=layers, busy=busy, checked=self.checked,
             taken=now)
 
 

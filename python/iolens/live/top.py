@@ -112,7 +112,8 @@ def _interactive(args) -> int:
                 jobs = _sorted(view.jobs(), sort, filt)
                 chosen = job_of(jobs, chosen_id) or (jobs[0] if jobs else None)
                 if chosen:               # the details of the chosen job only
-                    chosen = job_of(view.jobs(detail={chosen["jobid"]}), chosen["jobid"])
+                    ids = {chosen["jobid"]}
+                    chosen = job_of(view.jobs(detail=ids, only=ids), chosen["jobid"])
                 scr.erase()
                 h, w = scr.getmaxyx()
                 lines = render(jobs, chosen, sort, filt)

@@ -8,12 +8,14 @@ jobs by (owner uid, job id).
 from __future__ import annotations
 
 import pwd
+import resource
 import time
 from typing import Dict, Iterable, List, Optional, Tuple
 
 import numpy as np
 
 from .copies import copy_dirs, find_copies
+from .._core import LogError
 from .._meta import layered_seconds
 from .snapshot import FIGURES, LAYERS, CopyReader, NotReady, ProcessSnapshot
 
@@ -44,8 +46,21 @@ def io_seconds(totals: Dict[str, Dict[str, float]]) -> float:
                             + f["meta_seconds"] for layer, f in totals.items()})
 
 
+def _allow_open_copies():
+    """Each reader keeps its copy open (its records are read with pread): raise
+    the soft limit of open files to the hard one, for nodes of thousands of
+    processes (a copy that cannot be opened is skipped, not fatal)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and (hard == resource.RLIM_INFINITY or soft < hard):
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+        except (ValueError, OSError):
+            pass
+
+
 class LiveView:
     def __init__(self, dirs: Iterable[str] = ()):
+        _allow_open_copies()
         self.dirs = list(dirs)
         self.readers: Dict[str, CopyReader] = {}
         self.prev: Dict[str, ProcessSnapshot] = {}
@@ -80,7 +95,7 @@ class LiveView:
         for path, r in self.readers.items():
             try:
                 self.now[path] = r.snapshot(t)
-            except (ValueError, IndexError, OSError):
+            except (ValueError, IndexError, OSError, LogError):
                 continue                  # a copy torn down under us: next round
         old = [s.taken for s in self.prev.values()]
         self.interval = t - max(old) if old else 0.0
@@ -150,16 +165,19 @@ class LiveView:
         rows.sort(key=lambda r: (-r["bytes_per_s"], -r["bytes"], r["file"]))
         return rows[:BUSIEST]
 
-    def jobs(self, detail=None) -> List[dict]:
+    def jobs(self, detail=None, only=None) -> List[dict]:
         """One summary per job, busiest first.  The jobs whose id is in
         `detail` (all when detail is True) also get their busiest files,
-        slowest process and processes (by rank then pid)."""
+        slowest process and processes (by rank then pid).  `only`: the ids of
+        the jobs summed (all when None)."""
         t = time.time()
         groups: Dict[Tuple[int, int], List[ProcessSnapshot]] = {}
         for s in self.now.values():
             groups.setdefault((s.uid, s.jobid), []).append(s)
         out = []
         for (uid, jobid), procs in groups.items():
+            if only is not None and jobid not in only:
+                continue
             procs.sort(key=lambda s: (s.rank, s.pid))
             tot_v: Dict[str, np.ndarray] = {}
             rate_v: Dict[str, np.ndarray] = {}
