@@ -35,7 +35,7 @@ static void test_init_and_pool(void)
 
 static void test_containers(void)
 {
-	daos_handle_t h, global_h;
+	daos_handle_t h, global_h = DAOS_HDL_INVAL;
 	daos_cont_info_t info, by_uuid;
 	uuid_t uuid;
 	char text[DAOS_UUID_STR_SIZE];
