@@ -448,23 +448,16 @@ static int64_t workflow_nprocs(input *in, size_t n)
     return total;
 }
 
-/* Each input's start, in seconds after the earliest one (the merged job's
- * start, merged_job): what its timestamps, DXT segments and heat map bins, all
+/* Each input's start, in seconds after the merged job's (merged_job: the
+ * earliest input's): what its timestamps, DXT segments and heat map bins, all
  * counted from its own process's start, are moved by.  With --workflow too: a
  * workflow's jobs are then on the first job's clock, one timeline. */
-static void set_shifts(input *in, size_t n)
+static void set_shifts(input *in, size_t n, const iolens_job *job)
 {
-    const iolens_job *first = iolens_log_job(in[0].log);
     for (size_t i = 0; i < n; i++) {
         const iolens_job *j = iolens_log_job(in[i].log);
-        if (j->start_sec < first->start_sec ||
-            (j->start_sec == first->start_sec && j->start_nsec < first->start_nsec))
-            first = j;
-    }
-    for (size_t i = 0; i < n; i++) {
-        const iolens_job *j = iolens_log_job(in[i].log);
-        in[i].shift = (double)(j->start_sec - first->start_sec) +
-                      (double)(j->start_nsec - first->start_nsec) * 1e-9;
+        in[i].shift = (double)(j->start_sec - job->start_sec) +
+                      (double)(j->start_nsec - job->start_nsec) * 1e-9;
     }
 }
 
@@ -632,7 +625,7 @@ static int merge(input *in, size_t n, const char *out, int do_reduce, char *err,
         return rc;
     }
     iolens_job job = merged_job(in, n);
-    set_shifts(in, n);
+    set_shifts(in, n, &job);
     if (in[0].wf_offset >= 0 && (job.nprocs = workflow_nprocs(in, n)) < 0)
         rc = iolens_writer_set_job(w, NULL);     /* out of memory: fail the writer */
     else
