@@ -21,6 +21,10 @@
  * (merge_lustre.h); other regions (opaque ones) are concatenated.  A region that
  * cannot be read fails the merge, naming the input: a merged log never leaves
  * out data silently.
+ * Times: every input counts its timestamps, DXT segments and heat map bins from
+ * its own process's start; the merged log counts them all from the job's start
+ * (the earliest input's), so each input's are moved by its start's offset
+ * (set_shifts, merge_times.h).  MDHIM records are decoded for that too.
  * --workflow merges logs of different jobs (merge_workflow.h, docs/convert.md);
  * without it, logs of different jobs are a usage error (their ranks collide):
  * different job ids, unless all are launcher ranks of one size (same_job). */
@@ -38,6 +42,7 @@
 #include "merge.h"
 #include "merge_heatmap.h"
 #include "merge_lustre.h"
+#include "merge_times.h"
 #include "merge_workflow.h"
 #include "recover.h"
 #include "safe_output.h"
@@ -49,6 +54,7 @@ typedef struct input {
     int64_t rank_as;       /* -2: keep the stored ranks */
     int64_t wf_offset;     /* --workflow: this job's first rank in the merged log; else -1 */
     int member;            /* one of the ranks whose common files are reduced */
+    double shift;          /* seconds from the merged job's start to this input's start */
 } input;
 
 static void usage(FILE *out)
@@ -279,7 +285,10 @@ static int merge_counters(iolens_writer *w, int module, input *in, size_t n, int
     int has_frid;
     if (iolens_module_layout_extras(module, &has_frid, &p.aux_size) != 0)
         p.aux_size = 0;
-    int rc = 0;
+    /* timestamps moved to the job's start as they are pooled, so that reduce()'s
+     * combine rules (MIN_NZ, MAX) compare times on one clock */
+    char *is_stamp = merge_timestamp_columns(mi);
+    int rc = is_stamp ? 0 : IOLENS_E_NOMEM;
     for (size_t i = 0; !rc && i < n; i++) {
         iolens_records *r = NULL;
         if (!iolens_log_header(in[i].log)->mod[module].len)
@@ -295,6 +304,9 @@ static int merge_counters(iolens_writer *w, int module, input *in, size_t n, int
                 continue;
             /* --workflow: stored ranks until reduce() has seen which are shared */
             rc = pool_add(&p, r, k, in[i].rank_as >= 0 ? in[i].rank_as : r->rank[k], (int)i);
+            if (!rc)
+                merge_shift_timestamps(is_stamp, p.n_flt, p.flts + (p.count - 1) * p.n_flt,
+                                       in[i].shift);
         }
         iolens_records_free(r);
     }
@@ -315,6 +327,7 @@ static int merge_counters(iolens_writer *w, int module, input *in, size_t n, int
     if (!rc)
         rc = put_pool(w, module, mi->version, &p, take);
     free(take);
+    free(is_stamp);
     pool_free(&p);
     return rc;
 }
@@ -435,6 +448,19 @@ static int64_t workflow_nprocs(input *in, size_t n)
     return total;
 }
 
+/* Each input's start, in seconds after the merged job's (merged_job: the
+ * earliest input's): what its timestamps, DXT segments and heat map bins, all
+ * counted from its own process's start, are moved by.  With --workflow too: a
+ * workflow's jobs are then on the first job's clock, one timeline. */
+static void set_shifts(input *in, size_t n, const iolens_job *job)
+{
+    for (size_t i = 0; i < n; i++) {
+        const iolens_job *j = iolens_log_job(in[i].log);
+        in[i].shift = (double)(j->start_sec - job->start_sec) +
+                      (double)(j->start_nsec - job->start_nsec) * 1e-9;
+    }
+}
+
 /* HEATMAP records with their inputs' ranks, on one grid from the job's start. */
 static int merge_heatmap(iolens_writer *w, input *in, size_t n, size_t *bad)
 {
@@ -442,20 +468,11 @@ static int merge_heatmap(iolens_writer *w, input *in, size_t n, size_t *bad)
     int64_t *off = malloc(n * sizeof *off), *rank_as = malloc(n * sizeof *rank_as);
     double *shift = malloc(n * sizeof *shift);
     int rc = logs && off && rank_as && shift ? 0 : IOLENS_E_NOMEM;
-    const iolens_job *first = rc ? NULL : iolens_log_job(in[0].log);
     for (size_t i = 0; !rc && i < n; i++) {
-        const iolens_job *j = iolens_log_job(in[i].log);
-        if (j->start_sec < first->start_sec ||
-            (j->start_sec == first->start_sec && j->start_nsec < first->start_nsec))
-            first = j;
-    }
-    for (size_t i = 0; !rc && i < n; i++) {
-        const iolens_job *j = iolens_log_job(in[i].log);
         logs[i] = in[i].log;
         off[i] = in[i].wf_offset >= 0 ? in[i].wf_offset : 0;
         rank_as[i] = in[i].rank_as;
-        shift[i] = (double)(j->start_sec - first->start_sec) +
-                   (double)(j->start_nsec - first->start_nsec) * 1e-9;
+        shift[i] = in[i].shift;
     }
     if (!rc)
         rc = merge_heatmaps(w, logs, shift, rank_as, off, n, bad);
@@ -463,21 +480,40 @@ static int merge_heatmap(iolens_writer *w, input *in, size_t n, size_t *bad)
     return rc;
 }
 
-/* DXT traces with the ranks their inputs' records get (decoded: the raw regions
- * carry their ranks inside, and their stored versions may differ). */
+/* DXT traces with the ranks their inputs' records get and their segments' times
+ * moved to the job's start (decoded: the raw regions carry their ranks inside,
+ * and their stored versions may differ). */
 static int merge_dxt(iolens_writer *w, int module, input *in, size_t n, size_t *bad)
 {
     iolens_log **logs = malloc(n * sizeof *logs);
     int64_t *off = malloc(n * sizeof *off), *rank_as = malloc(n * sizeof *rank_as);
-    int rc = logs && off && rank_as ? 0 : IOLENS_E_NOMEM;
+    double *shift = malloc(n * sizeof *shift);
+    int rc = logs && off && rank_as && shift ? 0 : IOLENS_E_NOMEM;
     for (size_t i = 0; !rc && i < n; i++) {
         logs[i] = in[i].log;
         off[i] = in[i].wf_offset >= 0 ? in[i].wf_offset : 0;
         rank_as[i] = in[i].rank_as;
+        shift[i] = in[i].shift;
     }
     if (!rc)
-        rc = wf_merge_dxt(w, module, logs, off, rank_as, n, bad);
-    free(logs), free(off), free(rank_as);
+        rc = wf_merge_dxt(w, module, logs, (dxt_place){off, rank_as, shift}, n, bad);
+    free(logs), free(off), free(rank_as), free(shift);
+    return rc;
+}
+
+/* MDHIM records with their timestamps moved to the job's start (merge_times.h). */
+static int merge_mdhim_records(iolens_writer *w, input *in, size_t n, size_t *bad)
+{
+    iolens_log **logs = malloc(n * sizeof *logs);
+    double *shift = malloc(n * sizeof *shift);
+    int rc = logs && shift ? 0 : IOLENS_E_NOMEM;
+    for (size_t i = 0; !rc && i < n; i++) {
+        logs[i] = in[i].log;
+        shift[i] = in[i].shift;
+    }
+    if (!rc)
+        rc = merge_mdhim(w, logs, shift, n, bad);
+    free(logs), free(shift);
     return rc;
 }
 
@@ -589,6 +625,7 @@ static int merge(input *in, size_t n, const char *out, int do_reduce, char *err,
         return rc;
     }
     iolens_job job = merged_job(in, n);
+    set_shifts(in, n, &job);
     if (in[0].wf_offset >= 0 && (job.nprocs = workflow_nprocs(in, n)) < 0)
         rc = iolens_writer_set_job(w, NULL);     /* out of memory: fail the writer */
     else
@@ -613,6 +650,8 @@ static int merge(input *in, size_t n, const char *out, int do_reduce, char *err,
             rc = merge_heatmap(w, in, n, &bad);
         else if (mi->kind == IOLENS_KIND_LUSTRE)
             rc = merge_layouts(w, in, n, do_reduce, &bad);
+        else if (mi->kind == IOLENS_KIND_MDHIM)
+            rc = merge_mdhim_records(w, in, n, &bad);
         else
             rc = mi->kind == IOLENS_KIND_COUNTERS ? merge_counters(w, m, in, n, do_reduce, &bad)
                                                   : merge_raw(w, m, in, n, &bad, NULL);

@@ -40,8 +40,10 @@ static int grow_threads(iolens_dxt *all, const iolens_dxt *d, size_t s)
     return IOLENS_OK;
 }
 
-/* Grow-and-append of one decoded DXT module into `all`. */
-static int append_dxt(iolens_dxt *all, const iolens_dxt *d, int64_t offset, int64_t rank_as)
+/* Grow-and-append of one decoded DXT module into `all`, its segments' times
+ * + shift (every segment is an operation that ran: none is "unset"). */
+static int append_dxt(iolens_dxt *all, const iolens_dxt *d, int64_t offset, int64_t rank_as,
+                      double shift)
 {
     size_t c = all->count + d->count, s = all->nseg + d->nseg;
     uint64_t *id = realloc(all->id, (c + 1) * 8);
@@ -83,16 +85,18 @@ static int append_dxt(iolens_dxt *all, const iolens_dxt *d, int64_t offset, int6
     if (d->nseg) {
         memcpy(all->offset + all->nseg, d->offset, d->nseg * 8);
         memcpy(all->length + all->nseg, d->length, d->nseg * 8);
-        memcpy(all->start + all->nseg, d->start, d->nseg * 8);
-        memcpy(all->end + all->nseg, d->end, d->nseg * 8);
+        for (size_t k = 0; k < d->nseg; k++) {
+            all->start[all->nseg + k] = d->start[k] + shift;
+            all->end[all->nseg + k] = d->end[k] + shift;
+        }
     }
     all->count = c;
     all->nseg = s;
     return IOLENS_OK;
 }
 
-int wf_merge_dxt(iolens_writer *w, int module, iolens_log *const *logs, const int64_t *offset,
-                 const int64_t *rank_as, size_t n, size_t *bad)
+int wf_merge_dxt(iolens_writer *w, int module, iolens_log *const *logs, dxt_place pl, size_t n,
+                 size_t *bad)
 {
     iolens_dxt all;
     memset(&all, 0, sizeof all);
@@ -105,7 +109,8 @@ int wf_merge_dxt(iolens_writer *w, int module, iolens_log *const *logs, const in
         if ((rc = iolens_log_dxt(logs[i], module, &d)) != IOLENS_OK)
             *bad = i;
         else
-            rc = append_dxt(&all, d, offset[i], rank_as ? rank_as[i] : -1);
+            rc = append_dxt(&all, d, pl.offset[i], pl.rank_as ? pl.rank_as[i] : -1,
+                            pl.shift ? pl.shift[i] : 0);
         iolens_dxt_free(d);
     }
     if (!rc && all.count)

@@ -18,13 +18,21 @@ int64_t wf_rank(int64_t rank, int64_t offset);
 /* Rank offsets of n logs (offset[0] = 0) and the total process count. */
 int64_t wf_offsets(iolens_log *const *logs, size_t n, int64_t *offset);
 
-/* DXT module of all inputs: decoded, ranks moved, written as one region (the raw
- * regions cannot be concatenated: their stored versions may differ).  Input i's
- * ranks become rank_as[i] when rank_as is given and rank_as[i] >= 0 (one process
- * renumbered by `iolens merge`), else wf_rank(rank, offset[i]).  Thread ids are
- * kept (the region then has the version with thread ids).  When an input's
- * region cannot be read, *bad = its index (its log holds the detail). */
-int wf_merge_dxt(iolens_writer *w, int module, iolens_log *const *logs, const int64_t *offset,
-                 const int64_t *rank_as, size_t n, size_t *bad);
+/* Where input i's DXT records go: rank rank_as[i] when rank_as is given and
+ * rank_as[i] >= 0 (one process renumbered by `iolens merge`), else
+ * wf_rank(rank, offset[i]); segment start and end + shift[i] (seconds from the
+ * merged job's start to input i's; shift NULL: none). */
+typedef struct dxt_place {
+    const int64_t *offset, *rank_as;
+    const double *shift;
+} dxt_place;
+
+/* DXT module of all inputs: decoded, ranks and times moved (dxt_place), written
+ * as one region (the raw regions cannot be concatenated: their stored versions
+ * may differ).  Thread ids are kept (the region then has the version with thread
+ * ids).  When an input's region cannot be read, *bad = its index (its log holds
+ * the detail). */
+int wf_merge_dxt(iolens_writer *w, int module, iolens_log *const *logs, dxt_place pl, size_t n,
+                 size_t *bad);
 
 #endif

@@ -12,6 +12,21 @@ def run(tool, *args, check=True, timeout=120):
     return r
 
 
+def job_start(path):
+    import iolens
+    with iolens.open(path) as lg:
+        return lg.job["start_time_sec"], lg.job["start_time_nsec"]
+
+
+def start_shifts(paths, merged=None):
+    """Each log's start in seconds after the earliest one's (or after the start of
+    the `merged` log: the earliest of all its inputs), computed as merge computes
+    the shift it moves that log's times by (docs/convert.md)."""
+    starts = [job_start(p) for p in paths]
+    s0, n0 = job_start(merged) if merged else min(starts)
+    return [float(s - s0) + float(n - n0) * 1e-9 for s, n in starts]
+
+
 def record_lines(tool, log):
     """The counter lines of `iolens parse` (module, rank, id, counter, value, name,
     mount, fs type), as tuples; comments and blank lines dropped."""

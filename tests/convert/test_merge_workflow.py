@@ -8,7 +8,7 @@ import shutil
 import pytest
 
 import iolens
-from conv_helpers import run
+from conv_helpers import run, start_shifts
 from mpi_helpers import Mpi, find_mpi_runtime
 from rt_helpers import logs_in
 
@@ -34,9 +34,15 @@ def jobs(tmp_path_factory):
     return out
 
 
+def moved(t, shift):
+    """A timestamp counted from the workflow's start (0, "never", stays 0)."""
+    return t + shift if t != 0 else t
+
+
 def test_workflow_merge(tool, jobs, tmp_path):
     merged = tmp_path / "wf.darshan"
     run(tool, "merge", "--workflow", "-o", merged, *jobs)
+    sa, sb = start_shifts(jobs)     # the second job's times move to the first's start
     with iolens.open(jobs[0]) as a, iolens.open(jobs[1]) as b, iolens.open(merged) as m:
         assert m.job["nprocs"] == 2 * N
         for mod in ("POSIX", "MPI-IO"):
@@ -52,8 +58,8 @@ def test_workflow_merge(tool, jobs, tmp_path):
                 for c in (f"{p}_BYTES_WRITTEN", f"{p}_BYTES_READ"):
                     assert z[c] == x[c] + y[c], c
                 assert z[f"{p}_F_WRITE_TIME"] == pytest.approx(x[f"{p}_F_WRITE_TIME"] + y[f"{p}_F_WRITE_TIME"])
-                assert z[f"{p}_F_OPEN_START_TIMESTAMP"] == min(x[f"{p}_F_OPEN_START_TIMESTAMP"],
-                                                               y[f"{p}_F_OPEN_START_TIMESTAMP"])
+                t = f"{p}_F_OPEN_START_TIMESTAMP"
+                assert z[t] == min(moved(x[t], sa), moved(y[t], sb))
             # every other record: kept, counters unchanged, second job's ranks moved by N
             assert len(rm) == len(ra) + len(rb) - len(shared)
             for df, shift in ((ra, 0), (rb, N)):
@@ -65,6 +71,7 @@ def test_workflow_merge(tool, jobs, tmp_path):
         da, db, dm = a.dxt("POSIX"), b.dxt("POSIX"), m.dxt("POSIX")
         assert len(dm) == len(da) + len(db)
         assert set(dm["rank"]) == set(da["rank"]) | {r + N for r in db["rank"]}
+        assert sorted(dm.loc[dm["rank"] >= N, "start"]) == sorted(db["start"] + sb)
     text = run(tool, "parse", merged).stdout
     assert "# nprocs: 8" in text
 

@@ -17,7 +17,7 @@ from collections import Counter
 
 import pytest
 
-from conv_helpers import run
+from conv_helpers import run, start_shifts
 from mpi_helpers import HERE as MPI_DIR, Mpi, find_mpi_runtime, one_log
 from rt_helpers import SHARED
 from test_runtime_lustre import EOF, INIT, composite, lustre_shim, md
@@ -110,14 +110,23 @@ def renumbered(rows, rank):
     return Counter({(rank, *k[1:]): n for k, n in rows.items()})
 
 
-def expected_merge(procs):
-    """The merge of the probe logs (both single processes): input i's records get
-    rank i; a file both hold (shared.dat) keeps one layout record, the first's, as
-    a shared record (rank -1), as the POSIX records are reduced."""
+def moved_segments(rows, rank, shift):
+    """DXT rows renumbered and their start and end moved by `shift` seconds (merge
+    counts them from the merged job's start)."""
+    return Counter({(rank, *k[1:5], k[5] + shift, k[6] + shift, k[7]): n
+                    for k, n in rows.items()})
+
+
+def expected_merge(procs, merged):
+    """The merge of the probe logs (both single processes) into `merged`: input
+    i's records get rank i, its DXT segments are moved to the merged job's start;
+    a file both hold (shared.dat) keeps one layout record, the first's, as a shared
+    record (rank -1), as the POSIX records are reduced."""
     ins = [content(p) for p in procs]
+    shifts = start_shifts(procs, merged)
     dxt, lustre = Counter(), Counter()
     for i, c in enumerate(ins):
-        dxt += renumbered(c["dxt"], i)
+        dxt += moved_segments(c["dxt"], i, shifts[i])
         lustre += renumbered(c["lustre"], i)
     files = [{k[1] for k in c["lustre"]} for c in ins]
     both = files[0] & files[1]
@@ -184,7 +193,7 @@ def test_merge_and_job_log_keep_everything(tool, job, how):
     if how == "merge" and not out.exists():
         run(tool, "merge", "-o", out, *job["procs"])
     path = out if how == "merge" else job["job"]
-    ins, dxt, lustre, meta = expected_merge(job["procs"])
+    ins, dxt, lustre, meta = expected_merge(job["procs"], path)
     got = content(path)
     assert got["versions"]["DXT_POSIX"] == 2, got["versions"]
     assert got["dxt"] == dxt
@@ -404,8 +413,10 @@ def test_merge_of_traces_with_and_without_thread_ids(tool, runtime, job, tmp_pat
         without = dxt_rows(lg)
     out = tmp_path / "mixed.darshan"
     run(tool, "merge", "-o", out, job["procs"][0], plain)
+    shifts = start_shifts([job["procs"][0], plain])
     with iolens.open(job["procs"][0]) as a, iolens.open(out) as m:
-        want = renumbered(dxt_rows(a), 0)
-        want += Counter({(1, *k[1:-1], 0): n for k, n in without.items()})
+        want = moved_segments(dxt_rows(a), 0, shifts[0])
+        want += moved_segments(Counter({(*k[:-1], 0): n for k, n in without.items()}), 1,
+                               shifts[1])
         assert m.modules["DXT_POSIX"]["version"] == 2
         assert dxt_rows(m) == want
