@@ -3,6 +3,7 @@ processes x 1,000 files; bench/live/bench_live.py measures it, docs/live.md
 "Costs").  These tests hold the two contracts that keep it down: what the
 reader keeps per record, and what the exporter imports."""
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -19,22 +20,31 @@ from iolens.live.snapshot import CopyReader, NotReady
 BYTES_PER_RECORD = 76
 
 
-def test_reader_keeps_few_bytes_per_record(runtime, progs, tmp_path):
+def _hammer_reader(runtime, progs, tmp_path):
+    """(the hammer program running under the runtime, a reader of its copy)."""
     d = tmp_path / "copies"
     d.mkdir()
     env = dict(os.environ, LD_PRELOAD=str(runtime), DARSHAN_ENABLE_NONMPI="1",
                DARSHAN_MMAP_LOGPATH=str(d), DARSHAN_LOGPATH=str(tmp_path))
     proc = subprocess.Popen([str(progs("hammer")), str(tmp_path), "4", "2"], env=env)
+    reader, end = None, time.monotonic() + 10
+    while reader is None and time.monotonic() < end and proc.poll() is None:
+        for c in find_copies([str(d)]):
+            try:
+                reader = CopyReader(c)
+            except NotReady:
+                pass
+        time.sleep(0.05)
+    if reader is None:
+        proc.kill()
+        proc.wait()
+    assert reader is not None, "no safety copy appeared"
+    return proc, reader
+
+
+def test_reader_keeps_few_bytes_per_record(runtime, progs, tmp_path):
+    proc, reader = _hammer_reader(runtime, progs, tmp_path)
     try:
-        reader, end = None, time.monotonic() + 10
-        while reader is None and time.monotonic() < end and proc.poll() is None:
-            for c in find_copies([str(d)]):
-                try:
-                    reader = CopyReader(c)
-                except NotReady:
-                    pass
-            time.sleep(0.05)
-        assert reader is not None, "no safety copy appeared"
         time.sleep(0.5)
         snap = reader.snapshot(time.time())
         n = len(snap.layers["posix"].moved)
@@ -86,3 +96,42 @@ def test_region_reader_refuses_a_cut_copy(tmp_path):
                                       seq, figs, None, delta)[0] == 10
     finally:
         os.close(fd)
+
+
+CUT_HEADER = r"""
+import os, sys, time
+from iolens.live.view import LiveView
+d, path = sys.argv[1], sys.argv[2]
+view = LiveView([d])
+print(len(view.poll()))
+for size in (1000, 0):              # less than the header; nothing
+    os.truncate(path, size)
+    try:
+        view.readers[path].snapshot(time.time())
+        print("read")
+    except Exception as e:
+        print(type(e).__name__)
+    print(len(view.poll()))         # the view skips it
+"""
+
+
+def test_reader_refuses_a_copy_cut_below_its_header(runtime, progs, tmp_path):
+    """A copy cut under the reader to less than its header (a cleaned
+    directory, a full tmpfs): the header and job record are read with pread,
+    so the round is a TruncatedLogError that the view skips, not a SIGBUS (as
+    when they were read through the map).  In a child: a SIGBUS would end
+    pytest."""
+    proc, reader = _hammer_reader(runtime, progs, tmp_path)
+    try:
+        d = tmp_path / "cut"
+        d.mkdir()
+        cut = d / os.path.basename(reader.name.path)
+        shutil.copyfile(reader.name.path, cut)
+        reader.close()
+    finally:
+        proc.kill()
+        proc.wait()
+    out = subprocess.run([sys.executable, "-c", CUT_HEADER, str(d), str(cut)],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, f"reader ended by {out.returncode}: {out.stderr}"
+    assert out.stdout.split() == ["1", "TruncatedLogError", "0", "TruncatedLogError", "0"]

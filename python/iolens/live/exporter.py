@@ -56,6 +56,55 @@ def _labels(**kw) -> str:
     return "{" + ",".join(f'{k}="{_label(v)}"' for k, v in kw.items()) + "}"
 
 
+# The families with one series (or more) per process, in the order served.
+PROCESS_FAMILIES = tuple(
+    [(metric, "counter", help_ + " by one process") for _, metric, help_ in PER_PROCESS]
+    + [("iolens_io_seconds", "counter", "seconds in I/O calls by one process"),
+       ("iolens_process_up", "gauge", "1 while the process runs, 0 once it died"),
+       ("iolens_process_last_io_timestamp_seconds", "gauge",
+        "time of the process's last recorded I/O")])
+
+
+def _process_lines(s, who: str) -> List[List[str]]:
+    """A process's sample lines, one list per PROCESS_FAMILIES entry."""
+    out: List[List[str]] = [[] for _ in PROCESS_FAMILIES]
+    for layer, figs in s.totals().items():
+        labels = _labels(job=s.jobid, rank=who, layer=layer)
+        for j, (key, metric, _) in enumerate(PER_PROCESS):
+            out[j].append(f"{metric}_total{labels} {figs[key]:.17g}")
+        out[len(PER_PROCESS)].extend(
+            [f"iolens_io_seconds_total{_labels(job=s.jobid, rank=who, layer=layer, op=op)} "
+             f"{figs[key]:.17g}" for key, op in SECONDS])
+    labels = _labels(job=s.jobid, rank=who)
+    out[-2].append(f"iolens_process_up{labels} {1 if s.alive else 0}")
+    if s.last_io is not None:
+        out[-1].append(f"iolens_process_last_io_timestamp_seconds{labels} {s.last_io:.17g}")
+    return out
+
+
+class _LineCache:
+    """Per copy, its sample lines and what they were made from (job, rank,
+    state, last I/O, each layer's sums): a process whose figures did not change
+    since the last scrape is not formatted again (on a real node most processes
+    are idle between two scrapes)."""
+
+    def __init__(self):
+        self.kept: Dict[str, Tuple[tuple, List[List[str]]]] = {}
+
+    def lines(self, s, who: str) -> List[List[str]]:
+        key = (s.jobid, who, s.alive, s.last_io,
+               tuple((layer, r.sums.tobytes()) for layer, r in s.layers.items()))
+        kept = self.kept.get(s.path)
+        if kept is None or kept[0] != key:
+            kept = self.kept[s.path] = (key, _process_lines(s, who))
+        return kept[1]
+
+    def keep_only(self, paths):
+        """Forget the copies not in paths (gone, or beyond --max-processes)."""
+        for path in self.kept.keys() - paths:
+            del self.kept[path]
+
+
 class Metrics:
     """The state kept between scrapes: the view and the finished processes'
     last figures, per job and for the node."""
@@ -68,6 +117,7 @@ class Metrics:
         self.ended_job: Dict[Tuple[int, int], Dict[str, Dict[str, float]]] = {}
         self.node: Dict[str, Dict[str, float]] = {}
         self.node_seen: Dict[str, Dict[str, Dict[str, float]]] = {}
+        self.lines = _LineCache()
         self.lock = threading.Lock()
 
     @staticmethod
@@ -102,10 +152,13 @@ class Metrics:
         procs = sorted(self.view.now.values(), key=lambda s: (s.jobid, s.rank, s.pid))
         shown = procs[:self.max_processes]
 
-        def family(name, kind, help_, samples):
+        def head(name, kind, help_):
             fam = name if (om or kind != "counter") else name + "_total"
             out.append(f"# TYPE {fam} {kind}")
             out.append(f"# HELP {fam} {help_}")
+
+        def family(name, kind, help_, samples):
+            head(name, kind, help_)
             prefix = name + ("_total" if kind == "counter" else "")
             out.extend([f"{prefix}{labels} {value:.17g}" for labels, value in samples])
 
@@ -114,22 +167,12 @@ class Metrics:
         def who(s):
             return str(s.rank) if s.nprocs > 1 else str(s.pid)
 
-        # (label set, figures) per process and layer, the labels looked up once
-        # for the five families below (not once per family and sample)
-        rows = [(_labels(job=s.jobid, rank=who(s), layer=layer), figs)
-                for s in shown for layer, figs in totals[s.path].items()]
-        for key, metric, help_ in PER_PROCESS:
-            family(metric, "counter", help_ + " by one process",
-                   [(labels, figs[key]) for labels, figs in rows])
-        family("iolens_io_seconds", "counter", "seconds in I/O calls by one process",
-               [(_labels(job=s.jobid, rank=who(s), layer=layer, op=op), figs[key])
-                for s in shown for layer, figs in totals[s.path].items() for key, op in SECONDS])
-        family("iolens_process_up", "gauge", "1 while the process runs, 0 once it died",
-               [(_labels(job=s.jobid, rank=who(s)), 1 if s.alive else 0) for s in shown])
-        family("iolens_process_last_io_timestamp_seconds", "gauge",
-               "time of the process's last recorded I/O",
-               [(_labels(job=s.jobid, rank=who(s)), s.last_io) for s in shown
-                if s.last_io is not None])
+        per_process = [self.lines.lines(s, who(s)) for s in shown]
+        self.lines.keep_only({s.path for s in shown})
+        for j, (name, kind, help_) in enumerate(PROCESS_FAMILIES):
+            head(name, kind, help_)
+            for lines in per_process:
+                out.extend(lines[j])
 
         jobs: Dict[Tuple[int, int], Dict[str, Dict[str, float]]] = {}
         count: Dict[Tuple[int, int], int] = {}
