@@ -128,10 +128,11 @@ def _layout() -> _Layout:
 @dataclass
 class LayerRecords:
     """A layer's records as last read: bytes moved (read + written) per
-    record, the figures summed over the records, the latest end timestamp
+    record (None for a reader made with moved=False), the figures summed over
+    the records, the latest end timestamp
     (seconds since the job start, 0 none), and record_id(i), the id of record
     i (read from the copy when asked: ids are not kept, 8 bytes a record)."""
-    moved: np.ndarray
+    moved: Optional[np.ndarray]
     sums: np.ndarray     # the figures summed, in FIGURES order
     last: float
     record_id: Callable[[int], int]
@@ -222,10 +223,13 @@ class _RecordCache:
 class CopyReader:
     """Reads one safety copy again and again (keep it between snapshots)."""
 
-    def __init__(self, name: CopyName, keep_records: bool = False):
-        """keep_records: also keep each record whole (records(); tests)."""
+    def __init__(self, name: CopyName, keep_records: bool = False, moved: bool = True):
+        """keep_records: also keep each record whole (records(); tests).
+        moved: give each layer's bytes moved per record (for the busiest files;
+        the exporter without --files asks none: ~3 us a process and round)."""
         self.name = name
         self.keep_records = keep_records
+        self.want_moved = moved
         # The fd stays open: the records are read with pread (live_read_region).
         self.fd = open_copy(name.path)
         try:
@@ -379,7 +383,7 @@ class CopyReader:
             cache, n, b = self._region(head, layer, modid, words, cols)
             busy += b
             if n:
-                if cache.moved is None or len(cache.moved) != n:
+                if self.want_moved and (cache.moved is None or len(cache.moved) != n):
                     figs = cache.figs[:n]
                     cache.moved = figs[:, BYTES_READ] + figs[:, BYTES_WRITTEN]
                 layers[layer] = LayerRecords(cache.moved, cache.sums, cache.last,
