@@ -135,3 +135,47 @@ def test_reader_refuses_a_copy_cut_below_its_header(runtime, progs, tmp_path):
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, f"reader ended by {out.returncode}: {out.stderr}"
     assert out.stdout.split() == ["1", "TruncatedLogError", "0", "TruncatedLogError", "0"]
+
+
+def _written(text: str, job_rank: str) -> int:
+    """iolens_bytes_written_total of one process's POSIX layer in a scrape."""
+    for line in text.splitlines():
+        if line.startswith("iolens_bytes_written_total{") and job_rank in line \
+                and 'layer="posix"' in line:
+            return int(float(line.rsplit(" ", 1)[1]))
+    raise AssertionError(f"no bytes written series for {job_rank}")
+
+
+def test_exporter_formats_only_the_processes_that_changed(runtime, progs, tmp_path):
+    """A scrape formats the lines of a process whose figures changed since the
+    last one, and keeps those of an idle process (most of a real node's): an
+    idle process (`steady`, waiting) and a writing one (`paced`)."""
+    from iolens.live.exporter import Metrics
+    d = tmp_path / "copies"
+    d.mkdir()
+    env = dict(os.environ, LD_PRELOAD=str(runtime), DARSHAN_ENABLE_NONMPI="1",
+               DARSHAN_MMAP_LOGPATH=str(d), DARSHAN_LOGPATH=str(tmp_path))
+    procs = [subprocess.Popen([str(progs("steady")), str(tmp_path), "a", "5000"], env=env),
+             subprocess.Popen([str(progs("paced")), str(tmp_path), "4000000", "0", "4"], env=env)]
+    try:
+        m = Metrics([str(d)])
+        end = time.monotonic() + 10
+        while len(m.view.poll()) < 2 and time.monotonic() < end:
+            time.sleep(0.1)
+        time.sleep(0.5)                      # steady has written; paced writes for 4 s
+        by_pid = {s.pid: s.path for s in m.view.poll().values()}
+        idle, busy = by_pid[procs[0].pid], by_pid[procs[1].pid]
+        first = m.render(False)
+        kept_idle, kept_busy = m.lines.kept[idle][2], m.lines.kept[busy][2]
+        time.sleep(0.5)
+        second = m.render(False)
+        assert m.lines.kept[idle][2] is kept_idle            # not formatted again
+        assert m.lines.kept[busy][2] is not kept_busy
+        assert _written(second, f'rank="{procs[0].pid}"') == 5000
+        now = int(m.view.now[busy].layers["posix"].totals["bytes_written"])
+        assert _written(second, f'rank="{procs[1].pid}"') == now
+        assert now > _written(first, f'rank="{procs[1].pid}"')
+    finally:
+        for p in procs:
+            p.kill()
+            p.wait()
