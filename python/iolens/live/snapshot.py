@@ -17,9 +17,9 @@ see.  The header, the job record and the trailer are read with pread too (one
 call a round for the header and the job record's fixed fields): a copy cut
 under the reader is an error (TruncatedLogError), never a SIGBUS.  The map
 (read-only) serves only the lookups of names and record ids on demand.  A copy
-being created (too short, no magic yet) reads as not ready; a copy removed under the reader stays open until
-:meth:`CopyReader.close` and is reported ``gone``.  Copies of older runtimes (no
-trailer) are read without the check.
+being created (too short, no magic yet) reads as not ready; a copy removed
+under the reader stays open until :meth:`CopyReader.close` and is reported
+``gone``.  Copies of older runtimes (no trailer) are read without the check.
 """
 from __future__ import annotations
 
