@@ -3,6 +3,7 @@ processes x 1,000 files; bench/live/bench_live.py measures it, docs/live.md
 "Costs").  These tests hold the two contracts that keep it down: what the
 reader keeps per record, and what the exporter imports."""
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -19,22 +20,31 @@ from iolens.live.snapshot import CopyReader, NotReady
 BYTES_PER_RECORD = 76
 
 
-def test_reader_keeps_few_bytes_per_record(runtime, progs, tmp_path):
+def _hammer_reader(runtime, progs, tmp_path):
+    """(the hammer program running under the runtime, a reader of its copy)."""
     d = tmp_path / "copies"
     d.mkdir()
     env = dict(os.environ, LD_PRELOAD=str(runtime), DARSHAN_ENABLE_NONMPI="1",
                DARSHAN_MMAP_LOGPATH=str(d), DARSHAN_LOGPATH=str(tmp_path))
     proc = subprocess.Popen([str(progs("hammer")), str(tmp_path), "4", "2"], env=env)
+    reader, end = None, time.monotonic() + 10
+    while reader is None and time.monotonic() < end and proc.poll() is None:
+        for c in find_copies([str(d)]):
+            try:
+                reader = CopyReader(c)
+            except NotReady:
+                pass
+        time.sleep(0.05)
+    if reader is None:
+        proc.kill()
+        proc.wait()
+    assert reader is not None, "no safety copy appeared"
+    return proc, reader
+
+
+def test_reader_keeps_few_bytes_per_record(runtime, progs, tmp_path):
+    proc, reader = _hammer_reader(runtime, progs, tmp_path)
     try:
-        reader, end = None, time.monotonic() + 10
-        while reader is None and time.monotonic() < end and proc.poll() is None:
-            for c in find_copies([str(d)]):
-                try:
-                    reader = CopyReader(c)
-                except NotReady:
-                    pass
-            time.sleep(0.05)
-        assert reader is not None, "no safety copy appeared"
         time.sleep(0.5)
         snap = reader.snapshot(time.time())
         n = len(snap.layers["posix"].moved)
@@ -86,3 +96,86 @@ def test_region_reader_refuses_a_cut_copy(tmp_path):
                                       seq, figs, None, delta)[0] == 10
     finally:
         os.close(fd)
+
+
+CUT_HEADER = r"""
+import os, sys, time
+from iolens.live.view import LiveView
+d, path = sys.argv[1], sys.argv[2]
+view = LiveView([d])
+print(len(view.poll()))
+for size in (1000, 0):              # less than the header; nothing
+    os.truncate(path, size)
+    try:
+        view.readers[path].snapshot(time.time())
+        print("read")
+    except Exception as e:
+        print(type(e).__name__)
+    print(len(view.poll()))         # the view skips it
+"""
+
+
+def test_reader_refuses_a_copy_cut_below_its_header(runtime, progs, tmp_path):
+    """A copy cut under the reader to less than its header (a cleaned
+    directory, a full tmpfs): the header and job record are read with pread,
+    so the round is a TruncatedLogError that the view skips, not a SIGBUS (as
+    when they were read through the map).  In a child: a SIGBUS would end
+    pytest."""
+    proc, reader = _hammer_reader(runtime, progs, tmp_path)
+    try:
+        d = tmp_path / "cut"
+        d.mkdir()
+        cut = d / os.path.basename(reader.name.path)
+        shutil.copyfile(reader.name.path, cut)
+        reader.close()
+    finally:
+        proc.kill()
+        proc.wait()
+    out = subprocess.run([sys.executable, "-c", CUT_HEADER, str(d), str(cut)],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, f"reader ended by {out.returncode}: {out.stderr}"
+    assert out.stdout.split() == ["1", "TruncatedLogError", "0", "TruncatedLogError", "0"]
+
+
+def _written(text: str, job_rank: str) -> int:
+    """iolens_bytes_written_total of one process's POSIX layer in a scrape."""
+    for line in text.splitlines():
+        if line.startswith("iolens_bytes_written_total{") and job_rank in line \
+                and 'layer="posix"' in line:
+            return int(float(line.rsplit(" ", 1)[1]))
+    raise AssertionError(f"no bytes written series for {job_rank}")
+
+
+def test_exporter_formats_only_the_processes_that_changed(runtime, progs, tmp_path):
+    """A scrape formats the lines of a process whose figures changed since the
+    last one, and keeps those of an idle process (most of a real node's): an
+    idle process (`steady`, waiting) and a writing one (`paced`)."""
+    from iolens.live.exporter import Metrics
+    d = tmp_path / "copies"
+    d.mkdir()
+    env = dict(os.environ, LD_PRELOAD=str(runtime), DARSHAN_ENABLE_NONMPI="1",
+               DARSHAN_MMAP_LOGPATH=str(d), DARSHAN_LOGPATH=str(tmp_path))
+    procs = [subprocess.Popen([str(progs("steady")), str(tmp_path), "a", "5000"], env=env),
+             subprocess.Popen([str(progs("paced")), str(tmp_path), "4000000", "0", "4"], env=env)]
+    try:
+        m = Metrics([str(d)])
+        end = time.monotonic() + 10
+        while len(m.view.poll()) < 2 and time.monotonic() < end:
+            time.sleep(0.1)
+        time.sleep(0.5)                      # steady has written; paced writes for 4 s
+        by_pid = {s.pid: s.path for s in m.view.poll().values()}
+        idle, busy = by_pid[procs[0].pid], by_pid[procs[1].pid]
+        first = m.render(False)
+        kept_idle, kept_busy = m.lines.kept[idle][2], m.lines.kept[busy][2]
+        time.sleep(0.5)
+        second = m.render(False)
+        assert m.lines.kept[idle][2] is kept_idle            # not formatted again
+        assert m.lines.kept[busy][2] is not kept_busy
+        assert _written(second, f'rank="{procs[0].pid}"') == 5000
+        now = int(m.view.now[busy].layers["posix"].totals["bytes_written"])
+        assert _written(second, f'rank="{procs[1].pid}"') == now
+        assert now > _written(first, f'rank="{procs[1].pid}"')
+    finally:
+        for p in procs:
+            p.kill()
+            p.wait()

@@ -9,6 +9,7 @@ regular files reached without a symbolic link are returned.
 """
 from __future__ import annotations
 
+import functools
 import os
 import re
 import stat
@@ -66,13 +67,20 @@ def find_copies(dirs: Iterable[str], known=()) -> List[CopyName]:
         except OSError:
             continue
         for e in entries:
-            name = parse_name(e.path)
+            name = _named(e.path, e.inode())
             if name is None or not e.is_file(follow_symlinks=False):
                 continue
             if e.path in known or os.access(e.path, os.R_OK):
-                found.append(CopyName(name.path, name.prog, name.jobid, name.pid, name.rank,
-                                      e.inode()))
+                found.append(name)
     return found
+
+
+@functools.lru_cache(maxsize=4096)   # the same files every round: ~2 MiB at most
+def _named(path: str, inode: int) -> Optional[CopyName]:
+    """parse_name with the inode, made once per file (a reader lists the
+    directories every round)."""
+    name = parse_name(path)
+    return name and CopyName(name.path, name.prog, name.jobid, name.pid, name.rank, inode)
 
 
 def open_copy(path: str) -> int:

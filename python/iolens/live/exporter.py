@@ -34,6 +34,8 @@ import sys
 import threading
 from typing import Dict, List, Tuple
 
+import numpy as np
+
 from .snapshot import FIGURES
 from .view import LiveView
 
@@ -56,41 +58,131 @@ def _labels(**kw) -> str:
     return "{" + ",".join(f'{k}="{_label(v)}"' for k, v in kw.items()) + "}"
 
 
+# The families with one series (or more) per process, in the order served.
+PROCESS_FAMILIES = tuple(
+    [(metric, "counter", help_ + " by one process") for _, metric, help_ in PER_PROCESS]
+    + [("iolens_io_seconds", "counter", "seconds in I/O calls by one process"),
+       ("iolens_process_up", "gauge", "1 while the process runs, 0 once it died"),
+       ("iolens_process_last_io_timestamp_seconds", "gauge",
+        "time of the process's last recorded I/O")])
+
+
+def _prefixes(jobid: int, who: str, layers) -> tuple:
+    """A process's lines up to their values: per layer, (family index, line
+    start, figure index) for its counts and for its seconds; the starts of its
+    `up` and last-I/O lines.  Made once per process, not once per scrape."""
+    per_layer = []
+    for layer in layers:
+        labels = _labels(job=jobid, rank=who, layer=layer)
+        per_layer.append((
+            [(j, f"{metric}_total{labels} ", FIGURES.index(key))
+             for j, (key, metric, _) in enumerate(PER_PROCESS)],
+            [(len(PER_PROCESS), f"iolens_io_seconds_total"
+              f"{_labels(job=jobid, rank=who, layer=layer, op=op)} ", FIGURES.index(key))
+             for key, op in SECONDS]))
+    labels = _labels(job=jobid, rank=who)
+    return (per_layer, f"iolens_process_up{labels} ",
+            f"iolens_process_last_io_timestamp_seconds{labels} ")
+
+
+def _process_lines(s, prefixes) -> List[List[str]]:
+    """A process's sample lines, one list per PROCESS_FAMILIES entry."""
+    per_layer, up, last_io = prefixes
+    out: List[List[str]] = [[] for _ in PROCESS_FAMILIES]
+    for (counts, seconds), r in zip(per_layer, s.layers.values()):
+        v = r.sums.tolist()
+        # counts are whole numbers (int64 counters summed): printed as
+        # integers, the text %.17g gives below 1e17, in half the time
+        for j, start, k in counts:
+            out[j].append(f"{start}{int(v[k])}")
+        for j, start, k in seconds:
+            out[j].append(f"{start}{v[k]:.17g}")
+    out[-2].append(f"{up}{1 if s.alive else 0}")
+    if s.last_io is not None:
+        out[-1].append(f"{last_io}{s.last_io:.17g}")
+    return out
+
+
+class _LineCache:
+    """Per copy, its sample lines and what they were made from (job, rank,
+    state, start, each layer's sums): a process whose figures did not change
+    since the last scrape is not formatted again (on a real node most processes
+    are idle between two scrapes); and the lines' starts (labels), made again
+    only when its job, rank or layers change."""
+
+    def __init__(self):
+        self.kept: Dict[str, tuple] = {}
+
+    def lines(self, s, who: str) -> List[List[str]]:
+        # A layer's sums and latest timestamp change together, and the sums
+        # array is then replaced (snapshot.py): the arrays' identities say
+        # whether the figures changed.  The entry holds the layers, so that an
+        # id is not reused while it is kept.
+        key = (s.jobid, who, s.alive, s.start, *[id(r.sums) for r in s.layers.values()])
+        kept = self.kept.get(s.path)
+        if kept is not None and kept[0] == key:
+            return kept[2]
+        names = (s.jobid, who, *s.layers)
+        prefixes = kept[4] if kept is not None and kept[3] == names else \
+            _prefixes(s.jobid, who, s.layers)
+        lines = _process_lines(s, prefixes)
+        self.kept[s.path] = (key, s.layers, lines, names, prefixes)
+        return lines
+
+    def keep_only(self, paths):
+        """Forget the copies not in paths (gone, or beyond --max-processes)."""
+        for path in self.kept.keys() - paths:
+            del self.kept[path]
+
+
+def _sums(s) -> Dict[str, np.ndarray]:
+    """A snapshot's figures per layer, as vectors in FIGURES order."""
+    return {layer: r.sums for layer, r in s.layers.items()}
+
+
+def _figures(sums: Dict[str, np.ndarray]) -> List[Tuple[str, Dict[str, float]]]:
+    """(layer, figure name -> value) of vectors, for the families' samples."""
+    return [(layer, dict(zip(FIGURES, v.tolist()))) for layer, v in sums.items()]
+
+
 class Metrics:
     """The state kept between scrapes: the view and the finished processes'
     last figures, per job and for the node."""
 
     def __init__(self, dirs, max_processes=10000, files=False, max_file_series=100):
-        self.view = LiveView(dirs)
+        self.view = LiveView(dirs, moved=files)   # bytes per record: --files only
         self.max_processes = max_processes
         self.files = files
         self.max_file_series = max_file_series
-        self.ended_job: Dict[Tuple[int, int], Dict[str, Dict[str, float]]] = {}
-        self.node: Dict[str, Dict[str, float]] = {}
-        self.node_seen: Dict[str, Dict[str, Dict[str, float]]] = {}
+        # figures per layer as vectors in FIGURES order (never changed in place)
+        self.ended_job: Dict[Tuple[int, int], Dict[str, np.ndarray]] = {}
+        self.node: Dict[str, np.ndarray] = {}
+        self.node_seen: Dict[str, Dict[str, np.ndarray]] = {}
+        self.lines = _LineCache()
         self.lock = threading.Lock()
 
     @staticmethod
-    def _add(into, totals):
-        for layer, figs in totals.items():
-            acc = into.setdefault(layer, {k: 0.0 for k in FIGURES})
-            for k in FIGURES:
-                acc[k] += figs[k]
+    def _add(into, sums):
+        """into[layer] += sums[layer], per layer (new vectors: those added may
+        be a snapshot's, which are shared)."""
+        for layer, v in sums.items():
+            acc = into.get(layer)
+            into[layer] = v if acc is None else acc + v
 
     def _round(self):
         """Poll; fold the figures of copies removed this round into their job
         (while it lasts) and the node."""
         self.view.poll()
         for s in self.view.removed:
-            self._add(self.ended_job.setdefault((s.uid, s.jobid), {}), s.totals())
+            self._add(self.ended_job.setdefault((s.uid, s.jobid), {}), _sums(s))
             self.node_seen.pop(s.path, None)
-            self._add(self.node, s.totals())
+            self._add(self.node, _sums(s))
         live_jobs = {(s.uid, s.jobid) for s in self.view.now.values()}
         for key in list(self.ended_job):
             if key not in live_jobs:
                 del self.ended_job[key]      # the job is gone: its series end
         for s in self.view.now.values():
-            self.node_seen[s.path] = s.totals()
+            self.node_seen[s.path] = _sums(s)
 
     def render(self, openmetrics: bool) -> str:
         with self.lock:
@@ -102,61 +194,53 @@ class Metrics:
         procs = sorted(self.view.now.values(), key=lambda s: (s.jobid, s.rank, s.pid))
         shown = procs[:self.max_processes]
 
-        def family(name, kind, help_, samples):
+        def head(name, kind, help_):
             fam = name if (om or kind != "counter") else name + "_total"
             out.append(f"# TYPE {fam} {kind}")
             out.append(f"# HELP {fam} {help_}")
+
+        def family(name, kind, help_, samples):
+            head(name, kind, help_)
             prefix = name + ("_total" if kind == "counter" else "")
             out.extend([f"{prefix}{labels} {value:.17g}" for labels, value in samples])
-
-        totals = {s.path: s.totals() for s in procs}
 
         def who(s):
             return str(s.rank) if s.nprocs > 1 else str(s.pid)
 
-        # (label set, figures) per process and layer, the labels looked up once
-        # for the five families below (not once per family and sample)
-        rows = [(_labels(job=s.jobid, rank=who(s), layer=layer), figs)
-                for s in shown for layer, figs in totals[s.path].items()]
-        for key, metric, help_ in PER_PROCESS:
-            family(metric, "counter", help_ + " by one process",
-                   [(labels, figs[key]) for labels, figs in rows])
-        family("iolens_io_seconds", "counter", "seconds in I/O calls by one process",
-               [(_labels(job=s.jobid, rank=who(s), layer=layer, op=op), figs[key])
-                for s in shown for layer, figs in totals[s.path].items() for key, op in SECONDS])
-        family("iolens_process_up", "gauge", "1 while the process runs, 0 once it died",
-               [(_labels(job=s.jobid, rank=who(s)), 1 if s.alive else 0) for s in shown])
-        family("iolens_process_last_io_timestamp_seconds", "gauge",
-               "time of the process's last recorded I/O",
-               [(_labels(job=s.jobid, rank=who(s)), s.last_io) for s in shown
-                if s.last_io is not None])
+        per_process = [self.lines.lines(s, who(s)) for s in shown]
+        self.lines.keep_only({s.path for s in shown})
+        for j, (name, kind, help_) in enumerate(PROCESS_FAMILIES):
+            head(name, kind, help_)
+            for lines in per_process:
+                out.extend(lines[j])
 
-        jobs: Dict[Tuple[int, int], Dict[str, Dict[str, float]]] = {}
+        jobs: Dict[Tuple[int, int], Dict[str, np.ndarray]] = {}
         count: Dict[Tuple[int, int], int] = {}
         for s in procs:
             key = (s.uid, s.jobid)
-            self._add(jobs.setdefault(key, {}), totals[s.path])
+            self._add(jobs.setdefault(key, {}), _sums(s))
             count[key] = count.get(key, 0) + 1
         for key, ended in self.ended_job.items():
             if key in jobs:
                 self._add(jobs[key], ended)
-        jobrows = sorted(jobs.items())
+        jobrows = [(key, _figures(layers)) for key, layers in sorted(jobs.items())]
         for key, metric, help_ in PER_PROCESS:
             name = metric.replace("iolens_", "iolens_job_")
             family(name, "counter", help_ + " by a job's processes",
                    [(_labels(job=j, layer=layer), figs[key])
-                    for (_, j), layers in jobrows for layer, figs in layers.items()])
+                    for (_, j), layers in jobrows for layer, figs in layers])
         family("iolens_job_processes", "gauge", "processes of the job with a copy here",
                [(_labels(job=j), count[(u, j)]) for (u, j), _ in jobrows])
 
-        node: Dict[str, Dict[str, float]] = {}
+        node: Dict[str, np.ndarray] = {}
         self._add(node, self.node)
         for t in self.node_seen.values():
             self._add(node, t)
+        node_rows = _figures(dict(sorted(node.items())))
         for key, metric, help_ in PER_PROCESS:
             name = metric.replace("iolens_", "iolens_node_")
             family(name, "counter", help_ + " on this node since the exporter started",
-                   [(_labels(layer=layer), figs[key]) for layer, figs in sorted(node.items())])
+                   [(_labels(layer=layer), figs[key]) for layer, figs in node_rows])
         family("iolens_node_jobs", "gauge", "jobs with a copy on this node",
                [("", len(jobs))])
         alive = sum(1 for s in procs if s.alive)

@@ -12,11 +12,14 @@ include/iolens/live_read.h): the records are read with pread, not through the
 map, so none of the process's pages enter the reader's resident size and no
 page is faulted in or dropped each round.
 
-The file is opened read-only and its header mapped read-only: no lock, no
-signal, nothing the process can see.  A copy being created (too short, no magic
-yet) reads as not ready; a copy removed under the reader stays open until
-:meth:`CopyReader.close` and is reported ``gone``.  Copies of older runtimes (no
-trailer) are read without the check.
+The file is opened read-only: no lock, no signal, nothing the process can
+see.  The header, the job record and the trailer are read with pread too (one
+call a round for the header and the job record's fixed fields): a copy cut
+under the reader is an error (TruncatedLogError), never a SIGBUS.  The map
+(read-only) serves only the lookups of names and record ids on demand.  A copy
+being created (too short, no magic yet) reads as not ready; a copy removed
+under the reader stays open until :meth:`CopyReader.close` and is reported
+``gone``.  Copies of older runtimes (no trailer) are read without the check.
 """
 from __future__ import annotations
 
@@ -32,13 +35,13 @@ from .. import _core
 from .._meta import module_info
 from .copies import CopyName, open_copy, process_alive
 
-HDR, JOB_REC = 1328, 1080
+HDR, JOB_REC, JOB_HEAD = 1328, 1080, 56   # JOB_HEAD: the job record's fixed fields
+EXE_LEN = 4096 - JOB_REC                   # the executable string's room
 MAGIC = 6567223
 OFF_PARTIAL, OFF_NAMES, OFF_MODS, OFF_VER = 24, 32, 48, 1072
 TRAILER = struct.Struct("<8sQQQII24x")
 LIVE_MAGIC = b"IOLLIVE1"
 RETRIES = 8
-KEEP = 8192          # bytes kept mapped between rounds: the header and job record
 NAMES_KEPT = 64      # names kept per copy once looked up
 ALIVE_EVERY = 5.0    # seconds between two looks at whether the process is alive
 
@@ -125,10 +128,11 @@ def _layout() -> _Layout:
 @dataclass
 class LayerRecords:
     """A layer's records as last read: bytes moved (read + written) per
-    record, the figures summed over the records, the latest end timestamp
+    record (None for a reader made with moved=False), the figures summed over
+    the records, the latest end timestamp
     (seconds since the job start, 0 none), and record_id(i), the id of record
     i (read from the copy when asked: ids are not kept, 8 bytes a record)."""
-    moved: np.ndarray
+    moved: Optional[np.ndarray]
     sums: np.ndarray     # the figures summed, in FIGURES order
     last: float
     record_id: Callable[[int], int]
@@ -219,10 +223,13 @@ class _RecordCache:
 class CopyReader:
     """Reads one safety copy again and again (keep it between snapshots)."""
 
-    def __init__(self, name: CopyName, keep_records: bool = False):
-        """keep_records: also keep each record whole (records(); tests)."""
+    def __init__(self, name: CopyName, keep_records: bool = False, moved: bool = True):
+        """keep_records: also keep each record whole (records(); tests).
+        moved: give each layer's bytes moved per record (for the busiest files;
+        the exporter without --files asks none: ~3 us a process and round)."""
         self.name = name
         self.keep_records = keep_records
+        self.want_moved = moved
         # The fd stays open: the records are read with pread (live_read_region).
         self.fd = open_copy(name.path)
         try:
@@ -236,17 +243,22 @@ class CopyReader:
         self.ino = (st.st_dev, st.st_ino)
         self.uid = st.st_uid
         self.size = st.st_size
-        if struct.unpack_from("<q", self.map, 8)[0] != MAGIC:
+        try:
+            magic = struct.unpack("<q", _pread(self.fd, 8, 8, name.path))[0]
+            t = TRAILER.unpack(_pread(self.fd, TRAILER.size, self.size - TRAILER.size,
+                                      name.path))
+        except (OSError, _core.LogError):
+            self.close()
+            raise NotReady(name.path) from None
+        if magic != MAGIC:
             self.close()
             raise NotReady(name.path)
         self.seq_table = (0, 0, 0, 0)          # (off, len, pool_off, shift); len 0: none
-        t = TRAILER.unpack_from(self.map, len(self.map) - TRAILER.size)
         if t[0] == LIVE_MAGIC and t[2] + t[3] <= len(self.map):
             self.seq_table = (t[2], t[3], t[1], t[4])
-        # Pages past KEEP read through the map (names, record ids; here the
-        # trailer and the pages the kernel mapped around the first read) are
+        # Pages read through the map (names, record ids, on demand) are
         # dropped at the end of the round.
-        self._paged = True
+        self._paged = False
         self.cache: Dict[str, _RecordCache] = {}
         self._job_head, self._exe = b"", ""
         self.names: Dict[int, str] = {}     # the names looked up (at most NAMES_KEPT)
@@ -279,19 +291,28 @@ class CopyReader:
     def _u64(self, off):
         return struct.unpack_from("<Q", self.map, off)[0]
 
-    def _job(self):
-        """(uid, start, end_sec, nprocs, jobid, exe): the fixed fields read twice
-        until stable (an MPI process rewrites the record once, after MPI_Init);
-        the executable string again only when they changed."""
+    def _header(self) -> bytes:
+        """The log header and the job record's fixed fields (HDR + JOB_HEAD
+        bytes), read with one pread; the fixed fields read again until stable
+        when they changed since the last round (an MPI process rewrites the
+        record once, after MPI_Init; fields equal to a stable reading are that
+        reading, not a torn one)."""
+        head = _pread(self.fd, HDR + JOB_HEAD, 0, self.name.path)
         for _ in range(RETRIES):
-            head = self.map[HDR:HDR + 56]
-            if head == self.map[HDR:HDR + 56]:
+            if head[HDR:] == self._job_head:
                 break
-        if head != self._job_head:
-            text = self.map[HDR + JOB_REC:HDR + 4096].split(b"\0", 1)[0].split(b"\n", 1)[0]
-            self._exe = text.decode("utf-8", "replace")
-            self._job_head = head
-        uid, ssec, snsec, esec, _ensec, nprocs, jobid = struct.unpack_from("<7q", head, 0)
+            again = _pread(self.fd, JOB_HEAD, HDR, self.name.path)
+            if again == head[HDR:]:
+                self._job_head = again
+                self._exe = _pread(self.fd, EXE_LEN, HDR + JOB_REC, self.name.path).split(
+                    b"\0", 1)[0].split(b"\n", 1)[0].decode("utf-8", "replace")
+                break
+            head = head[:HDR] + again
+        return head
+
+    def _job(self, head: bytes):
+        """(uid, start, end_sec, nprocs, jobid, exe) from _header's bytes."""
+        uid, ssec, snsec, esec, _ensec, nprocs, jobid = struct.unpack_from("<7q", head, HDR)
         return uid, ssec + snsec * 1e-9, esec, nprocs, jobid, self._exe
 
     def name_of(self, rid: int) -> str:
@@ -320,9 +341,9 @@ class CopyReader:
             self.names[rid] = name
         return name
 
-    def _region(self, layer, modid, words, terms) -> Tuple[_RecordCache, int, int]:
+    def _region(self, head, layer, modid, words, terms) -> Tuple[_RecordCache, int, int]:
         """The layer's records, read consistently: (cache, records, busy)."""
-        off, length = struct.unpack_from("<QQ", self.map, OFF_MODS + 16 * modid)
+        off, length = struct.unpack_from("<QQ", head, OFF_MODS + 16 * modid)
         rs = words * 8
         n = length // rs
         cache = self.cache.get(layer)
@@ -354,23 +375,24 @@ class CopyReader:
         return cache.words.copy() if cache is not None and cache.words is not None else None
 
     def snapshot(self, now: float) -> ProcessSnapshot:
-        uid, start, end_sec, nprocs, jobid, exe = self._job()
-        partial_bits = self._u64(OFF_PARTIAL)
+        head = self._header()
+        uid, start, end_sec, nprocs, jobid, exe = self._job(head)
+        partial_bits = struct.unpack_from("<Q", head, OFF_PARTIAL)[0]
         layers, busy = {}, 0
         for layer, (modid, words, cols) in _layout().layers.items():
-            cache, n, b = self._region(layer, modid, words, cols)
+            cache, n, b = self._region(head, layer, modid, words, cols)
             busy += b
             if n:
-                if cache.moved is None or len(cache.moved) != n:
+                if self.want_moved and (cache.moved is None or len(cache.moved) != n):
                     figs = cache.figs[:n]
                     cache.moved = figs[:, BYTES_READ] + figs[:, BYTES_WRITTEN]
                 layers[layer] = LayerRecords(cache.moved, cache.sums, cache.last,
                                              self._id_readers[modid])
-        # Pages read through the map past the header (names, record ids) are
-        # the process's (tmpfs): drop them from this process's page tables so
-        # that its resident size stays its own.
+        # Pages read through the map (names, record ids) are the process's
+        # (tmpfs): drop them from this process's page tables so that its
+        # resident size stays its own.
         if self._paged:
-            self.map.madvise(mmap.MADV_DONTNEED, KEEP, len(self.map) - KEEP)
+            self.map.madvise(mmap.MADV_DONTNEED)
             self._paged = False
         if now - self._alive_at >= ALIVE_EVERY:
             self._alive, self._alive_at = process_alive(self.name.pid, start), now
@@ -382,6 +404,15 @@ class CopyReader:
             alive=self._alive, finished=end_sec != 0,
             partial=partial, layers=layers, busy=busy, checked=self.checked,
             taken=now)
+
+
+def _pread(fd: int, length: int, off: int, path: str) -> bytes:
+    """length bytes at off; TruncatedLogError when the file ends before."""
+    data = os.pread(fd, length, off)
+    if len(data) != length:
+        raise _core.TruncatedLogError(f"{path}: cut at {off + len(data)} bytes, "
+                                      f"{off + length} needed")
+    return data
 
 
 def _known(modid: int) -> bool:

@@ -59,9 +59,11 @@ def _allow_open_copies():
 
 
 class LiveView:
-    def __init__(self, dirs: Iterable[str] = ()):
+    def __init__(self, dirs: Iterable[str] = (), moved: bool = True):
+        """moved: the snapshots give bytes moved per record (CopyReader)."""
         _allow_open_copies()
         self.dirs = list(dirs)
+        self.moved = moved
         self.readers: Dict[str, CopyReader] = {}
         self.prev: Dict[str, ProcessSnapshot] = {}
         self.now: Dict[str, ProcessSnapshot] = {}
@@ -87,7 +89,7 @@ class LiveView:
         for path, name in seen.items():
             if path not in self.readers:
                 try:
-                    self.readers[path] = CopyReader(name)
+                    self.readers[path] = CopyReader(name, moved=self.moved)
                 except (NotReady, OSError, ValueError):
                     continue
         self.prev = self.now
