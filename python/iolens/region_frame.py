@@ -35,3 +35,15 @@ def regions_frame(records: pd.DataFrame) -> pd.DataFrame:
                          r[p + "BYTES_WRITTEN"], r[p + "DATA_OPS"], r[p + "META_OPS"],
                          r[f"REGION_F_{sym}_IO_TIME"]))
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def region_spans(frame: pd.DataFrame, run_time: float) -> pd.DataFrame:
+    """One row per region and rank that ran (region, rank, start, end, total_time)
+    from a regions_frame: the span from the region's first begin to its last end.
+    A region still open at the end has no end yet: its span runs to the job's end
+    (`run_time`, seconds).  The report's and the explorer's bands both take it."""
+    runs = frame.drop_duplicates(["region", "rank"])
+    runs = runs[runs["start"] > 0]
+    end = runs["end"].where(runs["end"] >= runs["start"], max(run_time, 0.0))
+    return runs.assign(end=end.clip(lower=runs["start"]))[
+        ["region", "rank", "start", "end", "total_time"]].reset_index(drop=True)

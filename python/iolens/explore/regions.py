@@ -15,6 +15,7 @@ from typing import Dict, List, Optional
 import numpy as np
 
 from ..errors import LogError
+from ..region_frame import region_spans
 
 NO_REGION = -1
 # Bands the summary carries at most: one per region and rank, else job-wide spans
@@ -87,14 +88,9 @@ def bands(log, segment_names: List[str]) -> dict:
         frame = log.regions()
     except (LogError, KeyError, ValueError):
         return empty
-    runs = frame.drop_duplicates(["region", "rank"])
-    runs = runs[runs["start"] > 0]
+    runs = region_spans(frame, float(log.job.get("run_time") or 0.0))
     names += sorted(set(runs["region"]) - set(names))
     code = {n: i for i, n in enumerate(names)}
-    # a region still open at the end: up to the job's end
-    run_time = float(log.job.get("run_time") or 0.0)
-    end = runs["end"].where(runs["end"] >= runs["start"], run_time).clip(lower=runs["start"])
-    runs = runs.assign(end=end)
     if len(runs) > MAX_SPANS:
         runs = runs.groupby("region", as_index=False).agg(start=("start", "min"),
                                                           end=("end", "max"))

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import LogError
+from ..region_frame import region_spans
 
 MAX_REGIONS = 12
 LEGEND_ROWS = 8         # legend entries beyond which a legend takes two columns
@@ -57,13 +58,9 @@ def _bands(data):
         frame = data.log.regions()
     except (LogError, KeyError, ValueError, OSError):
         return None
-    runs = frame.drop_duplicates(["region", "rank"])
-    runs = runs[runs["start"] > 0]
+    runs = region_spans(frame, data.run_time)
     if not len(runs):
         return None
-    # a region still open at the end has no end yet: it runs to the job's end
-    end = runs["end"].where(runs["end"] >= runs["start"], max(data.run_time, 0.0))
-    runs = runs.assign(end=end.clip(lower=runs["start"]))
     ranked = runs.groupby("region", sort=False)["total_time"].sum().sort_values(
         ascending=False, kind="stable").index.tolist()
     drawn = runs[runs["region"].isin(ranked[:MAX_REGIONS])]
