@@ -212,7 +212,7 @@ uint32_t iol_dxt_thread_new(iol_dxt *x)
  * (unknown), as does one whose name the REGION module could not record. */
 uint32_t iol_dxt_region_new(iol_dxt *x, int s)
 {
-    if (s < 0 || s >= IOL_DXT_REGION_SLOTS)
+    if (s < 0 || s >= IOL_REGION_NAMES)
         return IOLENS_DXT_MAX_REGIONS + 1;
     if (!iol_trylock_own(&x->lock))       /* a signal handler inside the lock */
         return IOLENS_DXT_MAX_REGIONS + 1;

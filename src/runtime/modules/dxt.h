@@ -48,8 +48,6 @@
 typedef iolens_dxt_file iol_dxt_file;
 typedef iolens_dxt_lane iol_dxt_lane;
 
-#define IOL_DXT_REGION_SLOTS 1024   /* region.c's name table (IOL_REGION_NAMES) */
-
 typedef struct iol_dxt {
     uint8_t *base;               /* the store: header at 0, links are offsets from here */
     size_t len;
@@ -59,7 +57,7 @@ typedef struct iol_dxt {
     int regions;                 /* segments carry their region's index (REGION on) */
     /* Per REGION name-table slot, its index in the store's region table (0: none
      * yet); written under the store's lock, read without (iol_dxt_region). */
-    uint8_t region_index[IOL_DXT_REGION_SLOTS];
+    uint8_t region_index[IOL_REGION_NAMES];
     void *out;                   /* the payload built at shutdown */
     size_t out_len;
     /* The store's lock (Locking above), on a line of its own: the fields above are
@@ -101,7 +99,7 @@ static inline uint32_t iol_dxt_region(iol_dxt *x)
     int s = iol_region_slot_now();
     if (s == IOL_REGION_OUTSIDE)
         return 0;
-    if (s >= 0 && s < IOL_DXT_REGION_SLOTS) {
+    if (s >= 0 && s < IOL_REGION_NAMES) {
         uint32_t k = __atomic_load_n(&x->region_index[s], __ATOMIC_RELAXED);
         if (__builtin_expect(k != 0, 1))
             return k;

@@ -35,8 +35,6 @@ IOL_FN(REGION, void, iolens_region_begin, (const char *name))
 IOL_FN(REGION, void, iolens_region_end, (const char *name))
  */
 
-#define IOL_REGION_NAMES 1024          /* distinct names per process (power of 2;
-                                          dxt.h IOL_DXT_REGION_SLOTS follows it) */
 #define IOL_REGION_NAME_MAX 128        /* longer names are cut to 127 bytes */
 #define IOL_REGION_DEPTH 32            /* open regions kept per thread */
 #define NO_SLOT 0xffffu

@@ -29,6 +29,10 @@ void iol_region_io_slow(int layer, int op, int64_t bytes, double secs);
  * or IOL_REGION_UNRECORDED inside one whose name found no room.  And the REGION
  * record id of a slot. */
 enum { IOL_REGION_OUTSIDE = -1, IOL_REGION_UNRECORDED = -2 };
+
+/* Distinct region names per process (a power of 2): the slots of region.c's name
+ * table, which a DXT store maps to its own region table (dxt.h). */
+#define IOL_REGION_NAMES 1024
 int iol_region_slot_now(void) __attribute__((visibility("hidden")));
 uint64_t iol_region_slot_id(int slot) __attribute__((visibility("hidden")));
 
