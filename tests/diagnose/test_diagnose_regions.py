@@ -124,38 +124,28 @@ def test_metadata_finding_names_its_region(runtime, phases, tmp_path):
 DXT = {"DXT_ENABLE_IO_TRACE": "1"}
 
 
-def test_random_access_by_region_needs_regions_in_dxt(runtime, phases, tmp_path):
-    """random-access is split by region only from DXT segments that carry their
-    region (a ``region`` column of log.dxt()); without it the finding stands
-    whole and --explain says why."""
+def test_random_access_split_by_the_segments_regions(runtime, phases, tmp_path):
+    """random-access is split by region from the DXT segments' own region
+    (log.dxt()'s ``region`` column, the DXT_REGION module): scrambled reads in
+    `load batch`, sequential writes in `checkpoint`."""
     log = phases_log(runtime, phases, tmp_path, "random", DXT)
     diag = diagnose(log)
     [finding] = [f for f in diag.findings if f.rule.id == "random-access"]
     with iolens.open(log) as lg:
-        has_column = "region" in lg.dxt("POSIX").columns
-    if has_column:
-        assert [f.region for f in finding.regions.shown] == ["load batch"]
-        assert [f.region for f in finding.regions.absent] == ["checkpoint"]
-        assert finding.regions.shown[0].random_share > 0.4
-    else:
-        assert finding.regions is None
-        tests = {c["rule"]: c["tests"] for c in diag.checks}["random-access"]
-        assert "not applicable: per region: the log's DXT segments carry no region" in tests
+        assert lg.dxt("POSIX")["region"].notna().any()
+    assert [f.region for f in finding.regions.shown] == ["load batch"]
+    assert [f.region for f in finding.regions.absent] == ["checkpoint"]
+    assert finding.regions.shown[0].random_share > 0.4
 
 
 def test_random_shares_of_a_real_trace(runtime, phases, tmp_path):
-    """random_shares on the run's real DXT segments, each given the region whose
-    REGION record's first begin and last end hold it (as the segments' own
-    region column will say): the scrambled reads are about half not sequential
-    (piece i * 997 mod 2048 falls back 996 times in 2047), the checkpoint's
-    writes never; the input written before any region is in none."""
+    """random_shares on the run's real DXT segments and their own region column:
+    the scrambled reads are about half not sequential (piece i * 997 mod 2048
+    falls back 996 times in 2047), the checkpoint's writes never; the input
+    written before any region is in none."""
     log = phases_log(runtime, phases, tmp_path, "random", DXT)
     with iolens.open(log) as lg:
-        seg, regions = lg.dxt("POSIX").drop(columns="region", errors="ignore"), lg.regions()
-    seg["region"] = None
-    for row in regions[regions["layer"] == "POSIX"].itertuples():
-        inside = (seg["start"] >= row.start) & (seg["end"] <= row.end)
-        seg.loc[inside, "region"] = row.region
+        seg = lg.dxt("POSIX")
     shares = random_shares(seg)
     assert sorted(shares.index) == ["checkpoint", "load batch"]
     assert (shares.loc["load batch", "later"], shares.loc["load batch", "random"]) == (2047, 996)
