@@ -134,7 +134,8 @@ def _common_access(df, p: str) -> float:
     return float(max(counts, key=counts.get)) if counts else 0.0
 
 
-def _ratio_size(a: float, b: float) -> float:
+def ratio_size(a: float, b: float) -> float:
+    """How far b is from a: min(|log2 b/a|, 10) / 10; 1 when one of them is 0."""
     if a == b:
         return 0.0
     if a <= 0 or b <= 0:
@@ -156,7 +157,7 @@ def _human(v: float, unit: str = "") -> str:
 
 
 def _ratio_change(out, aspect, iface, metric, a, b, unit, what, floor=0.0):
-    size = _ratio_size(a, b)
+    size = ratio_size(a, b)
     if size <= floor:
         return
     factor = (b / a) if a > 0 and b > 0 else None
@@ -175,6 +176,8 @@ def _frac_change(out, aspect, iface, metric, a, b, what, floor=0.02):
 
 # A ratio below 10 % (|log2| < 0.14) is noise between two runs of one program.
 _NOISE = 0.014
+# For times, below a factor of sqrt(2) (|log2| < 0.5): run-to-run jitter is larger.
+TIME_NOISE = 0.05
 
 
 def compare(a: Dict[str, dict], b: Dict[str, dict]) -> List[Change]:
@@ -202,7 +205,7 @@ def compare(a: Dict[str, dict], b: Dict[str, dict]) -> List[Change]:
             _ratio_change(out, "operations", iface, op, sa["ops"][op], sb["ops"][op], "",
                           op.lower().replace("_", " "), _NOISE)
         _ratio_change(out, "time", iface, "time", sa["time"], sb["time"], "s",
-                      "I/O time (slowest process + shared files)", 0.05)
+                      "I/O time (slowest process + shared files)", TIME_NOISE)
         if "collective" in sa:
             _frac_change(out, "collective", iface, "collective", sa["collective"],
                          sb["collective"], "share of collective operations")

@@ -6,18 +6,17 @@ and metadata operations and the I/O time spent inside it.  Every region of eithe
 run is listed with both runs' figures; a figure that changed carries its delta.
 Counts, bytes and operations are exact, so any difference is a change.  Times
 differ between two runs of one program by noise, so a time changed only when it
-moved by more than TIME_RATIO and by at least TIME_FLOOR seconds."""
+moved as much as diff's I/O-time change needs (diff.TIME_NOISE) and by at least
+TIME_FLOOR seconds."""
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
-from .diff import _human
+from .diff import TIME_NOISE, _human, ratio_size
 from .log import Log
 
-TIME_RATIO = math.sqrt(2)       # as diff's I/O-time change: |log2 b/a| above 0.5 ...
-TIME_FLOOR = 0.1                # ... and at least this many seconds apart
+TIME_FLOOR = 0.1                # seconds apart at least, besides diff.TIME_NOISE
 LAYER_FIGURES = ("bytes_read", "bytes_written", "data_ops", "meta_ops", "io_time")
 RUN_FIGURES = ("count", "total_time")
 
@@ -39,8 +38,7 @@ class Figure:
             return False
         if not self.is_time:
             return True
-        low, high = sorted((self.a, self.b))
-        return high - low >= TIME_FLOOR and (low <= 0 or high / low > TIME_RATIO)
+        return abs(self.b - self.a) >= TIME_FLOOR and ratio_size(self.a, self.b) > TIME_NOISE
 
     def to_dict(self) -> dict:
         delta = self.b - self.a if self.changed else None
