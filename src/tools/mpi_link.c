@@ -4,7 +4,8 @@
  *       wheel (scripts in <prefix>/bin, data in <prefix>/lib); one directory per MPI,
  *       so the runtimes of Open MPI and MPICH can share a prefix
  *   <bindir>/IOLENS_REL_BUILD_RUNTIME/          the build tree this iolens was built
- *       in (src/tools/../runtime), for the MPI of that tree only
+ *       in (src/tools/../runtime), for the MPI of that tree; a further MPI built in
+ *       the same tree (IOLENS_MPI_EXTRA) in <that directory>/<mpi>/
  * In a directory: the --wrap archive with its option file when both are there, else
  * the interposing archive. */
 #include <stdio.h>
@@ -79,13 +80,14 @@ int iol_mpi_link_find(const char *mpi, iol_mpi_link *out, char *looked, size_t l
     }
 #endif
 #if defined(IOLENS_REL_BUILD_RUNTIME) && defined(IOLENS_MPI_FLAVOUR)
-    if (!strcmp(mpi, IOLENS_MPI_FLAVOUR)) {
-        if (snprintf(dir, sizeof dir, "%s/%s", self, IOLENS_REL_BUILD_RUNTIME)
-                < (int)sizeof dir) {
-            if (link_files_in(dir, out) == 0)
-                return 0;
-            note_looked(looked, len, dir);
-        }
+    /* the tree's own MPI in the runtime's directory, a further MPI in <it>/ there */
+    int n = !strcmp(mpi, IOLENS_MPI_FLAVOUR)
+                ? snprintf(dir, sizeof dir, "%s/%s", self, IOLENS_REL_BUILD_RUNTIME)
+                : snprintf(dir, sizeof dir, "%s/%s/%s", self, IOLENS_REL_BUILD_RUNTIME, mpi);
+    if (n < (int)sizeof dir) {
+        if (link_files_in(dir, out) == 0)
+            return 0;
+        note_looked(looked, len, dir);
     }
 #endif
     return -1;
