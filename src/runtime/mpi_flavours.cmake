@@ -71,13 +71,7 @@ endfunction()
 # <libdir>; every MPI installs its link files (and a further MPI its shared
 # runtime) in <libdir>/iolens/<flavour>/, component iolens-mpi-link.
 function(iol_mpi_runtimes flavour mpi_target suffix dir)
-  if(SKBUILD)
-    set(link_dest ${SKBUILD_DATA_DIR}/lib/iolens/${flavour})
-    set(lib_dest ${SKBUILD_DATA_DIR}/lib)
-  else()
-    set(link_dest ${CMAKE_INSTALL_LIBDIR}/iolens/${flavour})
-    set(lib_dest ${CMAKE_INSTALL_LIBDIR})
-  endif()
+  set(link_dest ${CMAKE_INSTALL_LIBDIR}/iolens/${flavour})
   iol_runtime_objects(iolens-rt-mpi-${flavour} MPI ${mpi_target} SOURCES ${IOL_MPI_H_SOURCES_STATIC})
   iol_runtime_objects(iolens-rt-mpi-${flavour}-dyn NO_WRAP MPI ${mpi_target}
                       SOURCES ${IOL_MPI_H_SOURCES_DYN})
@@ -96,7 +90,7 @@ function(iol_mpi_runtimes flavour mpi_target suffix dir)
   target_link_options(${shared} PRIVATE
     -Wl,--version-script=${CMAKE_CURRENT_BINARY_DIR}/iolens-mpi.map -Wl,--exclude-libs,ALL)
   if(suffix STREQUAL "")
-    install(TARGETS ${shared} LIBRARY DESTINATION ${lib_dest})
+    install(TARGETS ${shared} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
     # A second MPI's runtime installed beside the first (cmake --install build-mpich
     # --component iolens-mpi-link) brings its preloadable library into its own
     # directory; a full install has it in <libdir> already.

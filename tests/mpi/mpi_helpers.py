@@ -34,11 +34,14 @@ def linked_mpi(lib):
 
 def find_mpi_runtime(mpi):
     """IOLENS_MPI_RUNTIME_<MPI> (e.g. IOLENS_MPI_RUNTIME_MPICH), else the newest
-    build*/src/runtime/libiolens-mpi.so linked against that MPI."""
+    build*/src/runtime/libiolens-mpi.so (or a further MPI's, in src/runtime/<mpi>/)
+    linked against that MPI."""
     env = os.environ.get(f"IOLENS_MPI_RUNTIME_{mpi.upper()}")
     if env:
         return Path(env).resolve() if Path(env).exists() else None
-    cands = sorted(REPO.glob("build*/src/runtime/libiolens-mpi.so"), key=lambda p: -p.stat().st_mtime)
+    cands = [*REPO.glob("build*/src/runtime/libiolens-mpi.so"),
+             *REPO.glob("build*/src/runtime/*/libiolens-mpi.so")]
+    cands = sorted(cands, key=lambda p: -p.stat().st_mtime)
     return next((c for c in cands if linked_mpi(c) == mpi), None)
 
 

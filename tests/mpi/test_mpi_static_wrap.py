@@ -11,14 +11,23 @@ from mpi_helpers import check_thread_probe_log, one_log, records
 NP = 3
 
 
+def tool_of(runtime):
+    """The iolens tool of the build tree holding the runtime (a further MPI's runtime
+    is in src/runtime/<mpi>/ of the same tree: docs/install.md, "One build")."""
+    for parent in runtime.parents:
+        if (parent / "CMakeCache.txt").exists():
+            return parent / "src" / "tools" / "iolens"
+    return runtime.parent.parent / "tools" / "iolens"
+
+
 def ld_flags(mpi):
-    tool = mpi.runtime.parent.parent / "tools" / "iolens"    # same build tree
+    tool = tool_of(mpi.runtime)
     if not tool.exists():
         pytest.skip(f"no iolens tool beside {mpi.runtime}")
     flags = {}
     for which in ("pre", "post"):
-        r = subprocess.run([str(tool), "config", f"--{which}-ld-flags"], capture_output=True,
-                           text=True, env={"PATH": "/usr/bin:/bin"})
+        r = subprocess.run([str(tool), "config", f"--{which}-ld-flags", "--mpi", mpi.name],
+                           capture_output=True, text=True, env={"PATH": "/usr/bin:/bin"})
         assert r.returncode == 0, r.stderr
         flags[which] = r.stdout.split()
     wrap = mpi.runtime.with_name("libiolens-mpi-wrap.a")
