@@ -45,6 +45,15 @@ def find_mpi_runtime(mpi):
     return next((c for c in cands if linked_mpi(c) == mpi), None)
 
 
+def tool_of(runtime):
+    """The iolens tool of the build tree holding a built MPI runtime (a further MPI's
+    runtime is in src/runtime/<mpi>/ of the same tree: docs/install.md, "One build")."""
+    for parent in runtime.parents:
+        if (parent / "CMakeCache.txt").exists():
+            return parent / "src" / "tools" / "iolens"
+    return runtime.parent.parent / "tools" / "iolens"
+
+
 class Mpi:
     """One MPI with our runtime built for it."""
 

@@ -6,18 +6,9 @@ import subprocess
 
 import pytest
 
-from mpi_helpers import check_thread_probe_log, one_log, records
+from mpi_helpers import check_thread_probe_log, one_log, records, tool_of
 
 NP = 3
-
-
-def tool_of(runtime):
-    """The iolens tool of the build tree holding the runtime (a further MPI's runtime
-    is in src/runtime/<mpi>/ of the same tree: docs/install.md, "One build")."""
-    for parent in runtime.parents:
-        if (parent / "CMakeCache.txt").exists():
-            return parent / "src" / "tools" / "iolens"
-    return runtime.parent.parent / "tools" / "iolens"
 
 
 def ld_flags(mpi):
