@@ -9,7 +9,8 @@
 # IOL_STATIC_WRAP in both branches of its #ifdef, so every file reaching it
 # preprocesses differently under the definition; and every file reaching <mpi.h>
 # depends on which MPI's header it is.  The ctest build_compiles_once checks the
-# first claim against the compiler's preprocessor.
+# first claim on the built tree: a file compiled with IOL_STATIC_WRAP that read
+# nothing naming it would be a duplicate of its plain object.
 
 # iol_sources_matching(OUT regex "incdir;..." source...): the sources (as given)
 # whose own text or included project headers have a line matching regex.
