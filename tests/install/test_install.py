@@ -161,8 +161,8 @@ def test_pkg_config_static(libdir, log, expected, tmp_path):
 
 
 # ---------------------------------------------------------------- CMake package
-def test_cmake_find_package(prefix, libdir, log, expected, tmp_path):
-    build = tmp_path / "user"
+def check_cmake_package(prefix, libdir, log, expected, build):
+    """cmake_project built against PREFIX: both programs read LOG as EXPECTED."""
     run([need_tool("cmake"), "-S", str(HERE / "cmake_project"), "-B", str(build),
          f"-DCMAKE_PREFIX_PATH={prefix}"])
     run(["cmake", "--build", str(build)])
@@ -175,6 +175,10 @@ def test_cmake_find_package(prefix, libdir, log, expected, tmp_path):
                    (build / "iolens-package.txt").read_text().splitlines())
     assert package["runtime"] == str(libdir / "libiolens.so")
     assert package["executable"] == str(prefix / "bin" / "iolens")
+
+
+def test_cmake_find_package(prefix, libdir, log, expected, tmp_path):
+    check_cmake_package(prefix, libdir, log, expected, tmp_path / "user")
 
 
 # ---------------------------------------------------------------- iolens config
@@ -225,6 +229,25 @@ def test_config_says_when_it_runs_from_a_build_tree(install):
     assert re.search(r"^prefix\s+\(none\)$", install[1], re.M)
 
 
+def test_config_paths_of_the_test_build_tree():
+    """The `iolens` pytest uses (IOLENS_BIN; no fresh build needed) names its build
+    tree's libraries and no install, and says so; the single options agree."""
+    tool = Path(os.environ.get("IOLENS_BIN", REPO / "build" / "src" / "tools" / "iolens"))
+    if not tool.exists() or tool.parent.parts[-2:] != ("src", "tools"):
+        pytest.skip(f"{tool} is not an iolens in a build tree (set IOLENS_BIN)")
+    top = tool.resolve().parents[2]
+    paths, _ = config_paths(tool)
+    assert paths["prefix"] == "(none)" and paths["pkgconfig-path"] == "(none)"
+    assert paths["libdir"] == str(top / "src" / "format")
+    res = subprocess.run([str(tool), "config", "--libdir"], capture_output=True, text=True)
+    assert (res.returncode, res.stdout) == (0, paths["libdir"] + "\n")
+    assert f"running from the build tree {top}" in res.stderr
+    res = subprocess.run([str(tool), "config", "--prefix"], capture_output=True, text=True)
+    assert res.returncode == 1 and res.stdout == "" and "build tree" in res.stderr
+    res = subprocess.run([str(tool), "config", "--no-such-path"], capture_output=True, text=True)
+    assert res.returncode == 2 and "unknown option" in res.stderr
+
+
 def test_pre_ld_flags_find_the_installed_static_runtime(prefix, libdir):
     iolens = str(prefix / "bin" / "iolens")
     res = subprocess.run([iolens, "config", "--pre-ld-flags"], capture_output=True, text=True)
@@ -241,7 +264,8 @@ def test_pre_ld_flags_find_the_installed_static_runtime(prefix, libdir):
 # ---------------------------------------------------------------- the wheel
 def test_wheel_data_dir(tmp_path):
     """The Python package (pip install .) installs the same files into its
-    environment's prefix, where `iolens config` of the environment finds them."""
+    environment's prefix, where `iolens config` of the environment finds them and
+    pkg-config and find_package(iolens) link against them."""
     if os.environ.get("IOLENS_PACKAGE_TESTS") != "1":
         pytest.skip("set IOLENS_PACKAGE_TESTS=1 (.ci/run does, after scripts/setup.sh "
                     "has installed the package)")
@@ -254,5 +278,6 @@ def test_wheel_data_dir(tmp_path):
     exe = tmp_path / "log_summary"
     run([need_tool("cc"), "-o", str(exe), str(PROGS / "log_summary.c"),
          *pkg_config(libdir, "--cflags", "--libs")])
-    out = run([str(exe), str(log)], env=dict(os.environ, LD_LIBRARY_PATH=str(libdir)))
-    assert out == parse_summary(prefix / "bin" / "iolens", log)
+    expected = parse_summary(prefix / "bin" / "iolens", log)
+    assert run([str(exe), str(log)], env=dict(os.environ, LD_LIBRARY_PATH=str(libdir))) == expected
+    check_cmake_package(prefix, libdir, log, expected, tmp_path / "user")
