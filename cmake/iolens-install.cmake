@@ -83,7 +83,15 @@ install(FILES ${PROJECT_BINARY_DIR}/install/iolens-log.pc DESTINATION ${IOL_DEST
 
 # ---------------------------------------------------------------- CMake package
 include(CMakePackageConfigHelpers)
+# The shared library's file and soname (unversioned in the wheel: src/format).
 get_target_property(IOL_LOG_SOVERSION iolens-log-shared SOVERSION)
+if(IOL_LOG_SOVERSION)
+  set(IOL_LOG_SHARED_FILE libiolens-log.so.${PROJECT_VERSION})
+  set(IOL_LOG_SONAME libiolens-log.so.${IOL_LOG_SOVERSION})
+else()
+  set(IOL_LOG_SHARED_FILE libiolens-log.so)
+  set(IOL_LOG_SONAME libiolens-log.so)
+endif()
 set(IOL_LIBDEFLATE_DIR "")
 if(IOLENS_WITH_LIBDEFLATE)
   get_filename_component(IOL_LIBDEFLATE_DIR ${IOLENS_LIBDEFLATE_LIBRARY} DIRECTORY)
