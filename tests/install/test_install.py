@@ -119,6 +119,14 @@ def test_preloaded_installed_runtime_writes_a_log_parse_reads(expected):
     assert expected == f"nprocs 1\nPOSIX records 1\nPOSIX_BYTES_WRITTEN {WRITTEN}\n"
 
 
+def api_only(shared_library):
+    """The library's exported functions are the public API's (iolens_*) alone."""
+    dyn = run(["nm", "-D", "--defined-only", str(shared_library)])
+    names = [line.split()[-1] for line in dyn.splitlines() if line.strip()]
+    assert "iolens_log_open" in names
+    assert [n for n in names if not n.startswith("iolens_")] == []
+
+
 def test_installed_headers_and_libraries(prefix, libdir):
     inc = prefix / "include" / "iolens"
     for name in ("log.h", "counters.h", "counter_enums.h", "metrics.h", "modules.def",
@@ -126,11 +134,7 @@ def test_installed_headers_and_libraries(prefix, libdir):
         assert (inc / name).is_file(), name
     for name in ("libiolens-log.a", "libiolens-log.so", "libiolens.so"):
         assert (libdir / name).exists(), name
-    # the shared library exports the public API only
-    dyn = run(["nm", "-D", "--defined-only", str(libdir / "libiolens-log.so")])
-    names = [line.split()[-1] for line in dyn.splitlines() if line.strip()]
-    assert "iolens_log_open" in names
-    assert [n for n in names if not n.startswith("iolens_")] == []
+    api_only(libdir / "libiolens-log.so")
 
 
 # ---------------------------------------------------------------- pkg-config
@@ -229,9 +233,10 @@ def test_config_says_when_it_runs_from_a_build_tree(install):
     assert re.search(r"^prefix\s+\(none\)$", install[1], re.M)
 
 
-def test_config_paths_of_the_test_build_tree():
+def test_config_paths_and_exports_of_the_test_build_tree():
     """The `iolens` pytest uses (IOLENS_BIN; no fresh build needed) names its build
-    tree's libraries and no install, and says so; the single options agree."""
+    tree's libraries and no install, and says so; the single options agree; its
+    libiolens-log.so exports the API only."""
     tool = Path(os.environ.get("IOLENS_BIN", REPO / "build" / "src" / "tools" / "iolens"))
     if not tool.exists() or tool.parent.parts[-2:] != ("src", "tools"):
         pytest.skip(f"{tool} is not an iolens in a build tree (set IOLENS_BIN)")
@@ -246,6 +251,7 @@ def test_config_paths_of_the_test_build_tree():
     assert res.returncode == 1 and res.stdout == "" and "build tree" in res.stderr
     res = subprocess.run([str(tool), "config", "--no-such-path"], capture_output=True, text=True)
     assert res.returncode == 2 and "unknown option" in res.stderr
+    api_only(top / "src" / "format" / "libiolens-log.so")
 
 
 def test_pre_ld_flags_find_the_installed_static_runtime(prefix, libdir):
