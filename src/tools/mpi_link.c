@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "install_paths.h"
 #include "mpi_link.h"
 
 const char *iol_mpi_link_default(void)
@@ -22,20 +23,6 @@ const char *iol_mpi_link_default(void)
 #else
     return NULL;
 #endif
-}
-
-/* The directory of the running executable (symlinks resolved by the kernel). */
-static int self_dir(char *out, size_t len)
-{
-    ssize_t n = readlink("/proc/self/exe", out, len - 1);
-    if (n <= 0)
-        return -1;
-    out[n] = '\0';
-    char *slash = strrchr(out, '/');
-    if (!slash)
-        return -1;
-    *slash = '\0';
-    return 0;
 }
 
 /* DIR/NAME canonicalised into OUT when it is a readable file. */
@@ -68,7 +55,7 @@ int iol_mpi_link_find(const char *mpi, iol_mpi_link *out, char *looked, size_t l
     char self[PATH_MAX], dir[PATH_MAX];
     if (len)
         looked[0] = '\0';
-    if (self_dir(self, sizeof self) != 0)
+    if (iol_self_dir(self, sizeof self) != 0)
         return -1;
 #ifdef IOLENS_REL_LIBDIR
     /* a path too long to hold is not looked in (it could not name our files) */
