@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from mpi_helpers import one_log
+from mpi_helpers import one_log, tool_of
 from rt_helpers import find_runtime
 from test_runtime_lustre import LAYOUTS, lustre_shim
 
@@ -41,7 +41,7 @@ def test_shared_layout_written_once(mpi, progs_dir, tmp_path, source):
     if source == "library":
         env["LD_LIBRARY_PATH"] = f"{fake}:{os.environ.get('LD_LIBRARY_PATH', '')}"
     mpi.run([exe, mnt], logdir, NP, preload=False, env=env)
-    tool = mpi.runtime.parent.parent / "tools" / "iolens"
+    tool = tool_of(mpi.runtime)
     out = subprocess.run([str(tool), "parse", str(one_log(logdir))], capture_output=True,
                          text=True, timeout=60).stdout
     ranks, osts = {}, {}
