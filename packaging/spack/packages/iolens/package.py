@@ -2,7 +2,7 @@
 # Spack repository (../../repo.yaml, namespace `iolens`): `spack repo add
 # packaging/spack`, then `spack install iolens`.
 
-import spack.repo
+import spack.config
 from spack.package import *
 
 
@@ -39,8 +39,10 @@ class Iolens(CMakePackage):
             description="the Python package (iolens.open, report, diagnose, ...) and its verbs")
 
     # Spack 0.23 and later name the compiler as a build dependency on the `c`
-    # virtual; older versions have no such package and add the compiler themselves.
-    if spack.repo.PATH.is_virtual("c"):
+    # virtual (with default providers in its packages.yaml); older versions have no
+    # such virtual and add the compiler themselves.  (Asking the repository whether
+    # `c` is virtual here would recurse: this runs while Spack indexes the repos.)
+    if spack.config.get("packages:all:providers:c"):
         depends_on("c", type="build")
     depends_on("cmake@3.20:", type="build")
     depends_on("zlib-api")
@@ -82,12 +84,11 @@ class Iolens(CMakePackage):
         the same program."""
         if "+python" not in self.spec:
             return
-        py_build_dir = join_path(self.build_directory, "python-wheel")
+        python = self.spec["python"].command
         with working_dir(self.stage.source_path):
-            pip = Executable(self.spec["python"].command.path)
-            pip("-m", "pip", *PythonPipBuilder.std_args(self), f"--prefix={self.prefix}",
-                f"--config-settings=build-dir={py_build_dir}",
-                "--config-settings=cmake.define.IOLENS_WITH_RUNTIME=OFF", ".")
+            python("-m", "pip", *std_pip_args, f"--prefix={self.prefix}",
+                   f"--config-settings=build-dir={join_path(self.build_directory, 'wheel')}",
+                   "--config-settings=cmake.define.IOLENS_WITH_RUNTIME=OFF", ".")
 
     def setup_run_environment(self, env):
         # `iolens run` finds libiolens.so in <prefix>/lib by itself; this names it for
