@@ -16,6 +16,7 @@ REPO = Path(__file__).resolve().parents[2]
 SAMPLE_IO = REPO / "examples" / "sample_io.c"
 SAMPLE_MPI = REPO / "examples" / "sample_mpi.c"
 CHECKPOINT_BYTES = 16 << 20          # sample_io.c: BLOCKS * BLOCK
+LMOD_INIT = Path("/usr/share/lmod/lmod/init/bash")       # Debian's lmod package
 
 # The builds take minutes: on only when asked (.ci/run asks).
 needs_package_tests = pytest.mark.skipif(
@@ -71,3 +72,20 @@ echo '== preload'; iolens parse preload.darshan
     assert checkpoint_bytes_written(preload_part, work / "data-preload") == CHECKPOINT_BYTES, \
         preload_part
     return work / "run.darshan", work / "preload.darshan"
+
+
+def python_reads_log(setup, log, installed_under, cwd):
+    """The installed Python package (imported from under `installed_under`, the
+    `python3` that `setup` puts first) reads sample_io's checkpoint from `log`."""
+    out = run_script(setup, f"""
+cd /
+python3 - <<'PY'
+import iolens
+assert iolens.__file__.startswith("{installed_under}/"), iolens.__file__
+with iolens.open("{log}") as log:
+    posix = log.records("POSIX")
+row = posix[posix["name"].str.endswith("/checkpoint.dat")]
+print(int(row["POSIX_BYTES_WRITTEN"].iloc[0]))
+PY
+""", cwd=cwd)
+    assert out.split() == [str(CHECKPOINT_BYTES)], out

@@ -12,10 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from packaging_helpers import REPO, SAMPLE_MPI, run_script
+from packaging_helpers import LMOD_INIT, REPO, SAMPLE_MPI, run_script
 
 MODULE = REPO / "packaging" / "lmod" / "iolens.lua"
-LMOD_INIT = Path("/usr/share/lmod/lmod/init/bash")       # Debian's lmod package
 
 
 def test_module_file_is_valid_lua():

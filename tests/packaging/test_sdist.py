@@ -9,7 +9,7 @@ import venv
 
 import pytest
 
-from packaging_helpers import (CHECKPOINT_BYTES, REPO, instrument_sample, needs_package_tests,
+from packaging_helpers import (REPO, instrument_sample, needs_package_tests, python_reads_log,
                                run_script)
 
 pytestmark = needs_package_tests
@@ -83,15 +83,4 @@ def test_sdist_install_gives_tools_and_runtime(fresh_venv, tmp_path):
 
 def test_sdist_install_gives_python_package(fresh_venv, tmp_path):
     run_log, _ = instrument_sample(venv_setup(fresh_venv), tmp_path)
-    out = run_script(venv_setup(fresh_venv), f"""
-cd /
-python - <<'PY'
-import iolens
-assert iolens.__file__.startswith("{fresh_venv}/"), iolens.__file__
-with iolens.open("{run_log}") as log:
-    posix = log.records("POSIX")
-row = posix[posix["name"].str.endswith("/data-run/checkpoint.dat")]
-print(int(row["POSIX_BYTES_WRITTEN"].iloc[0]))
-PY
-""", cwd=tmp_path)
-    assert out.split() == [str(CHECKPOINT_BYTES)]
+    python_reads_log(venv_setup(fresh_venv), run_log, fresh_venv, tmp_path)

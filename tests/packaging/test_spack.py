@@ -8,15 +8,18 @@ PATH.  Spack's concretizer (clingo) is bootstrapped from GitHub; without GitHub
 run Spack with SPACK_PYTHON set to a Python that has `pip install clingo`
 (docs/install.md, "Spack")."""
 import os
+import platform
 import re
 import shutil
 import subprocess
+import sys
+from importlib import metadata
 from pathlib import Path
 
 import pytest
 
-from packaging_helpers import REPO, SAMPLE_MPI, clean_env, instrument_sample, \
-    needs_package_tests, run_script
+from packaging_helpers import LMOD_INIT, REPO, SAMPLE_MPI, clean_env, instrument_sample, \
+    needs_package_tests, python_reads_log, run_script
 
 pytestmark = needs_package_tests
 
@@ -47,9 +50,34 @@ def header_version(header, macro):
     return m.group(1) if m else None
 
 
-def environment_yaml(store, libdeflate):
+# +python's dependencies, taken from the Python environment running this test
+# (a venv made by scripts/setup.sh holds them all): Spack cannot download them here.
+PYTHON_DEPENDENCIES = {"py-pip": "pip", "py-scikit-build-core": "scikit-build-core",
+                       "py-numpy": "numpy", "py-pandas": "pandas", "py-matplotlib": "matplotlib"}
+
+
+def python_externals():
+    """packages.yaml lines making this test's Python (its base interpreter) and
+    its venv's packages non-buildable externals, or "" when it is not a venv
+    holding all of them."""
+    if sys.prefix == sys.base_prefix:
+        return ""
+    lines = [f"    python:\n      externals:\n      - spec: python@{platform.python_version()}\n"
+             f"        prefix: {sys.base_prefix}\n      buildable: false\n"]
+    for name, dist in PYTHON_DEPENDENCIES.items():
+        try:
+            version = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            return ""
+        lines.append(f"    {name}:\n      externals:\n      - spec: {name}@{version}\n"
+                     f"        prefix: {sys.prefix}\n      buildable: false\n")
+    return "".join(lines)
+
+
+def environment_yaml(env, libdeflate, python):
     """A Spack environment: this repo's package repository, a private install
-    tree, and the system's zlib (and libdeflate) as non-buildable externals."""
+    tree and module root, and the system's zlib (and libdeflate), and `python`
+    (python_externals), as non-buildable externals."""
     zlib = header_version("zlib.h", "ZLIB_VERSION")
     assert zlib, "no /usr/include/zlib.h: install zlib's headers (zlib1g-dev)"
     deflate = (f"    libdeflate:\n      externals:\n      - spec: libdeflate@{libdeflate}\n"
@@ -61,8 +89,15 @@ def environment_yaml(store, libdeflate):
     unify: false
   config:
     install_tree:
-      root: {store}
+      root: {env.store}
     build_jobs: 2
+  modules:
+    default:
+      enable: [lmod]
+      roots:
+        lmod: {env.modules}
+      lmod:
+        hash_length: 7
   repos:
   - {REPO}/packaging/spack
   packages:
@@ -75,7 +110,7 @@ def environment_yaml(store, libdeflate):
       - spec: zlib@{zlib}
         prefix: /usr
       buildable: false
-{deflate}"""
+{deflate}{python}"""
 
 
 def source_copy(dest):
@@ -97,6 +132,8 @@ class SpackEnv:
     def __init__(self, root):
         self.dir = root / "env"
         self.dir.mkdir()
+        self.store = root / "store"
+        self.modules = root / "modules"
         self.vars = {"SPACK_USER_CONFIG_PATH": str(root / "user"),
                      "SPACK_USER_CACHE_PATH": str(root / "cache"),
                      "SPACK_DISABLE_LOCAL_CONFIG": "1"}
@@ -119,36 +156,44 @@ class SpackEnv:
 
 @pytest.fixture(scope="module")
 def spack_env(tmp_path_factory):
-    """iolens ~mpi (and +mpi where an Open MPI was detected) installed from a copy
+    """iolens ~mpi, +mpi (where an Open MPI was detected) and ~mpi+python (where
+    this test runs in a venv with the Python dependencies) installed from a copy
     of this source tree."""
     if not (REPO / ".git").exists():
         pytest.skip("not a git checkout: the sources to build come from git ls-files")
     root = tmp_path_factory.mktemp("spack")
     env = SpackEnv(root)
     libdeflate = header_version("libdeflate.h", "LIBDEFLATE_VERSION_STRING")
-    (env.dir / "spack.yaml").write_text(environment_yaml(root / "store", libdeflate))
+    python = python_externals()
+    (env.dir / "spack.yaml").write_text(environment_yaml(env, libdeflate, python))
     env("compiler", "find")
     env("external", "find", "--not-buildable", *DETECTED_EXTERNALS)
     src = source_copy(root / "src")
     env("develop", "--no-clone", "--path", str(src), "iolens@=develop")
     variants = "" if libdeflate else "~libdeflate"
-    env.specs = {"~mpi": f"iolens@develop~mpi{variants}"}
+    env.specs = {"~mpi": f"iolens@develop~mpi~python{variants}"}
     if "openmpi:" in (env.dir / "spack.yaml").read_text():
-        env.specs["+mpi"] = f"iolens@develop+mpi{variants}"
+        env.specs["+mpi"] = f"iolens@develop+mpi~python{variants}"
+    if python:
+        env.specs["+python"] = f"iolens@develop~mpi+python{variants}"
     env("add", *env.specs.values())
     env("concretize", timeout=1200)
     env("install", "--fail-fast", timeout=3600)
     return env
 
 
-@pytest.mark.parametrize("mpi", ["~mpi", "+mpi"])
-def test_spack_load_parses_and_instruments(spack_env, mpi, tmp_path):
-    if mpi not in spack_env.specs:
-        pytest.skip("spack external find detected no Open MPI")
-    setup = spack_env.load_setup(spack_env.specs[mpi])
+@pytest.mark.parametrize("variant", ["~mpi", "+mpi", "+python"])
+def test_spack_load_parses_and_instruments(spack_env, variant, tmp_path):
+    if variant not in spack_env.specs:
+        pytest.skip("spack external find detected no Open MPI" if variant == "+mpi" else
+                    "not run from a venv holding pip, scikit-build-core, numpy, pandas and "
+                    "matplotlib (scripts/setup.sh's .venv does)")
+    setup = spack_env.load_setup(spack_env.specs[variant])
     where = run_script(setup, "command -v iolens; echo $runtime", cwd=tmp_path).split()
-    assert all(str(spack_env.dir.parent / "store") in w for w in where), where
-    instrument_sample(setup, tmp_path)
+    assert all(str(spack_env.store) in w for w in where), where
+    run_log, _ = instrument_sample(setup, tmp_path)
+    if variant == "+python":
+        python_reads_log(setup, run_log, spack_env.store, tmp_path)
 
 
 def test_spack_mpi_runtime_instruments_mpi_program(spack_env, tmp_path):
@@ -162,3 +207,16 @@ iolens parse mpi.darshan
 """, cwd=tmp_path)
     assert re.search(r"^# nprocs: 2$", out, re.M), out[:2000]
     assert re.search(r"^MPI-IO\t-1\t\S+\tMPIIO_COLL_WRITES\t\d+\t", out, re.M), out[:2000]
+
+
+def test_spack_lmod_module_instruments(spack_env, tmp_path):
+    """The Lmod module Spack writes for iolens (`spack module lmod refresh`)."""
+    if not LMOD_INIT.is_file():
+        pytest.skip(f"no Lmod ({LMOD_INIT}): install Debian's lmod package")
+    spack_env("module", "lmod", "refresh", "-y")
+    short_hash = spack_env("find", "--format", "{hash:7}", spack_env.specs["~mpi"]).split()[0]
+    (module,) = spack_env.modules.rglob(f"iolens/develop-{short_hash}.lua")
+    setup = (f"source {LMOD_INIT}\nmodule use {module.parent.parent}\n"
+             f"module load iolens/{module.stem}\nruntime=$IOLENS_RUNTIME")
+    assert run_script(setup, "command -v iolens", cwd=tmp_path).startswith(str(spack_env.store))
+    instrument_sample(setup, tmp_path)

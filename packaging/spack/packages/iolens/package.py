@@ -57,7 +57,7 @@ class Iolens(CMakePackage):
     # as Spack packages with bindings in the same source tree do (e.g. faiss), into
     # this prefix; its C extension links the format library statically.
     extends("python", when="+python")
-    depends_on("python@3.11:", when="+python", type=("build", "link", "run"))
+    depends_on("python@3.11:", when="+python", type=("build", "run"))
     depends_on("py-pip", when="+python", type="build")
     depends_on("py-scikit-build-core@0.8:", when="+python", type="build")
     depends_on("py-numpy", when="+python", type=("build", "run"))
