@@ -16,8 +16,6 @@ class Iolens(CMakePackage):
     homepage = "https://github.com/iolens/iolens"
     git = "https://github.com/iolens/iolens.git"
 
-    license("UNKNOWN")
-
     # No release tarball yet: the git branch, or a local source tree through
     # `spack develop --path SRC iolens@=develop` (what tests/packaging/test_spack.py does).
     version("develop", branch="main")
@@ -53,14 +51,14 @@ class Iolens(CMakePackage):
     depends_on("parallel-netcdf", when="+pnetcdf", type="run")
     depends_on("lustre", when="+lustre", type="run")
 
-    # +python: the package is built by scikit-build-core through pip (pyproject.toml),
-    # as Spack packages with bindings in the same source tree do (e.g. faiss), into
-    # this prefix; its C extension links the format library statically.
+    # +python: the package is built by scikit-build-core through pip (pyproject.toml)
+    # into this prefix, as Spack packages with bindings in the same source tree do
+    # (e.g. faiss).
     extends("python", when="+python")
     depends_on("python@3.11:", when="+python", type=("build", "run"))
     depends_on("py-pip", when="+python", type="build")
     depends_on("py-scikit-build-core@0.8:", when="+python", type="build")
-    depends_on("py-numpy", when="+python", type=("build", "run"))
+    depends_on("py-numpy", when="+python", type="run")
     depends_on("py-pandas", when="+python", type="run")
     depends_on("py-matplotlib", when="+python", type="run")
 
