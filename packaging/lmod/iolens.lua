@@ -34,7 +34,6 @@ if libs[preload] == nil and preload ~= "none" then
 end
 
 prepend_path("PATH", pathJoin(prefix, "bin"))
-prepend_path("MANPATH", pathJoin(prefix, "share", "man"))
 -- `iolens run` and scripts name the non-MPI runtime through IOLENS_RUNTIME.
 setenv("IOLENS_RUNTIME", pathJoin(prefix, "lib", "libiolens.so"))
 setenv("DARSHAN_LOGPATH", logdir)
