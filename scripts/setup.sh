@@ -3,7 +3,7 @@
 #  - Debian packages: compilers, CMake, zlib, bzip2, MPI, Python, Chromium;
 #  - a virtual environment in .venv with the iolens package (C tools, runtime and
 #    Python package, built by scikit-build-core) and the test dependencies;
-#  - a CMake build tree in build/ for the C unit tests.
+#    the package is built in build/, which holds the C unit tests too.
 # Safe to run again: each step is skipped when already done.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -40,9 +40,17 @@ fi
 . .venv/bin/activate
 python -m pip install -q --upgrade pip
 python -m pip install -q -r requirements-test.txt
-# The package itself: C tools + runtime + Python extension in one build.
-python -m pip install -q --no-build-isolation -v . > .venv/iolens-build.log 2>&1 || {
-  tail -40 .venv/iolens-build.log; exit 1; }
+# The package itself (C tools, runtime, Python extension) and the C tests in ONE
+# build tree, build/ (pyproject.toml's build-dir; docs/install.md, "One build"):
+# these options stay in its CMake cache, so `cmake --build build`, ctest and the
+# pytest variables of scripts/test.sh use the artefacts the wheel installed.
+# The MPICH runtime is built there too, beside Open MPI's (src/runtime/mpich/).
+python -m pip install -q --no-build-isolation -v \
+  --config-settings=cmake.define.BUILD_TESTING=ON \
+  --config-settings=cmake.define.IOLENS_WITH_MPI=ON \
+  --config-settings=cmake.define.IOLENS_WERROR=ON \
+  --config-settings=cmake.define.IOLENS_MPI_EXTRA=mpicc.mpich \
+  . > .venv/iolens-build.log 2>&1 || { tail -40 .venv/iolens-build.log; exit 1; }
 
 # Microsoft's SARIF validator, which also ships the official SARIF 2.1.0 schema
 # (no PyPI package does): the diagnose tests check our SARIF against both.
@@ -54,7 +62,4 @@ if [ ! -f "$SARIF_TOOL/sarif-2.1.0.json" ]; then
     echo "setup: warning: npm could not install the SARIF validator; its tests will skip"
 fi
 
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DIOLENS_WITH_MPI=ON \
-  -DIOLENS_WERROR=ON >/dev/null
-cmake --build build -j2 >/dev/null
 echo "setup: done (venv: $ROOT/.venv, build tree: $ROOT/build)"

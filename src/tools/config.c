@@ -5,7 +5,8 @@
  *   --dump            the effective configuration (DARSHAN_DUMP_CONFIG format);
  *                     also what plain `iolens config` prints
  *   --pre-ld-flags / --post-ld-flags [--mpi openmpi|mpich]   link line of the
- *                     static MPI runtime (docs/mpi.md): cc ... $(pre) app.o $(post) */
+ *                     static MPI runtime (docs/mpi.md): cc ... $(pre) app.o $(post)
+ *   --paths, --prefix, --libdir, ... where the installed pieces are (config_paths.c) */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -15,13 +16,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "install_paths.h"
 #include "mpi_link.h"
 #include "tools.h"
 
 static void usage(FILE *out)
 {
     fprintf(out, "usage: iolens config [--log-path | --mk-log-dirs [DIR] | --dump |\n"
-                 "                     --pre-ld-flags | --post-ld-flags]\n"
+                 "                     --pre-ld-flags | --post-ld-flags | --paths | --PATH]\n"
                  "  (no option)       the same as --dump\n"
                  "  --log-path        print the directory (or file) a log written now goes to\n"
                  "  --mk-log-dirs [DIR]  create DIR/<year>/<month>/<day> for this year and the\n"
@@ -31,6 +33,13 @@ static void usage(FILE *out)
                  "                    static MPI runtime link (default: the MPI iolens was\n"
                  "                    built with)\n"
                  "  --post-ld-flags [--mpi openmpi|mpich]  flags after them\n"
+                 "  --paths           where this iolens's pieces are: its prefix, libraries,\n"
+                 "                    headers, runtimes, pkg-config and CMake files (found\n"
+                 "                    relative to this program; says so when it runs from\n"
+                 "                    a build tree)\n"
+                 "  --PATH            one of them alone: --prefix --bindir --libdir\n"
+                 "                    --includedir --runtime --mpi-runtime --pkgconfig-path\n"
+                 "                    --cmake-dir (exit 1 when absent)\n"
                  "  --version         print the version and exit\n");
 }
 
@@ -183,9 +192,10 @@ int iol_cmd_config(int argc, char **argv)
             fprintf(stderr, "iolens config: no directory given and no log path configured\n");
         else
             rc = mk_log_dirs(root);
-    } else {
+    } else if ((rc = iol_config_paths(argv[1])) < 0) {   /* --paths, --libdir, ... */
         fprintf(stderr, "iolens config: unknown option %s\n", argv[1]);
         usage(stderr);
+        rc = 2;
     }
     iol_config_free(&c);
     return rc;

@@ -4,7 +4,8 @@
  *       wheel (scripts in <prefix>/bin, data in <prefix>/lib); one directory per MPI,
  *       so the runtimes of Open MPI and MPICH can share a prefix
  *   <bindir>/IOLENS_REL_BUILD_RUNTIME/          the build tree this iolens was built
- *       in (src/tools/../runtime), for the MPI of that tree only
+ *       in (src/tools/../runtime), for the MPI of that tree; a further MPI built in
+ *       the same tree (IOLENS_MPI_EXTRA) in <that directory>/<mpi>/
  * In a directory: the --wrap archive with its option file when both are there, else
  * the interposing archive. */
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "install_paths.h"
 #include "mpi_link.h"
 
 const char *iol_mpi_link_default(void)
@@ -21,20 +23,6 @@ const char *iol_mpi_link_default(void)
 #else
     return NULL;
 #endif
-}
-
-/* The directory of the running executable (symlinks resolved by the kernel). */
-static int self_dir(char *out, size_t len)
-{
-    ssize_t n = readlink("/proc/self/exe", out, len - 1);
-    if (n <= 0)
-        return -1;
-    out[n] = '\0';
-    char *slash = strrchr(out, '/');
-    if (!slash)
-        return -1;
-    *slash = '\0';
-    return 0;
 }
 
 /* DIR/NAME canonicalised into OUT when it is a readable file. */
@@ -67,7 +55,7 @@ int iol_mpi_link_find(const char *mpi, iol_mpi_link *out, char *looked, size_t l
     char self[PATH_MAX], dir[PATH_MAX];
     if (len)
         looked[0] = '\0';
-    if (self_dir(self, sizeof self) != 0)
+    if (iol_self_dir(self, sizeof self) != 0)
         return -1;
 #ifdef IOLENS_REL_LIBDIR
     /* a path too long to hold is not looked in (it could not name our files) */
@@ -79,13 +67,14 @@ int iol_mpi_link_find(const char *mpi, iol_mpi_link *out, char *looked, size_t l
     }
 #endif
 #if defined(IOLENS_REL_BUILD_RUNTIME) && defined(IOLENS_MPI_FLAVOUR)
-    if (!strcmp(mpi, IOLENS_MPI_FLAVOUR)) {
-        if (snprintf(dir, sizeof dir, "%s/%s", self, IOLENS_REL_BUILD_RUNTIME)
-                < (int)sizeof dir) {
-            if (link_files_in(dir, out) == 0)
-                return 0;
-            note_looked(looked, len, dir);
-        }
+    /* the tree's own MPI in the runtime's directory, a further MPI in <it>/ there */
+    int n = !strcmp(mpi, IOLENS_MPI_FLAVOUR)
+                ? snprintf(dir, sizeof dir, "%s/%s", self, IOLENS_REL_BUILD_RUNTIME)
+                : snprintf(dir, sizeof dir, "%s/%s/%s", self, IOLENS_REL_BUILD_RUNTIME, mpi);
+    if (n < (int)sizeof dir) {
+        if (link_files_in(dir, out) == 0)
+            return 0;
+        note_looked(looked, len, dir);
     }
 #endif
     return -1;

@@ -34,12 +34,24 @@ def linked_mpi(lib):
 
 def find_mpi_runtime(mpi):
     """IOLENS_MPI_RUNTIME_<MPI> (e.g. IOLENS_MPI_RUNTIME_MPICH), else the newest
-    build*/src/runtime/libiolens-mpi.so linked against that MPI."""
+    build*/src/runtime/libiolens-mpi.so (or a further MPI's, in src/runtime/<mpi>/)
+    linked against that MPI."""
     env = os.environ.get(f"IOLENS_MPI_RUNTIME_{mpi.upper()}")
     if env:
         return Path(env).resolve() if Path(env).exists() else None
-    cands = sorted(REPO.glob("build*/src/runtime/libiolens-mpi.so"), key=lambda p: -p.stat().st_mtime)
+    cands = [*REPO.glob("build*/src/runtime/libiolens-mpi.so"),
+             *REPO.glob("build*/src/runtime/*/libiolens-mpi.so")]
+    cands = sorted(cands, key=lambda p: -p.stat().st_mtime)
     return next((c for c in cands if linked_mpi(c) == mpi), None)
+
+
+def tool_of(runtime):
+    """The iolens tool of the build tree holding a built MPI runtime (a further MPI's
+    runtime is in src/runtime/<mpi>/ of the same tree: docs/install.md, "One build")."""
+    for parent in runtime.parents:
+        if (parent / "CMakeCache.txt").exists():
+            return parent / "src" / "tools" / "iolens"
+    return runtime.parent.parent / "tools" / "iolens"
 
 
 class Mpi:

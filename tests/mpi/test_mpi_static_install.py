@@ -64,7 +64,7 @@ def can_hide():
 
 
 def build_trees():
-    """Every build tree of the checkout (build*, the wheel's build-py too) and those
+    """Every build tree of the checkout (build*) and those
     the tool and the MPI runtimes under test come from."""
     trees = {p.resolve() for p in REPO.glob("build*") if p.is_dir()}
     built = [find_tool()] + [find_mpi_runtime(name) for name in MPIS]

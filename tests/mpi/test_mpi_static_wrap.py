@@ -6,19 +6,19 @@ import subprocess
 
 import pytest
 
-from mpi_helpers import check_thread_probe_log, one_log, records
+from mpi_helpers import check_thread_probe_log, one_log, records, tool_of
 
 NP = 3
 
 
 def ld_flags(mpi):
-    tool = mpi.runtime.parent.parent / "tools" / "iolens"    # same build tree
+    tool = tool_of(mpi.runtime)
     if not tool.exists():
         pytest.skip(f"no iolens tool beside {mpi.runtime}")
     flags = {}
     for which in ("pre", "post"):
-        r = subprocess.run([str(tool), "config", f"--{which}-ld-flags"], capture_output=True,
-                           text=True, env={"PATH": "/usr/bin:/bin"})
+        r = subprocess.run([str(tool), "config", f"--{which}-ld-flags", "--mpi", mpi.name],
+                           capture_output=True, text=True, env={"PATH": "/usr/bin:/bin"})
         assert r.returncode == 0, r.stderr
         flags[which] = r.stdout.split()
     wrap = mpi.runtime.with_name("libiolens-mpi-wrap.a")

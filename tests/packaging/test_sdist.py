@@ -72,8 +72,9 @@ def fresh_venv(sdist, tmp_path_factory):
 
 def venv_setup(root):
     """Puts the venv's programs first on PATH; $runtime is the runtime the
-    package installed in its data dir (<venv>/lib)."""
-    return f'export PATH={root}/bin:$PATH\nruntime={root}/lib/libiolens.so'
+    installed `iolens config` names, which must be the one in the venv's data dir."""
+    return (f"export PATH={root}/bin:$PATH\nruntime=$(iolens config --runtime)\n"
+            f'test "$runtime" = {root}/lib/libiolens.so')
 
 
 def test_sdist_install_gives_tools_and_runtime(fresh_venv, tmp_path):

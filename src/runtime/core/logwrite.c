@@ -344,7 +344,8 @@ static int log_write(void)
     if (iol_cfg.logfile[0]) {
         snprintf(final, sizeof final, "%s", iol_cfg.logfile);
         rc = first_rc = write_as(&b, final);
-        snprintf(first, sizeof first, "%s", iol_cfg.logfile);
+        if (rc)                      /* named in the warning only when it failed */
+            snprintf(first, sizeof first, "%s", iol_cfg.logfile);
     }
     /* The one fallback order of both writers (logpath.c). */
     int ndirs = rc ? iol_log_dirs(&iol_cfg, iol_start_abs.tv_sec, getenv, dirs) : 0;
