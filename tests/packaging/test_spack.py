@@ -38,9 +38,9 @@ if SPACK is None:
         reason="no Spack: set SPACK_ROOT to a checkout of https://github.com/spack/spack or put "
                "`spack` on PATH (CI cannot fetch Spack here; docs/install.md, Spack)")]
 
-# Externals found by `spack external find`; zlib and libdeflate are written by
-# hand (below): Spack cannot detect them, they have no program.
-DETECTED_EXTERNALS = ("cmake", "gmake", "pkgconf", "bzip2", "openmpi")
+# Externals found by `spack external find`; zlib, libdeflate and parallel-netcdf
+# are written by hand (below): Spack cannot detect them, they have no program.
+DETECTED_EXTERNALS = ("cmake", "gmake", "pkgconf", "bzip2", "openmpi", "hdf5")
 
 
 def header_version(header, macro):
@@ -74,14 +74,18 @@ def python_externals():
     return "".join(lines)
 
 
-def environment_yaml(env, libdeflate, python):
+def hand_external(name, version):
+    """packages.yaml lines of a non-buildable external in /usr ("" without a version)."""
+    return (f"    {name}:\n      externals:\n      - spec: {name}@{version}\n"
+            f"        prefix: /usr\n      buildable: false\n") if version else ""
+
+
+def environment_yaml(env, libdeflate, pnetcdf, python):
     """A Spack environment: this repo's package repository, a private install
-    tree and module root, and the system's zlib (and libdeflate), and `python`
-    (python_externals), as non-buildable externals."""
+    tree and module root, and the system's zlib (and libdeflate, PnetCDF) and
+    `python` (python_externals) as non-buildable externals."""
     zlib = header_version("zlib.h", "ZLIB_VERSION")
     assert zlib, "no /usr/include/zlib.h: install zlib's headers (zlib1g-dev)"
-    deflate = (f"    libdeflate:\n      externals:\n      - spec: libdeflate@{libdeflate}\n"
-               f"        prefix: /usr\n      buildable: false\n") if libdeflate else ""
     return f"""spack:
   specs: []
   view: false
@@ -105,12 +109,8 @@ def environment_yaml(env, libdeflate, python):
       providers:
         mpi: [openmpi]
         zlib-api: [zlib]
-    zlib:
-      externals:
-      - spec: zlib@{zlib}
-        prefix: /usr
-      buildable: false
-{deflate}{python}"""
+{hand_external("zlib", zlib)}{hand_external("libdeflate", libdeflate)}\
+{hand_external("parallel-netcdf", pnetcdf)}{python}"""
 
 
 def source_copy(dest):
@@ -156,24 +156,30 @@ class SpackEnv:
 
 @pytest.fixture(scope="module")
 def spack_env(tmp_path_factory):
-    """iolens ~mpi, +mpi (where an Open MPI was detected) and ~mpi+python (where
-    this test runs in a venv with the Python dependencies) installed from a copy
-    of this source tree."""
+    """iolens ~mpi, +mpi (where an Open MPI was detected; +hdf5+pnetcdf too where
+    the system has an MPI HDF5 and PnetCDF) and ~mpi+python (where this test runs
+    in a venv with the Python dependencies) installed from a copy of this source
+    tree."""
     if not (REPO / ".git").exists():
         pytest.skip("not a git checkout: the sources to build come from git ls-files")
     root = tmp_path_factory.mktemp("spack")
     env = SpackEnv(root)
     libdeflate = header_version("libdeflate.h", "LIBDEFLATE_VERSION_STRING")
+    pnetcdf = header_version("pnetcdf.h", "PNETCDF_VERSION")
     python = python_externals()
-    (env.dir / "spack.yaml").write_text(environment_yaml(env, libdeflate, python))
+    (env.dir / "spack.yaml").write_text(environment_yaml(env, libdeflate, pnetcdf, python))
     env("compiler", "find")
     env("external", "find", "--not-buildable", *DETECTED_EXTERNALS)
     src = source_copy(root / "src")
     env("develop", "--no-clone", "--path", str(src), "iolens@=develop")
     variants = "" if libdeflate else "~libdeflate"
     env.specs = {"~mpi": f"iolens@develop~mpi~python{variants}"}
-    if "openmpi:" in (env.dir / "spack.yaml").read_text():
-        env.specs["+mpi"] = f"iolens@develop+mpi~python{variants}"
+    detected = (env.dir / "spack.yaml").read_text()
+    if "openmpi:" in detected:
+        # with the HDF5 and PnetCDF variants where the system has both (for MPI)
+        io_libraries = ("+hdf5+pnetcdf" if pnetcdf and re.search(r"spec: hdf5@\S+\+mpi", detected)
+                        else "")
+        env.specs["+mpi"] = f"iolens@develop+mpi~python{io_libraries}{variants}"
     if python:
         env.specs["+python"] = f"iolens@develop~mpi+python{variants}"
     env("add", *env.specs.values())
