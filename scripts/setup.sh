@@ -17,7 +17,8 @@ APT_PACKAGES=(build-essential cmake ninja-build pkg-config zlib1g-dev libbz2-dev
   openmpi-bin libopenmpi-dev mpich libmpich-dev
   clang libclang-rt-14-dev valgrind chromium
   libhdf5-dev libhdf5-openmpi-dev libpnetcdf-dev gfortran time
-  prometheus)   # tests/live: a real Prometheus scraping `iolens exporter`
+  prometheus   # tests/live: a real Prometheus scraping `iolens exporter`
+  lmod)         # tests/packaging/test_lmod.py: `module load` of packaging/lmod/iolens.lua
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
