@@ -8,8 +8,8 @@ digits that keep every nanosecond.  JSON has no string table and no deltas: each
 event carries its file name.
 
 A complete event needs no begin/end merge: the operations come placed on their
-tracks in start order (placement.Placement.placed) and are encoded in C, many at
-a time (iolens._core.encode_json_slices), and written 1 MiB at a time."""
+tracks in start order (placement.Placement.placed), are encoded in C many at a
+time (iolens._core.encode_json_slices) and written 1 MiB at a time (sink.py)."""
 from __future__ import annotations
 
 import json
@@ -20,13 +20,10 @@ import numpy as np
 from .. import _core
 
 from .perfetto import SLICE_NAMES, pid_of
+from .sink import write_in_slices
 
 COUNTER_PID = 0
 FORMAT_ROWS = 1 << 18       # events encoded at a time: bounds the bytes held (~40 MiB)
-# Bytes per write(): Linux copies a large write into the page cache several times
-# more slowly (here 2 GiB in 4 MiB writes took 1.5-3 s of system time, in 1 MiB
-# writes 0.4 s), and the output is most of an export's cost.
-WRITE_BYTES = 1 << 20
 
 _dumps = json.JSONEncoder(separators=(",", ":")).encode     # ASCII: escapes the rest
 
@@ -60,14 +57,8 @@ def write(export, out: BinaryIO) -> None:
         for a in range(0, len(ops["start_ns"]), FORMAT_ROWS):
             part = {k: v[a:a + FORMAT_ROWS] for k, v in ops.items()}
             out.write(b",\n")
-            _write_in_slices(out, _slices(part, tracks, file_arg))
+            write_in_slices(out, _slices(part, tracks, file_arg))
     out.write(b"\n]}\n")
-
-
-def _write_in_slices(out: BinaryIO, data: bytes) -> None:
-    view = memoryview(data)
-    for a in range(0, len(view), WRITE_BYTES):
-        out.write(view[a:a + WRITE_BYTES])
 
 
 def _event(kind: str, pid: int, tid, name: str) -> str:
