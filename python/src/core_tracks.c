@@ -156,6 +156,23 @@ static int tied_cmp(const void *pa, const void *pb)
     return (a->row > b->row) - (a->row < b->row);
 }
 
+/* Runs of tied starts are short in practice (a few dozen ranks at one clock
+ * tick): insertion sort there, qsort beyond. */
+static void sort_tied(tied *g, Py_ssize_t n)
+{
+    if (n > 32) {
+        qsort(g, (size_t)n, sizeof(tied), tied_cmp);
+        return;
+    }
+    for (Py_ssize_t k = 1; k < n; k++) {
+        tied t = g[k];
+        Py_ssize_t m = k;
+        for (; m > 0 && tied_cmp(&g[m - 1], &t) > 0; m--)
+            g[m] = g[m - 1];
+        g[m] = t;
+    }
+}
+
 PyObject *iol_py_processing_order(PyObject *self, PyObject *args)
 {
     (void)self;
@@ -196,7 +213,7 @@ PyObject *iol_py_processing_order(PyObject *self, PyObject *args)
         }
         for (Py_ssize_t k = i; k < j; k++)
             group[k - i] = (tied){ end[k], k, mod[k] };
-        qsort(group, (size_t)(j - i), sizeof(tied), tied_cmp);
+        sort_tied(group, j - i);
         for (Py_ssize_t k = i; k < j; k++)
             order[k] = group[k - i].row;
         i = j;

@@ -80,7 +80,8 @@ def test_tied_starts_ordered_as_the_rule_says():
     """processing_order (C) against the rule written as one numpy lexsort: start,
     longer first, MPI-IO first, then the rows' own order."""
     rng = np.random.default_rng(5)
-    start = np.sort(rng.integers(0, 300, 5000)).astype(np.int64)   # many ties
+    # runs of ~16 tied starts, and one of over 100 (sorted another way in C)
+    start = np.sort(np.concatenate([rng.integers(0, 300, 4900), np.full(100, 150)]))
     end = start + rng.integers(0, 4, 5000)
     mod = rng.integers(0, 2, 5000).astype(np.int8)
     order = np.empty(5000, np.int64)
