@@ -145,7 +145,7 @@ typedef struct tied {
 } tied;
 
 /* Processing order within a run of equal starts: longer, then MPI-IO, first;
- * then the rows' own order (the sort is stable). */
+ * then the rows' own order (so that any sort of it is stable). */
 static int tied_cmp(const void *pa, const void *pb)
 {
     const tied *a = pa, *b = pb;
