@@ -40,6 +40,8 @@ void iol_py_release_columns(Py_buffer *bufs, int n);
 
 /* ---- export track placement (core_tracks.c) */
 extern PyTypeObject IolTrackPlacer_Type;
+/* processing_order(start, end, mod, order) -> bool (core_tracks.c) */
+PyObject *iol_py_processing_order(PyObject *self, PyObject *args);
 /* encode_slice_packets(...) -> bytes (core_protobuf.c) */
 PyObject *iol_py_encode_slice_packets(PyObject *self, PyObject *args);
 /* encode_json_slices(...) -> bytes (core_json.c) */

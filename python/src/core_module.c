@@ -16,6 +16,9 @@ static PyMethodDef core_functions[] = {
     {"encode_slice_packets", iol_py_encode_slice_packets, METH_VARARGS,
      "encode_slice_packets(delta, begin, track, name_iid, file_iid, offset, size): the "
      "export's Perfetto slice packets (core_protobuf.c)."},
+    {"processing_order", iol_py_processing_order, METH_VARARGS,
+     "processing_order(start, end, mod, order): the export's order at tied starts "
+     "(core_tracks.c)."},
     {"encode_json_slices", iol_py_encode_json_slices, METH_VARARGS,
      "encode_json_slices(pid, tid, name, start, end, file, offset, size, names, files): the "
      "export's Chrome \"X\" events (core_json.c)."},

@@ -10,7 +10,7 @@ from collections import defaultdict
 
 import pytest
 
-from explore_helpers import corpus_dxt_logs, decode, dxt_totals, traced_log
+from explore_helpers import corpus_dxt_logs, decode, dxt_rows, dxt_totals, traced_log
 from iolens.export.cli import main as export_main
 
 
@@ -173,6 +173,7 @@ def check_log(log, tmp_path):
     total_bytes = sum(v[1] for k, v in want.items() if k[0] == layer)
     got_js, doc = json_readback(js)
     assert got_js == want
+    _times_equal_dxt(doc, log)
     assert doc["metadata"]["nprocs"] == facts["meta"]["nprocs"]
     counters = [e for e in doc["traceEvents"] if e["ph"] == "C" and e["name"] == "bandwidth"]
     if len(counters) > 1:
@@ -180,6 +181,26 @@ def check_log(log, tmp_path):
         # (the step is read back from timestamps rounded to whole nanoseconds)
         assert sum(e["args"]["bytes/s"] for e in counters) * step == \
             pytest.approx(total_bytes, rel=1e-4)
+
+
+def _times_equal_dxt(doc, log):
+    """Each "X" event's start and end (ts, ts + dur) are those `iolens dxt` prints
+    (to its 4 decimals) for the same module, rank and operation: the starts, and
+    the ends, of a (module, rank, op) compared in sorted order."""
+    json_times, dxt_times = defaultdict(lambda: ([], [])), defaultdict(lambda: ([], []))
+    for ev in doc["traceEvents"]:
+        if ev["ph"] == "X":
+            module, op = ev["name"].split()
+            starts, ends = json_times[(module, ev["pid"] - 1, op)]
+            starts.append(ev["ts"] / 1e6)
+            ends.append((ev["ts"] + ev["dur"]) / 1e6)
+    for key, _, start, end in dxt_rows(log):
+        dxt_times[key][0].append(start)
+        dxt_times[key][1].append(end)
+    assert json_times.keys() == dxt_times.keys()
+    for key, (starts, ends) in dxt_times.items():
+        for mine, printed in zip(json_times[key], (starts, ends)):
+            assert sorted(mine) == pytest.approx(sorted(printed), abs=5.1e-5), key
 
 
 @pytest.mark.parametrize("log", corpus_dxt_logs())

@@ -90,7 +90,7 @@ def export_both(log, tmp_path, selection=Selection(), sizes=TINY):
         with open(pf, "wb") as out:
             perfetto.write(ex, out)
         ex = Export(lg, selection, **sizes)
-        with open(js, "w") as out:
+        with open(js, "wb") as out:
             chrome_json.write(ex, out)
     return perfetto_readback(pf), json_readback(js)
 

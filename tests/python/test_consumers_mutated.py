@@ -238,7 +238,7 @@ def check_every_verb(path, original, tmp: Path):
                             "damage"))   # damage: counts per kind ("rank": 2 records)
         if idx.nseg:
             out = tmp / "trace.json"
-            with open(out, "w", encoding="utf-8") as f:
+            with open(out, "wb") as f:
                 chrome_json.write(model.Export(log), f)
             doc = json.loads(out.read_text())
             check_numbers(doc["traceEvents"], nprocs, "export", skip=("pid", "tid", "id",

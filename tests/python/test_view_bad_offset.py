@@ -56,7 +56,7 @@ def every_verb(path, tmp):
     with iolens.open(path) as log:
         page = render_html(log)
         idx = index_for(log, tmp / "cache")
-        out = io.StringIO()
+        out = io.BytesIO()
         chrome_json.write(model.Export(log), out)
         shown = {"page": page, "report": page_facts(page)[1],
                  "diagnose": json.loads(dumps(diagnose_log(log))),

@@ -88,9 +88,9 @@ def run(args) -> int:
                 raise VerbError(args.log, "no traced operation to export"
                                 + (" in the selection" if "selection" in export.metadata
                                    else ""))
-            binary = args.format == "perfetto"
-            with open_output(args.output, [args.log], binary=binary) as out:
-                (perfetto if binary else chrome_json).write(export, out)
+            writer = perfetto if args.format == "perfetto" else chrome_json
+            with open_output(args.output, [args.log], binary=True) as out:
+                writer.write(export, out)
         finally:
             export.close()
     print(f"{args.format} trace written to {Path(args.output).resolve()} "

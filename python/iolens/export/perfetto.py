@@ -24,6 +24,7 @@ import numpy as np
 
 from .. import _core
 from .protowire import f_bytes, f_double, f_int, f_str
+from .sink import write_in_slices
 
 # TracePacket
 P_CLOCK_SNAPSHOT, P_TIMESTAMP, P_SEQ_ID, P_TRACK_EVENT = 6, 8, 10, 11
@@ -103,7 +104,7 @@ def write(export, out: BinaryIO) -> None:
             head += _new_files(export.files, batch.ops["file"], files_seen)
         out.write(head)
         for a in range(0, len(batch.ts), ENCODE_ROWS):
-            out.write(_events(export, batch, slice(a, a + ENCODE_ROWS), last_ts))
+            write_in_slices(out, _events(export, batch, slice(a, a + ENCODE_ROWS), last_ts))
             last_ts = int(batch.ts[min(a + ENCODE_ROWS, len(batch.ts)) - 1])
 
 

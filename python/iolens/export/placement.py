@@ -17,12 +17,13 @@ start are merged in time order: ends at an instant come before begins at it,
 ends at one instant close the later-opened slice first (higher seq), and a
 zero-length slice closes right after it opens.  Ends after the piece's last
 start wait for the next piece: what waits is the operations open at that
-instant, never the trace.
+instant, never the trace.  Chrome JSON writes complete slices ("X": start
+and duration), so it takes the pieces placed (``placed()``) without this merge.
 Times are integer nanoseconds, so containment is exact."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, Iterator, List
+from typing import Dict, Iterator, List, Tuple
 
 import numpy as np
 
@@ -68,7 +69,7 @@ class Placement:
     def __init__(self, lanes: List[dict]):
         self.lanes = lanes
         self.tracks: List[Track] = []
-        self._track_of: Dict[int, int] = {}       # lane << 32 | number -> track
+        self._lane_tracks: Dict[int, int] = {}    # lane -> tracks it has so far
         self._placer = _core.TrackPlacer(len(lanes))
         self._seq = 0
         # ends not yet written, by (time, later-opened first): ts, seq, track
@@ -76,12 +77,19 @@ class Placement:
 
     def batches(self, pieces) -> Iterator[Batch]:
         for piece in pieces:
-            yield self._batch(piece)
+            yield self._batch(*self._place(piece))
         ts, _, track = self._wait
         yield Batch({}, ts, np.zeros(len(ts), bool), np.full(len(ts), -1, np.int64), track, [])
 
-    def _batch(self, piece: dict) -> Batch:
-        ops, new = self._place(piece)
+    def placed(self, pieces) -> Iterator[Tuple[Dict[str, np.ndarray], List[Track]]]:
+        """Each piece in processing order with start_ns, end_ns and track columns,
+        and the tracks first used in it; no begin/end events.  For a format of
+        complete slices (Chrome JSON "X" events), which needs neither the merge
+        of begins and ends nor the ends that wait for later pieces."""
+        for piece in pieces:
+            yield self._place(piece)
+
+    def _batch(self, ops: Dict[str, np.ndarray], new: List[Track]) -> Batch:
         start, end, track = ops["start_ns"], ops["end_ns"], ops["track"]
         n = len(start)
         seq = self._seq + np.arange(n, dtype=np.int64)
@@ -131,39 +139,37 @@ class Placement:
             ops = {k: v[order] for k, v in piece.items()}
             start, end = start[order], end[order]
         ops["start_ns"], ops["end_ns"] = start, end
-        number = np.empty(len(start), np.int32)
+        track = np.empty(len(start), np.int32)
         self._placer.place(np.ascontiguousarray(ops["lane"], np.int32), start, end,
-                           np.ascontiguousarray(ops["mod"], np.int8), number)
-        ops["track"], new = self._tracks_of(ops["lane"], number)
-        return ops, new
+                           np.ascontiguousarray(ops["mod"], np.int8), track)
+        ops["track"] = track
+        return ops, self._new_tracks(ops["lane"], track)
 
-    def _tracks_of(self, lane: np.ndarray, number: np.ndarray):
-        """Track index per operation; the tracks met for the first time."""
-        pair = lane.astype(np.int64) << 32 | number.astype(np.int64)
-        uniq, inv = np.unique(pair, return_inverse=True)
+    def _new_tracks(self, lane: np.ndarray, track: np.ndarray) -> List[Track]:
+        """The tracks first used in this piece: the placer numbers tracks in
+        order of first use, so they are those numbered from len(self.tracks) on,
+        each made in its lane after the lane's earlier tracks."""
+        if not len(track) or int(track.max()) < len(self.tracks):
+            return []
+        fresh = np.flatnonzero(track >= len(self.tracks))
+        ids, first = np.unique(track[fresh], return_index=True)
         new = []
-        index = np.empty(len(uniq), np.int32)
-        for j, p in enumerate(uniq.tolist()):
-            t = self._track_of.get(p)
-            if t is None:
-                ln = self.lanes[p >> 32]
-                t = self._track_of[p] = len(self.tracks)
-                self.tracks.append(Track(uuid=1000 + t, rank=ln["rank"], thread=ln["thread"],
-                                         number=p & 0xFFFFFFFF))
-                new.append(self.tracks[t])
-            index[j] = t
-        return index[inv.ravel()], new
+        for t, code in zip(ids.tolist(), lane[fresh[first]].tolist()):
+            assert t == len(self.tracks), "the placer numbers tracks in order of first use"
+            number = self._lane_tracks.get(code, 0)
+            self._lane_tracks[code] = number + 1
+            ln = self.lanes[code]
+            self.tracks.append(Track(uuid=1000 + t, rank=ln["rank"], thread=ln["thread"],
+                                     number=number))
+            new.append(self.tracks[t])
+        return new
 
 
 def _processing_order(start: np.ndarray, end: np.ndarray, mod: np.ndarray):
     """Order by (start, longer first, MPI-IO first) of rows already sorted by
-    start; None when no two rows share a start (the common case: no sort)."""
-    tie = np.flatnonzero(start[1:] == start[:-1])
-    if not len(tie):
+    start (iolens._core.processing_order: a sort of each run of tied starts
+    only); None when no two rows share a start (the order is theirs)."""
+    order = np.empty(len(start), np.int64)
+    if not _core.processing_order(start, end, np.ascontiguousarray(mod, np.int8), order):
         return None
-    tied = np.zeros(len(start), bool)
-    tied[tie] = tied[tie + 1] = True
-    rows = np.flatnonzero(tied)
-    order = np.arange(len(start))
-    order[rows] = rows[np.lexsort((-mod[rows].astype(np.int16), -end[rows], start[rows]))]
     return order

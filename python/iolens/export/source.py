@@ -28,6 +28,9 @@ from ..explore.index_sort import ExternalSort
 from ..view import damage as dmg
 from ..view.intervals import IntervalScan
 
+# The explorer's columns but the region, which no export writes: the run files
+# hold 42 bytes per segment.
+SORT_COLUMNS = {k: v for k, v in COLUMNS.items() if k != "region"}
 CHUNK_ROWS = 250_000        # segments decoded at a time
 SORT_ROWS = 500_000         # rows sorted in memory at a time
 # Largest time written (s): 2^62 ns, so that no nanosecond count can overflow int64.
@@ -67,7 +70,8 @@ class TraceSource:
         span = max(run_time + dmg.margin(run_time), 1.0)
         self._scans = {name: IntervalScan(span, name) for name in MODULES}
         self._tmp = tempfile.TemporaryDirectory(prefix="iolens-export.")
-        self._sorter = ExternalSort(Path(self._tmp.name), COLUMNS, sort_rows, chunk_rows)
+        self._sorter = ExternalSort(Path(self._tmp.name), SORT_COLUMNS, sort_rows,
+                                    chunk_rows)
         self._rank_of: List[int] = []            # provisional lane -> rank
         self._file_ok = np.zeros(0, bool)        # provisional file code -> selected
         self.modules = []
@@ -94,6 +98,7 @@ class TraceSource:
                 self.nseg += len(piece["start"])
                 self._scans[name].add(piece["start"], piece["end"], piece["length"],
                                       piece["op"].astype(bool))
+                piece.pop("region", None)
                 self._sorter.add(piece)
         scan.done()
 
