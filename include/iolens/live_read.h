@@ -37,6 +37,7 @@ typedef struct iolens_live_layout {
     const iolens_live_term *terms;
     size_t n_last;                  /* float words whose maximum is the record's */
     const uint32_t *last_words;     /* latest end timestamp */
+    uint32_t moved_figures;         /* bit f: figure f adds to state->moved */
 } iolens_live_layout;
 
 /* Where the seq words are (the copy's live trailer).  len 0: an older copy
@@ -48,12 +49,14 @@ typedef struct iolens_live_seqs {
 
 /* What the caller keeps of the region between calls, for `cap` records.  A
  * record not read yet has an odd seq (1).  words: whole records (record_words
- * each), or NULL when not kept. */
+ * each), or NULL when not kept.  moved: per record, the sum of its figures
+ * in layout->moved_figures (bytes moved, for the busiest files), or NULL. */
 typedef struct iolens_live_state {
     size_t cap;
     uint32_t *seq;
     double *figs;                   /* IOLENS_LIVE_FIGURES per record */
     int64_t *words;
+    double *moved;
 } iolens_live_state;
 
 typedef struct iolens_live_result {

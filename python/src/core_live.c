@@ -10,7 +10,7 @@ enum { OUT_RECORDS, OUT_CHANGED, OUT_BUSY, OUT_LAST, OUT_DELTA, OUT_ROW = OUT_DE
 
 /* The buffers one layer holds during the call. */
 typedef struct layer_bufs {
-    Py_buffer terms, lasts, cols[3];
+    Py_buffer terms, lasts, cols[4];
     int have_terms, have_lasts, n_cols;
 } layer_bufs;
 
@@ -24,18 +24,19 @@ static void release_layer(layer_bufs *b)
     b->have_terms = b->have_lasts = b->n_cols = 0;
 }
 
-/* One (module, record_words, terms, last_words, seq, figs, words) tuple. */
+/* One (module, record_words, moved_figures, terms, last_words, seq, figs,
+ * words, moved) tuple; words and moved may be None. */
 static int parse_layer(PyObject *item, layer_bufs *b, iolens_live_layer *l,
                        iolens_live_state *st)
 {
-    unsigned int module, record_words;
-    PyObject *cols[3];
+    unsigned int module, record_words, moved_figures;
+    PyObject *objs[4], *words, *moved;
     if (!PyTuple_Check(item)) {
         PyErr_SetString(PyExc_TypeError, "live_read_copy: a layer is a tuple");
         return -1;
     }
-    if (!PyArg_ParseTuple(item, "IIy*y*OOO", &module, &record_words, &b->terms, &b->lasts,
-                          &cols[0], &cols[1], &cols[2]))
+    if (!PyArg_ParseTuple(item, "IIIy*y*OOOO", &module, &record_words, &moved_figures,
+                          &b->terms, &b->lasts, &objs[0], &objs[1], &words, &moved))
         return -1;
     b->have_terms = b->have_lasts = 1;
     if (b->terms.len % sizeof(iolens_live_term) || b->lasts.len % 4 || record_words == 0 ||
@@ -43,19 +44,29 @@ static int parse_layer(PyObject *item, layer_bufs *b, iolens_live_layer *l,
         PyErr_SetString(PyExc_ValueError, "live_read_copy: bad layer");
         return -1;
     }
-    int have_words = cols[2] != Py_None;
-    Py_ssize_t itemsize[3] = {4, 8 * IOLENS_LIVE_FIGURES, (Py_ssize_t)record_words * 8};
-    const int writable[3] = {1, 1, 1};
+    /* the columns: seq, figs, then words and moved when given */
+    Py_ssize_t itemsize[4] = {4, 8 * IOLENS_LIVE_FIGURES};
+    int n = 2, at_words = -1, at_moved = -1;
+    if (words != Py_None) {
+        itemsize[n] = (Py_ssize_t)record_words * 8;
+        objs[at_words = n++] = words;
+    }
+    if (moved != Py_None) {
+        itemsize[n] = 8;
+        objs[at_moved = n++] = moved;
+    }
+    const int writable[4] = {1, 1, 1, 1};
     Py_ssize_t cap;
-    if (iol_py_columns(cols, have_words ? 3 : 2, itemsize, writable, b->cols, &cap,
-                       "live_read_copy") < 0)
+    if (iol_py_columns(objs, n, itemsize, writable, b->cols, &cap, "live_read_copy") < 0)
         return -1;
-    b->n_cols = have_words ? 3 : 2;
+    b->n_cols = n;
     *st = (iolens_live_state){(size_t)cap, b->cols[0].buf, b->cols[1].buf,
-                              have_words ? b->cols[2].buf : NULL};
+                              at_words < 0 ? NULL : b->cols[at_words].buf,
+                              at_moved < 0 ? NULL : b->cols[at_moved].buf};
     *l = (iolens_live_layer){module,
                              {record_words, (size_t)b->terms.len / sizeof(iolens_live_term),
-                              b->terms.buf, (size_t)b->lasts.len / 4, b->lasts.buf},
+                              b->terms.buf, (size_t)b->lasts.len / 4, b->lasts.buf,
+                              moved_figures},
                              st};
     return 0;
 }

@@ -124,6 +124,13 @@ static void keep(const region *r, size_t i, const unsigned char *rec, uint32_t s
     }
     if (r->state->words)
         memcpy(r->state->words + i * l->record_words, rec, r->rs);
+    if (r->state->moved) {
+        double moved = 0;
+        for (int f = 0; f < IOLENS_LIVE_FIGURES; f++)
+            if (l->moved_figures >> f & 1)
+                moved += figs[f];
+        r->state->moved[i] = moved;
+    }
     r->state->seq[i] = seq;
     r->out->changed++;
 }

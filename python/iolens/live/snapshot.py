@@ -81,6 +81,7 @@ LAYERS = {
 FIGURES = ("reads", "writes", "bytes_read", "bytes_written", "meta_ops",
            "read_seconds", "write_seconds", "meta_seconds")
 BYTES_READ, BYTES_WRITTEN = FIGURES.index("bytes_read"), FIGURES.index("bytes_written")
+MOVED_FIGURES = 1 << BYTES_READ | 1 << BYTES_WRITTEN     # bytes moved per record
 
 
 def _columns(module: str, names: List[str]):
@@ -213,14 +214,17 @@ class _RecordCache:
             return
         self.seq = np.concatenate([self.seq, np.full(n - old, UNREAD, np.uint32)])
         self.figs = np.concatenate([self.figs, np.zeros((n - old, len(FIGURES)))])
+        if self.moved is not None:
+            self.moved = np.concatenate([self.moved, np.zeros(n - old)])
         if self.words is not None:
             self.words = np.concatenate([self.words, np.zeros((n - old, self.words.shape[1]),
                                                               np.int64)])
 
-    def changed(self, last: float, delta: np.ndarray):
-        """Records were read again: the sums moved by delta."""
+    def changed(self, last: float, delta: np.ndarray, moved: Optional[np.ndarray]):
+        """Records were read again: the sums moved by delta; the bytes moved
+        per record are those live_read_copy updated (a new array)."""
         self.sums = self.sums + delta
-        self.moved = None
+        self.moved = moved
         self.last = max(self.last, last)
 
 
@@ -234,6 +238,7 @@ class CopyReader:
         self.name = name
         self.keep_records = keep_records
         self.want_moved = moved
+        self.jobid = name.jobid             # the job record's, from the first round
         # The fd stays open: the records are read with pread (live_read_copy).
         self.fd = open_copy(name.path)
         try:
@@ -266,10 +271,13 @@ class CopyReader:
         self._layout = list(_layout().layers.values())       # (modid, words, terms), LAYERS order
         self.cache: Dict[str, _RecordCache] = {layer: _RecordCache() for layer in LAYERS}
         self._caches = list(self.cache.values())
-        if keep_records:
-            for c, (_, words, _) in zip(self._caches, self._layout):
+        for c, (_, words, _) in zip(self._caches, self._layout):
+            if keep_records:
                 c.words = np.zeros((0, words), np.int64)
+            if moved:
+                c.moved = np.zeros(0)
         self._call = None                   # live_read_copy's layers (made again on growth)
+        self._moved: List[np.ndarray] = []  # the bytes moved per record being updated
         self._head = bytearray(HDR + JOB_HEAD)           # as live_read_copy read it
         self._out = np.zeros((len(LAYERS), 12))          # its per-layer results
         self._records: tuple = ()           # records per layer at the last round
@@ -358,13 +366,20 @@ class CopyReader:
     def _read(self) -> Tuple[int, int, tuple]:
         """One live_read_copy round: (mask of the layers read again, busy
         records, records per layer); the states grown first when a layer has
-        more records than they hold (then read again)."""
+        more records than they hold (then read again).  With bytes moved per
+        record, each layer's are updated in a copy (self._moved): the last
+        snapshot's stay as they were, for the differences over the interval."""
         for _ in range(RETRIES):
             if self._call is None:
-                self._call = tuple((modid, words, terms.terms, terms.last, c.seq, c.figs, c.words)
-                                   for (modid, words, terms), c in zip(self._layout, self._caches))
+                self._call = tuple(
+                    (modid, words, MOVED_FIGURES, terms.terms, terms.last, c.seq, c.figs, c.words,
+                     None) for (modid, words, terms), c in zip(self._layout, self._caches))
+            call = self._call
+            if self.want_moved:
+                self._moved = [c.moved.copy() if len(c.moved) else c.moved for c in self._caches]
+                call = tuple([base[:-1] + (m,) for base, m in zip(call, self._moved)])
             mask, busy, records = _core.live_read_copy(
-                self.fd, self.size, self._call, *self.seq_table, RETRIES, self._head, self._out)
+                self.fd, self.size, call, *self.seq_table, RETRIES, self._head, self._out)
             if mask >= 0:
                 return mask, busy, records
             for c, n in zip(self._caches, records):
@@ -380,15 +395,15 @@ class CopyReader:
         for j, (layer, cache) in enumerate(zip(LAYERS, self._caches)):
             n = records[j]
             if mask >> j & 1:
-                cache.changed(float(self._out[j, 3]), self._out[j, 4:])
+                cache.changed(float(self._out[j, 3]), self._out[j, 4:],
+                              self._moved[j] if self.want_moved else None)
             elif n and layer in old and n == self._records[j]:
                 layers[layer] = old[layer]
                 continue
             if n:
-                if self.want_moved and (cache.moved is None or len(cache.moved) != n):
-                    figs = cache.figs[:n]
-                    cache.moved = figs[:, BYTES_READ] + figs[:, BYTES_WRITTEN]
-                layers[layer] = LayerRecords(cache.moved, cache.sums, cache.last,
+                moved = cache.moved if cache.moved is None or len(cache.moved) == n else \
+                    cache.moved[:n]
+                layers[layer] = LayerRecords(moved, cache.sums, cache.last,
                                              self._id_readers[j])
         self._last_layers, self._records = layers, records
         return layers
@@ -401,6 +416,16 @@ class CopyReader:
             return self._u64(self._u64(OFF_MODS + 16 * modid) + i * words * 8)
         return record_id
 
+    def keep_moved(self, on: bool):
+        """Keep (and update) the bytes moved per record from now on, or stop
+        and drop them.  Started from the figures kept (the records read so far)."""
+        if on == self.want_moved:
+            return
+        self.want_moved = on
+        for c in self._caches:
+            c.moved = c.figs[:, BYTES_READ] + c.figs[:, BYTES_WRITTEN] if on else None
+        self._records, self._last_layers = (), {}     # the next snapshot's layers are new
+
     def records(self, layer: str) -> np.ndarray:
         """The layer's records as last read (int64 words; keep_records only)."""
         cache = self.cache.get(layer)
@@ -409,6 +434,7 @@ class CopyReader:
     def snapshot(self, now: float) -> ProcessSnapshot:
         mask, busy, records = self._read()
         uid, start, end_sec, nprocs, jobid, exe = self._job(self._head)
+        self.jobid = jobid
         layers = self._layers(mask, records)
         # Pages read through the map (names, record ids) are the process's
         # (tmpfs): drop them from this process's page tables so that its
