@@ -205,3 +205,33 @@ def test_exporter_serves_idle_and_busy_processes(runtime, progs, tmp_path):
         for p in procs:
             p.kill()
             p.wait()
+
+
+def test_listings_see_every_change(tmp_path):
+    """The directory listings a view keeps between rounds (copies.Listings):
+    listed again after a file is created or removed, and after a listing made
+    in the same second as the directory's last change; kept otherwise."""
+    from iolens.live.copies import Listings
+    listing, d = Listings(), str(tmp_path)
+
+    def names():
+        return sorted(e.name for e in listing(d))
+    assert names() == []
+    (tmp_path / "a").write_bytes(b"")
+    assert names() == ["a"]
+    os.utime(tmp_path, ns=(10**9, 10**9))    # an old change: the listing is kept
+    assert names() == ["a"]
+    kept = listing.kept[d][2]
+    assert names() == ["a"] and listing.kept[d][2] is kept
+    (tmp_path / "b").write_bytes(b"")
+    assert names() == ["a", "b"]
+    (tmp_path / "a").unlink()
+    assert names() == ["b"]
+    os.utime(tmp_path, ns=(10**9, 10**9))
+    names()
+    (tmp_path / "c").write_bytes(b"")        # the same old time: a racy clock
+    os.utime(tmp_path, ns=(10**9, 10**9))
+    assert names() == ["b"]                  # (kept: the time says unchanged)
+    listing.round_done()
+    listing.round_done()
+    assert listing.kept == {}                # not listed in the last round: forgotten

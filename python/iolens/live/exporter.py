@@ -151,7 +151,7 @@ class Metrics:
         # figures per layer as vectors in FIGURES order (never changed in place)
         self.ended_job: Dict[Tuple[int, int], Dict[str, np.ndarray]] = {}
         self.node: Dict[str, np.ndarray] = {}
-        self.node_seen: Dict[str, Dict[str, np.ndarray]] = {}
+        self.node_seen: Dict[str, dict] = {}      # path -> its layers (LayerRecords) as last read
         self.prefixes = _Prefixes()
         self.job_starts: Dict[Tuple[int, str], tuple] = {}   # this scrape's jobs only
         self.lock = threading.Lock()
@@ -177,7 +177,7 @@ class Metrics:
             if key not in live_jobs:
                 del self.ended_job[key]      # the job is gone: its series end
         for s in self.view.now.values():
-            self.node_seen[s.path] = _sums(s)
+            self.node_seen[s.path] = s.layers       # (never changed in place)
 
     def render(self, openmetrics: bool) -> str:
         with self.lock:
@@ -225,7 +225,12 @@ class Metrics:
         count: Dict[Tuple[int, int], int] = {}
         for s in procs:
             key = (s.uid, s.jobid)
-            self._add(jobs.setdefault(key, {}), _sums(s))
+            acc = jobs.get(key)
+            if acc is None:
+                acc = jobs[key] = {}
+            for layer, r in s.layers.items():     # Metrics._add, inline: once a process
+                v = acc.get(layer)
+                acc[layer] = r.sums if v is None else v + r.sums
             count[key] = count.get(key, 0) + 1
         for key, ended in self.ended_job.items():
             if key in jobs:
@@ -244,8 +249,10 @@ class Metrics:
 
         node: Dict[str, np.ndarray] = {}
         self._add(node, self.node)
-        for t in self.node_seen.values():
-            self._add(node, t)
+        for layers in self.node_seen.values():
+            for layer, r in layers.items():
+                v = node.get(layer)
+                node[layer] = r.sums if v is None else v + r.sums
         node_rows = _figures(dict(sorted(node.items())))
         for key, metric, help_ in PER_PROCESS:
             name = metric.replace("iolens_", "iolens_node_")

@@ -14,7 +14,7 @@ from typing import Dict, Iterable, List, Optional, Tuple
 
 import numpy as np
 
-from .copies import copy_dirs, find_copies
+from .copies import Listings, copy_dirs, find_copies
 from .._core import LogError
 from .._meta import layered_seconds
 from .snapshot import FIGURES, LAYERS, CopyReader, NotReady, ProcessSnapshot
@@ -70,6 +70,7 @@ class LiveView:
         self.dirs = list(dirs)
         self.moved = moved
         self.moved_jobs: Optional[set] = None
+        self.listings = Listings()
         self.readers: Dict[str, CopyReader] = {}
         self.prev: Dict[str, ProcessSnapshot] = {}
         self.now: Dict[str, ProcessSnapshot] = {}
@@ -84,7 +85,9 @@ class LiveView:
     def poll(self) -> Dict[str, ProcessSnapshot]:
         """Read every copy once; returns path -> snapshot (also in self.now)."""
         t = time.time()
-        seen = {c.path: c for c in find_copies(copy_dirs(self.dirs), self.readers)}
+        dirs = copy_dirs(self.dirs, self.listings)
+        seen = {c.path: c for c in find_copies(dirs, self.readers, self.listings)}
+        self.listings.round_done()
         self.removed = []
         for path in list(self.readers):
             # gone, or another file now at its name
