@@ -3,48 +3,23 @@
  * round instead of one per region plus the head's pread: a reader of hundreds
  * of processes pays the language boundary (argument parsing, result objects)
  * once per process, which cost as much as the reading itself. */
-#include <errno.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "iolens/live_read.h"
 #include "iolens/log.h"
+#include "internal.h"
 
 /* The 3.41 header's module map: (offset, length) per module id, 64 entries
  * (spec/log-format.md; header.c reads it the same way). */
 enum { MODULE_MAP = 48, MODULES = 64 };
-
-static int read_head(int fd, unsigned char *head)
-{
-    size_t got = 0;
-    while (got < IOLENS_LIVE_HEAD) {
-        ssize_t n = pread(fd, head + got, IOLENS_LIVE_HEAD - got, (off_t)got);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return IOLENS_E_IO;
-        if (n == 0)
-            return IOLENS_E_TRUNCATED;
-        got += (size_t)n;
-    }
-    return IOLENS_OK;
-}
-
-static uint64_t u64_at(const unsigned char *p)
-{
-    uint64_t v = 0;
-    for (int b = 7; b >= 0; b--)       /* little-endian on any host */
-        v = v << 8 | p[b];
-    return v;
-}
 
 /* The records of layer l's region that lie inside `size` bytes, and where. */
 static size_t region_records(const unsigned char *head, const iolens_live_layer *l,
                              uint64_t size, uint64_t *off)
 {
     const unsigned char *entry = head + MODULE_MAP + 16 * (size_t)l->module;
-    uint64_t rs = (uint64_t)l->layout.record_words * 8, len = u64_at(entry + 8);
-    *off = u64_at(entry);
+    uint64_t rs = (uint64_t)l->layout.record_words * 8, len = iol_get_u64(entry + 8, 0);
+    *off = iol_get_u64(entry, 0);
     uint64_t n = len / rs;
     if (n == 0 || *off > size || n > (size - *off) / rs ||
         (uint64_t)(size_t)n != n)
@@ -70,7 +45,7 @@ int iolens_live_read_copy(int fd, uint64_t size, const iolens_live_layer *layers
     if (!out || !seqs || !layers_ok(layers, n_layers))
         return IOLENS_E_INVALID_ARG;
     memset(out, 0, sizeof *out);
-    int rc = read_head(fd, out->head);
+    int rc = iol_pread_all(fd, out->head, IOLENS_LIVE_HEAD, 0);
     if (rc)
         return rc;
     uint64_t off[IOLENS_LIVE_LAYERS];

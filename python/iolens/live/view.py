@@ -116,7 +116,7 @@ class LiveView:
 
     # ----------------------------------------------------------- summaries
     def _vectors(self, procs: List[ProcessSnapshot]) -> Dict[Tuple[str, str], tuple]:
-        """(path, layer) -> (figures, rates over the interval), vectors in
+        """(path, layer) -> (figures, rates over the interval), lists in
         FIGURES order, for every layer of procs: made with one array operation
         for them all, not a few per process (the job summaries of a node of
         single-process jobs were as long as reading their copies)."""
@@ -135,7 +135,7 @@ class LiveView:
             return {}
         now = np.array(cur)
         rates = np.maximum(now - np.array(old), 0.0) / np.array(dt)[:, None]
-        return dict(zip(keys, zip(now, rates)))
+        return dict(zip(keys, zip(now.tolist(), rates.tolist())))
 
     def _rates(self, s: ProcessSnapshot) -> Dict[str, Dict[str, float]]:
         p = self.prev.get(s.path)
@@ -211,20 +211,22 @@ class LiveView:
         out = []
         for (uid, jobid), procs in groups.items():
             procs.sort(key=lambda s: (s.rank, s.pid))
-            tot_v: Dict[str, np.ndarray] = {}
-            rate_v: Dict[str, np.ndarray] = {}
+            tot_v: Dict[str, list] = {}
+            rate_v: Dict[str, list] = {}
             nprocs, alive, dead, start, partial = 0, 0, 0, procs[0].start, set()
             for s in procs:
                 for layer in s.layers:
                     tot, rate = vectors[(s.path, layer)]
-                    tot_v[layer] = tot_v[layer] + tot if layer in tot_v else tot
-                    rate_v[layer] = rate_v[layer] + rate if layer in rate_v else rate
+                    if layer in tot_v:          # added in the processes' order
+                        tot = [a + b for a, b in zip(tot_v[layer], tot)]
+                        rate = [a + b for a, b in zip(rate_v[layer], rate)]
+                    tot_v[layer], rate_v[layer] = tot, rate
                 nprocs, start = max(nprocs, s.nprocs), min(start, s.start)
                 alive += s.alive
                 dead += not s.alive and not s.finished
                 partial.update(s.partial)
-            totals = {layer: dict(zip(FIGURES, v.tolist())) for layer, v in sorted(tot_v.items())}
-            rates = {layer: dict(zip(FIGURES, v.tolist())) for layer, v in sorted(rate_v.items())}
+            totals = {layer: dict(zip(FIGURES, v)) for layer, v in sorted(tot_v.items())}
+            rates = {layer: dict(zip(FIGURES, v)) for layer, v in sorted(rate_v.items())}
             job = {
                 "jobid": jobid, "uid": uid, "user": _user(uid), "exe": procs[0].exe,
                 "processes": len(procs), "nprocs": nprocs, "alive": alive, "dead": dead,
