@@ -20,6 +20,8 @@ from .._meta import layered_seconds
 from .snapshot import FIGURES, LAYERS, CopyReader, NotReady, ProcessSnapshot
 
 BUSIEST = 5
+READS, WRITES, BYTES_READ, BYTES_WRITTEN, META_OPS = (
+    FIGURES.index(k) for k in ("reads", "writes", "bytes_read", "bytes_written", "meta_ops"))
 ZEROS = np.zeros(len(FIGURES))
 ZEROS.flags.writeable = False
 
@@ -34,10 +36,6 @@ def _user(uid: int) -> str:
         except KeyError:
             _USERS[uid] = str(uid)
     return _USERS[uid]
-
-
-def _ops(fig: Dict[str, float]) -> float:
-    return fig["reads"] + fig["writes"]
 
 
 def io_seconds(totals: Dict[str, Dict[str, float]]) -> float:
@@ -197,6 +195,39 @@ class LiveView:
         rows.sort(key=lambda r: (-r["bytes_per_s"], -r["bytes"], r["file"]))
         return rows[:BUSIEST]
 
+    @staticmethod
+    def _summary(uid: int, jobid: int, procs: List[ProcessSnapshot], vectors, t: float) -> dict:
+        """A job's summary: its processes' figures and rates (from _vectors)
+        summed per layer, in the processes' order; its processes' states."""
+        tot_v: Dict[str, list] = {}
+        rate_v: Dict[str, list] = {}
+        nprocs, alive, dead, start, partial = 0, 0, 0, procs[0].start, set()
+        for s in procs:
+            for layer in s.layers:
+                tot, rate = vectors[(s.path, layer)]
+                if layer in tot_v:
+                    tot = [a + b for a, b in zip(tot_v[layer], tot)]
+                    rate = [a + b for a, b in zip(rate_v[layer], rate)]
+                tot_v[layer], rate_v[layer] = tot, rate
+            nprocs, start = max(nprocs, s.nprocs), min(start, s.start)
+            alive += s.alive
+            dead += not s.alive and not s.finished
+            if s.partial:
+                partial.update(s.partial)
+        layers = sorted(tot_v)
+        rates = [rate_v[layer] for layer in layers]
+        return {
+            "jobid": jobid, "uid": uid, "user": _user(uid), "exe": procs[0].exe,
+            "processes": len(procs), "nprocs": nprocs, "alive": alive, "dead": dead,
+            "running_seconds": max(0.0, t - start),
+            "totals": {layer: dict(zip(FIGURES, tot_v[layer])) for layer in layers},
+            "rates": {layer: dict(zip(FIGURES, r)) for layer, r in zip(layers, rates)},
+            "bytes_per_s": sum([r[BYTES_READ] + r[BYTES_WRITTEN] for r in rates]),
+            "ops_per_s": sum([r[READS] + r[WRITES] for r in rates]),
+            "meta_ops_per_s": sum([r[META_OPS] for r in rates]),
+            "partial": sorted(partial),
+        }
+
     def jobs(self, detail=None, only=None) -> List[dict]:
         """One summary per job, busiest first.  The jobs whose id is in
         `detail` (all when detail is True) also get their busiest files,
@@ -210,33 +241,9 @@ class LiveView:
         vectors = self._vectors([s for procs in groups.values() for s in procs])
         out = []
         for (uid, jobid), procs in groups.items():
-            procs.sort(key=lambda s: (s.rank, s.pid))
-            tot_v: Dict[str, list] = {}
-            rate_v: Dict[str, list] = {}
-            nprocs, alive, dead, start, partial = 0, 0, 0, procs[0].start, set()
-            for s in procs:
-                for layer in s.layers:
-                    tot, rate = vectors[(s.path, layer)]
-                    if layer in tot_v:          # added in the processes' order
-                        tot = [a + b for a, b in zip(tot_v[layer], tot)]
-                        rate = [a + b for a, b in zip(rate_v[layer], rate)]
-                    tot_v[layer], rate_v[layer] = tot, rate
-                nprocs, start = max(nprocs, s.nprocs), min(start, s.start)
-                alive += s.alive
-                dead += not s.alive and not s.finished
-                partial.update(s.partial)
-            totals = {layer: dict(zip(FIGURES, v)) for layer, v in sorted(tot_v.items())}
-            rates = {layer: dict(zip(FIGURES, v)) for layer, v in sorted(rate_v.items())}
-            job = {
-                "jobid": jobid, "uid": uid, "user": _user(uid), "exe": procs[0].exe,
-                "processes": len(procs), "nprocs": nprocs, "alive": alive, "dead": dead,
-                "running_seconds": max(0.0, t - start),
-                "totals": totals, "rates": rates,
-                "bytes_per_s": sum([v["bytes_read"] + v["bytes_written"] for v in rates.values()]),
-                "ops_per_s": sum([_ops(v) for v in rates.values()]),
-                "meta_ops_per_s": sum([v["meta_ops"] for v in rates.values()]),
-                "partial": sorted(partial),
-            }
+            if len(procs) > 1:
+                procs.sort(key=lambda s: (s.rank, s.pid))
+            job = self._summary(uid, jobid, procs, vectors, t)
             if detail is True or (detail and jobid in detail):
                 rows = [self._process(s, t) for s in procs]
                 slowest = max(rows, key=lambda r: r["io_seconds"])
