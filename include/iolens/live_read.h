@@ -37,6 +37,7 @@ typedef struct iolens_live_layout {
     const iolens_live_term *terms;
     size_t n_last;                  /* float words whose maximum is the record's */
     const uint32_t *last_words;     /* latest end timestamp */
+    uint32_t moved_figures;         /* bit f: figure f adds to state->moved */
 } iolens_live_layout;
 
 /* Where the seq words are (the copy's live trailer).  len 0: an older copy
@@ -48,12 +49,14 @@ typedef struct iolens_live_seqs {
 
 /* What the caller keeps of the region between calls, for `cap` records.  A
  * record not read yet has an odd seq (1).  words: whole records (record_words
- * each), or NULL when not kept. */
+ * each), or NULL when not kept.  moved: per record, the sum of its figures
+ * in layout->moved_figures (bytes moved, for the busiest files), or NULL. */
 typedef struct iolens_live_state {
     size_t cap;
     uint32_t *seq;
     double *figs;                   /* IOLENS_LIVE_FIGURES per record */
     int64_t *words;
+    double *moved;
 } iolens_live_state;
 
 typedef struct iolens_live_result {
@@ -73,5 +76,43 @@ typedef struct iolens_live_result {
 int iolens_live_read_region(int fd, uint64_t off, size_t n, const iolens_live_layout *layout,
                             const iolens_live_seqs *seqs, int retries,
                             iolens_live_state *state, iolens_live_result *out);
+
+/* ---- a whole copy in one call (src/format/live_read_copy.c) */
+
+#define IOLENS_LIVE_HEAD 1384       /* the 3.41 header (1328 bytes) and the job
+                                       record's fixed fields (56: uid, start, end,
+                                       nprocs, jobid) */
+#define IOLENS_LIVE_LAYERS 8        /* layers of one call, at most */
+
+/* One layer of the copy: the module whose region (the header's module map)
+ * holds its records, how they make figures, and what the caller keeps of them. */
+typedef struct iolens_live_layer {
+    uint32_t module;                /* < 64 */
+    iolens_live_layout layout;
+    iolens_live_state *state;
+} iolens_live_layer;
+
+typedef struct iolens_live_copy_result {
+    unsigned char head[IOLENS_LIVE_HEAD];   /* as read this round (one pread) */
+    int grow;                       /* 1: a layer has more records than its state's
+                                       cap; no region was read: grow the states to
+                                       records[] and call again */
+    size_t records[IOLENS_LIVE_LAYERS];     /* per layer, its region's records (0:
+                                       none, or the region is not inside `size`) */
+    iolens_live_result layer[IOLENS_LIVE_LAYERS];
+} iolens_live_copy_result;
+
+/* One round of a reader over the copy open at fd, `size` bytes long when it was
+ * opened: the head read with one pread, then each layer's region as
+ * iolens_live_read_region reads it (the same guarantees).  A region that does
+ * not fit in `size` has no records (the copy's size is fixed once it exists).
+ * Errors: IOLENS_E_INVALID_ARG (n_layers > IOLENS_LIVE_LAYERS, a module >= 64, a
+ * NULL state, record_words < 2; a layout iolens_live_read_region refuses, once
+ * its region has records), IOLENS_E_TRUNCATED (the file ends before the head)
+ * and those of iolens_live_read_region.  On error the states hold only whole
+ * readings. */
+int iolens_live_read_copy(int fd, uint64_t size, const iolens_live_layer *layers,
+                          size_t n_layers, const iolens_live_seqs *seqs, int retries,
+                          iolens_live_copy_result *out);
 
 #endif

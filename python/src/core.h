@@ -47,8 +47,8 @@ PyObject *iol_py_encode_slice_packets(PyObject *self, PyObject *args);
 /* encode_json_slices(...) -> bytes (core_json.c) */
 PyObject *iol_py_encode_json_slices(PyObject *self, PyObject *args);
 
-/* live_read_region(...) -> (changed, busy, last) (core_live.c) */
-PyObject *iol_py_live_read_region(PyObject *self, PyObject *args);
+/* live_read_copy(...) -> (mask, busy) (core_live.c) */
+PyObject *iol_py_live_read_copy(PyObject *self, PyObject *args);
 
 /* ---- open logs (core_log.c) */
 typedef struct iol_idslot {

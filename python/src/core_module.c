@@ -22,8 +22,9 @@ static PyMethodDef core_functions[] = {
     {"encode_json_slices", iol_py_encode_json_slices, METH_VARARGS,
      "encode_json_slices(pid, tid, name, start, end, file, offset, size, names, files): the "
      "export's Chrome \"X\" events (core_json.c)."},
-    {"live_read_region", iol_py_live_read_region, METH_VARARGS,
-     "live_read_region(...): one round of the live reader over a module region (core_live.c)."},
+    {"live_read_copy", iol_py_live_read_copy, METH_VARARGS,
+     "live_read_copy(fd, size, layers, seq_off, seq_len, pool_off, shift, retries, head, "
+     "out) -> (mask, busy): one round of the live reader over a whole copy (core_live.c)."},
     {NULL, NULL, 0, NULL},
 };
 

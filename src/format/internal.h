@@ -42,6 +42,11 @@ static inline void iol_put_i64(uint8_t *p, int64_t v) { memcpy(p, &v, 8); }
 static inline void iol_put_u32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
 static inline void iol_put_f64(uint8_t *p, double v) { memcpy(p, &v, 8); }
 
+/* len bytes of fd at off, whole (EINTR retried): IOLENS_OK, IOLENS_E_TRUNCATED
+ * when the file ends first, IOLENS_E_IO when pread fails (errno kept).  The
+ * live readers' one way of reading a copy (live_read.c). */
+int iol_pread_all(int fd, void *buf, size_t len, uint64_t off);
+
 /* ---------------------------------------------------------------- regions */
 /* Decompress `len` bytes of `comp_type` (enum iolens_comp): a concatenation of
  * complete streams (log-format 3.2).  A region that ends inside a stream yields the

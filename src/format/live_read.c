@@ -15,12 +15,12 @@
 
 #include "iolens/live_read.h"
 #include "iolens/log.h"
+#include "internal.h"
 
 /* Records read per batch (a transient buffer), and the gap read through. */
 enum { BATCH_BYTES = 256 * 1024, GAP_RECORDS = 4 };
 
-/* len bytes at off, whole: IOLENS_E_TRUNCATED at the end of the file. */
-static int read_at(int fd, void *buf, size_t len, uint64_t off)
+int iol_pread_all(int fd, void *buf, size_t len, uint64_t off)
 {
     unsigned char *p = buf;
     while (len > 0) {
@@ -88,7 +88,7 @@ static int read_seqs(const region *r, size_t a, size_t b, uint32_t *words)
     uint64_t lo = seq_index(r, a), hi = seq_index(r, b);
     /* Ordered after the record reads before it, before those after it. */
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    int rc = read_at(r->fd, words + (lo - r->first_word), (size_t)(hi - lo + 1) * 4,
+    int rc = iol_pread_all(r->fd, words + (lo - r->first_word), (size_t)(hi - lo + 1) * 4,
                      r->seqs->off + lo * 4);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     return rc;
@@ -124,6 +124,13 @@ static void keep(const region *r, size_t i, const unsigned char *rec, uint32_t s
     }
     if (r->state->words)
         memcpy(r->state->words + i * l->record_words, rec, r->rs);
+    if (r->state->moved) {
+        double moved = 0;
+        for (int f = 0; f < IOLENS_LIVE_FIGURES; f++)
+            if (l->moved_figures >> f & 1)
+                moved += figs[f];
+        r->state->moved[i] = moved;
+    }
     r->state->seq[i] = seq;
     r->out->changed++;
 }
@@ -164,7 +171,7 @@ static int read_batch(const region *r, const size_t *todo, size_t k, size_t e,
         while (b < e && todo[b] - todo[b - 1] <= GAP_RECORDS)
             b++;
         size_t len = (todo[b - 1] - todo[a] + 1) * r->rs;
-        int rc = read_at(r->fd, buf + used, len, r->off + todo[a] * r->rs);
+        int rc = iol_pread_all(r->fd, buf + used, len, r->off + todo[a] * r->rs);
         if (rc)
             return rc;
         for (size_t j = a; j < b; j++)

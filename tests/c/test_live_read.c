@@ -23,7 +23,7 @@ enum { WORDS = 88, POOL_OFF = 4096, REC_OFF = 4096 + 256 };
 
 static const iolens_live_term terms[] = {{2, 0, 0}, {3, 1, 0}, {4, 5, 1}};
 static const uint32_t lasts[] = {5};
-static const iolens_live_layout layout = {WORDS, 3, terms, 1, lasts};
+static const iolens_live_layout layout = {WORDS, 3, terms, 1, lasts, 0};
 
 typedef struct copy {
     char path[64];
@@ -85,7 +85,7 @@ typedef struct kept {
 static kept fresh(size_t cap, int words)
 {
     kept k = {{cap, malloc(cap * 4), calloc(cap, 8 * IOLENS_LIVE_FIGURES),
-               words ? calloc(cap, WORDS * 8) : NULL}, {0}};
+               words ? calloc(cap, WORDS * 8) : NULL, NULL}, {0}};
     for (size_t i = 0; i < cap; i++)
         k.st.seq[i] = 1;
     return k;
@@ -198,7 +198,7 @@ static void test_hostile(void)
     CHECK(iolens_live_read_region(c.fd, REC_OFF, 11, &layout, &c.seqs, 8, &k.st, &r) ==
           IOLENS_E_INVALID_ARG, "more records than kept");
     iolens_live_term bad[] = {{WORDS, 0, 0}};
-    iolens_live_layout badl = {WORDS, 1, bad, 0, NULL};
+    iolens_live_layout badl = {WORDS, 1, bad, 0, NULL, 0};
     CHECK(iolens_live_read_region(c.fd, REC_OFF, 10, &badl, &c.seqs, 8, &k.st, &r) ==
           IOLENS_E_INVALID_ARG, "a term outside the record");
     bad[0] = (iolens_live_term){2, IOLENS_LIVE_FIGURES, 0};

@@ -15,7 +15,7 @@ from iolens.live.copies import find_copies
 from iolens.live.snapshot import CopyReader, NotReady
 
 # seq word 4 + eight float64 figures 64 + bytes moved 8 (shown for the busiest
-# files); the seq word's index is computed in C (live_read_region), not kept (it
+# files); the seq word's index is computed in C (live_read_copy), not kept (it
 # was 4 more); before that main kept 93 (also the ids, a flag and a timestamp)
 BYTES_PER_RECORD = 76
 
@@ -71,29 +71,54 @@ def test_exporter_imports_no_http_server():
     assert out.strip() == ""
 
 
-def test_region_reader_refuses_a_cut_copy(tmp_path):
-    """iolens._core.live_read_region on a copy shorter than the region it names
-    (a copy cut under the reader): an error the view skips, not a crash;
-    arrays of the wrong shape: ValueError.  (The C function's own hostile cases:
+def _layer(seq, figs, moved=None, module=1, words=4):
+    """A live_read_copy layer: figure 0 is word 2 (an int counter)."""
+    terms = np.array([[2, 0, 0]], np.uint32).tobytes()
+    return (module, words, 1, terms, b"", seq, figs, None, moved)
+
+
+def _copy_with_region(path, off, length, size=8192):
+    """A file with a 3.41 header naming module 1's region at off (length bytes)."""
+    data = bytearray(size)
+    data[48 + 16:48 + 32] = np.array([off, length], np.uint64).tobytes()
+    path.write_bytes(bytes(data))
+
+
+def test_copy_reader_refuses_a_cut_copy(tmp_path):
+    """iolens._core.live_read_copy on a copy shorter than its head, and with a
+    region past its end: an error the view skips (the first), no records (the
+    second: the size given is the copy's when opened), never a crash; arrays of
+    the wrong shape: ValueError.  (The C function's own hostile cases:
     tests/c/test_live_read.c.)"""
     from iolens import _core
+    seq, figs = np.ones(10, np.uint32), np.zeros((10, 8))
+    head, out = bytearray(1384), np.zeros((1, 12))
     path = tmp_path / "cut.darshan"
-    path.write_bytes(b"\0" * 4096)
-    seq, figs, delta = np.ones(10, np.uint32), np.zeros((10, 8)), np.zeros(8)
-    terms = np.array([[2, 0, 0]], np.uint32).tobytes()
+    path.write_bytes(b"\0" * 1000)
     fd = os.open(path, os.O_RDONLY)
     try:
-        with pytest.raises(_core.LogError):
-            _core.live_read_region(fd, 4000, 10, 4, terms, b"", 0, 0, 0, 0, 8,
-                                   seq, figs, None, delta)
+        with pytest.raises(_core.TruncatedLogError):
+            _core.live_read_copy(fd, 1000, (_layer(seq, figs),), 0, 0, 0, 0, 8, head, out)
+    finally:
+        os.close(fd)
+    _copy_with_region(path, 4096, 10 * 32)
+    fd = os.open(path, os.O_RDONLY)
+    try:
         with pytest.raises(ValueError):
-            _core.live_read_region(fd, 0, 10, 4, terms, b"", 0, 0, 0, 0, 8,
-                                   seq, np.zeros((9, 8)), None, delta)
-        with pytest.raises(ValueError):            # more records than kept
-            _core.live_read_region(fd, 0, 11, 4, terms, b"", 0, 0, 0, 0, 8,
-                                   seq, figs, None, delta)
-        assert _core.live_read_region(fd, 0, 10, 4, terms, b"", 0, 0, 0, 0, 8,
-                                      seq, figs, None, delta)[0] == 10
+            _core.live_read_copy(fd, 8192, (_layer(seq, np.zeros((9, 8))),), 0, 0, 0, 0, 8,
+                                 head, out)
+        with pytest.raises(ValueError):            # out: one row per layer
+            _core.live_read_copy(fd, 8192, (_layer(seq, figs),), 0, 0, 0, 0, 8, head,
+                                 np.zeros((2, 12)))
+        # a region past the size given: no records
+        assert _core.live_read_copy(fd, 4096 + 100, (_layer(seq, figs),), 0, 0, 0, 0, 8,
+                                    head, out) == (0, 0, (0,))
+        # more records than kept: grow first (-1, with the records needed)
+        assert _core.live_read_copy(fd, 8192, (_layer(seq[:5], figs[:5]),), 0, 0, 0, 0, 8,
+                                    head, out) == (-1, 0, (10,))
+        moved = np.zeros(10)
+        assert _core.live_read_copy(fd, 8192, (_layer(seq, figs, moved),), 0, 0, 0, 0, 8,
+                                    head, out) == (1, 0, (10,))
     finally:
         os.close(fd)
 
@@ -146,10 +171,11 @@ def _written(text: str, job_rank: str) -> int:
     raise AssertionError(f"no bytes written series for {job_rank}")
 
 
-def test_exporter_formats_only_the_processes_that_changed(runtime, progs, tmp_path):
-    """A scrape formats the lines of a process whose figures changed since the
-    last one, and keeps those of an idle process (most of a real node's): an
-    idle process (`steady`, waiting) and a writing one (`paced`)."""
+def test_exporter_serves_idle_and_busy_processes(runtime, progs, tmp_path):
+    """Scrape after scrape, an idle process (`steady`, waiting: its layers'
+    objects kept from the round before) and a writing one (`paced`) are served
+    with their figures of the round (the text is made family by family over all
+    processes)."""
     from iolens.live.exporter import Metrics
     d = tmp_path / "copies"
     d.mkdir()
@@ -166,11 +192,11 @@ def test_exporter_formats_only_the_processes_that_changed(runtime, progs, tmp_pa
         by_pid = {s.pid: s.path for s in m.view.poll().values()}
         idle, busy = by_pid[procs[0].pid], by_pid[procs[1].pid]
         first = m.render(False)
-        kept_idle, kept_busy = m.lines.kept[idle][2], m.lines.kept[busy][2]
+        idle_layers = m.view.now[idle].layers
         time.sleep(0.5)
         second = m.render(False)
-        assert m.lines.kept[idle][2] is kept_idle            # not formatted again
-        assert m.lines.kept[busy][2] is not kept_busy
+        assert m.view.now[idle].layers is idle_layers        # nothing read again
+        assert m.view.now[busy].layers is not m.view.prev[busy].layers
         assert _written(second, f'rank="{procs[0].pid}"') == 5000
         now = int(m.view.now[busy].layers["posix"].totals["bytes_written"])
         assert _written(second, f'rank="{procs[1].pid}"') == now
@@ -179,3 +205,33 @@ def test_exporter_formats_only_the_processes_that_changed(runtime, progs, tmp_pa
         for p in procs:
             p.kill()
             p.wait()
+
+
+def test_listings_see_every_change(tmp_path):
+    """The directory listings a view keeps between rounds (copies.Listings):
+    listed again after a file is created or removed, and after a listing made
+    in the same second as the directory's last change; kept otherwise."""
+    from iolens.live.copies import Listings
+    listing, d = Listings(), str(tmp_path)
+
+    def names():
+        return sorted(e.name for e in listing(d))
+    assert names() == []
+    (tmp_path / "a").write_bytes(b"")
+    assert names() == ["a"]
+    os.utime(tmp_path, ns=(10**9, 10**9))    # an old change: the listing is kept
+    assert names() == ["a"]
+    kept = listing.kept[d][2]
+    assert names() == ["a"] and listing.kept[d][2] is kept
+    (tmp_path / "b").write_bytes(b"")
+    assert names() == ["a", "b"]
+    (tmp_path / "a").unlink()
+    assert names() == ["b"]
+    os.utime(tmp_path, ns=(10**9, 10**9))
+    names()
+    (tmp_path / "c").write_bytes(b"")        # the same old time: a racy clock
+    os.utime(tmp_path, ns=(10**9, 10**9))
+    assert names() == ["b"]                  # (kept: the time says unchanged)
+    listing.round_done()
+    listing.round_done()
+    assert listing.kept == {}                # not listed in the last round: forgotten

@@ -13,8 +13,9 @@ import functools
 import os
 import re
 import stat
+import time
 from dataclasses import dataclass
-from typing import Iterable, List, Optional
+from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
 COPY_NAME = re.compile(r"^(?P<user>.*)_(?P<prog>.*)_id(?P<jobid>-?\d+)-(?P<pid>\d+)"
                        r"_mmap-log-(?P<hash>\d+)-(?P<rank>-?\d+)\.darshan$")
@@ -30,10 +31,47 @@ class CopyName:
     inode: int = 0
 
 
-def copy_dirs(extra: Iterable[str] = ()) -> List[str]:
+def _list(d: str) -> List[os.DirEntry]:
+    with os.scandir(d) as it:
+        return list(it)
+
+
+class Listings:
+    """Directory listings kept between a reader's rounds (`listing` of
+    copy_dirs and find_copies): a directory is listed again only when its
+    modification time changed (creating, removing or renaming a copy in it
+    changes it), or when that time was less than RACY seconds before the
+    listing (the clock of file times is coarse: a change in the same tick would
+    leave it equal).  A node's /dev/shm of hundreds of copies is then not
+    listed twice a round."""
+    RACY = 1.0
+
+    def __init__(self):
+        self.kept: Dict[str, Tuple[int, bool, List[os.DirEntry]]] = {}
+        self.used: set = set()
+
+    def __call__(self, d: str) -> List[os.DirEntry]:
+        mtime = os.stat(d).st_mtime_ns
+        self.used.add(d)
+        kept = self.kept.get(d)
+        if kept is not None and kept[0] == mtime and not kept[1]:
+            return kept[2]
+        racy = mtime >= (time.time() - self.RACY) * 1e9
+        entries = _list(d)
+        self.kept[d] = (mtime, racy, entries)
+        return entries
+
+    def round_done(self):
+        """Forget the directories not listed since the last call."""
+        for d in self.kept.keys() - self.used:
+            del self.kept[d]
+        self.used = set()
+
+
+def copy_dirs(extra: Iterable[str] = (), listing: Callable = _list) -> List[str]:
     """The directories to look in: the given ones, else the runtime's
     (DARSHAN_MMAP_LOGPATH, or /dev/shm and /tmp), each with its iolens-run-*
-    subdirectories."""
+    subdirectories.  listing(d): d's entries (_list, or a Listings)."""
     roots = list(extra)
     if not roots:
         env = os.environ.get("DARSHAN_MMAP_LOGPATH")
@@ -42,9 +80,8 @@ def copy_dirs(extra: Iterable[str] = ()) -> List[str]:
     for root in roots:
         out.append(root)
         try:
-            with os.scandir(root) as it:
-                out.extend(e.path for e in it
-                           if e.name.startswith("iolens-run-") and e.is_dir(follow_symlinks=False))
+            out.extend(e.path for e in listing(root)
+                       if e.name.startswith("iolens-run-") and e.is_dir(follow_symlinks=False))
         except OSError:
             continue
     return out
@@ -57,13 +94,13 @@ def parse_name(path: str) -> Optional[CopyName]:
     return CopyName(path, m["prog"], int(m["jobid"]), int(m["pid"]), int(m["rank"]))
 
 
-def find_copies(dirs: Iterable[str], known=()) -> List[CopyName]:
+def find_copies(dirs: Iterable[str], known=(), listing: Callable = _list) -> List[CopyName]:
     """Copies in dirs that are regular files (not links) this user can read
     (not asked again for the paths in `known`, already open)."""
     found = []
     for d in dirs:
         try:
-            entries = list(os.scandir(d))
+            entries = listing(d)
         except OSError:
             continue
         for e in entries:

@@ -68,71 +68,65 @@ PROCESS_FAMILIES = tuple(
 
 
 def _prefixes(jobid: int, who: str, layers) -> tuple:
-    """A process's lines up to their values: per layer, (family index, line
-    start, figure index) for its counts and for its seconds; the starts of its
-    `up` and last-I/O lines.  Made once per process, not once per scrape."""
+    """A process's lines up to their values: per layer, the starts of its five
+    count lines (PER_PROCESS order) and of its three seconds lines (SECONDS
+    order); the starts of its `up` and last-I/O lines."""
     per_layer = []
     for layer in layers:
         labels = _labels(job=jobid, rank=who, layer=layer)
-        per_layer.append((
-            [(j, f"{metric}_total{labels} ", FIGURES.index(key))
-             for j, (key, metric, _) in enumerate(PER_PROCESS)],
-            [(len(PER_PROCESS), f"iolens_io_seconds_total"
-              f"{_labels(job=jobid, rank=who, layer=layer, op=op)} ", FIGURES.index(key))
-             for key, op in SECONDS]))
+        per_layer.append(tuple(f"{metric}_total{labels} " for _, metric, _ in PER_PROCESS)
+                         + tuple(f"iolens_io_seconds_total"
+                                 f"{_labels(job=jobid, rank=who, layer=layer, op=op)} "
+                                 for _, op in SECONDS))
     labels = _labels(job=jobid, rank=who)
     return (per_layer, f"iolens_process_up{labels} ",
             f"iolens_process_last_io_timestamp_seconds{labels} ")
 
 
-def _process_lines(s, prefixes) -> List[List[str]]:
-    """A process's sample lines, one list per PROCESS_FAMILIES entry."""
-    per_layer, up, last_io = prefixes
-    out: List[List[str]] = [[] for _ in PROCESS_FAMILIES]
-    for (counts, seconds), r in zip(per_layer, s.layers.values()):
-        v = r.sums.tolist()
-        # counts are whole numbers (int64 counters summed): printed as
-        # integers, the text %.17g gives below 1e17, in half the time
-        for j, start, k in counts:
-            out[j].append(f"{start}{int(v[k])}")
-        for j, start, k in seconds:
-            out[j].append(f"{start}{v[k]:.17g}")
-    out[-2].append(f"{up}{1 if s.alive else 0}")
-    if s.last_io is not None:
-        out[-1].append(f"{last_io}{s.last_io:.17g}")
-    return out
-
-
-class _LineCache:
-    """Per copy, its sample lines and what they were made from (job, rank,
-    state, start, each layer's sums): a process whose figures did not change
-    since the last scrape is not formatted again (on a real node most processes
-    are idle between two scrapes); and the lines' starts (labels), made again
-    only when its job, rank or layers change."""
+class _Prefixes:
+    """Per copy, the starts of its lines (_prefixes), made again only when its
+    job, rank or layers change: labels are escaped and joined once per
+    process, not once per scrape."""
 
     def __init__(self):
         self.kept: Dict[str, tuple] = {}
 
-    def lines(self, s, who: str) -> List[List[str]]:
-        # A layer's sums and latest timestamp change together, and the sums
-        # array is then replaced (snapshot.py): the arrays' identities say
-        # whether the figures changed.  The entry holds the layers, so that an
-        # id is not reused while it is kept.
-        key = (s.jobid, who, s.alive, s.start, *[id(r.sums) for r in s.layers.values()])
-        kept = self.kept.get(s.path)
-        if kept is not None and kept[0] == key:
-            return kept[2]
+    def of(self, s, who: str) -> tuple:
         names = (s.jobid, who, *s.layers)
-        prefixes = kept[4] if kept is not None and kept[3] == names else \
-            _prefixes(s.jobid, who, s.layers)
-        lines = _process_lines(s, prefixes)
-        self.kept[s.path] = (key, s.layers, lines, names, prefixes)
-        return lines
+        kept = self.kept.get(s.path)
+        if kept is None or kept[0] != names:
+            kept = self.kept[s.path] = (names, _prefixes(s.jobid, who, s.layers))
+        return kept[1]
 
     def keep_only(self, paths):
         """Forget the copies not in paths (gone, or beyond --max-processes)."""
         for path in self.kept.keys() - paths:
             del self.kept[path]
+
+
+COUNT_FIGURES = [FIGURES.index(key) for key, _, _ in PER_PROCESS]
+SECOND_FIGURES = [FIGURES.index(key) for key, _ in SECONDS]
+
+
+def _columns(vectors: List[np.ndarray]) -> List[list]:
+    """Per figure (FIGURES order), its values over the vectors, as floats."""
+    if not vectors:
+        return [[] for _ in FIGURES]
+    return np.array(vectors).T.tolist()
+
+
+def _count_lines(starts: List[tuple], column: list, j: int) -> List[str]:
+    """Lines of count family j, one per start tuple.  Counts are whole numbers
+    (int64 counters summed): printed as integers, the text %.17g gives below
+    1e17, in half the time."""
+    return [f"{p[j]}{int(v)}" for p, v in zip(starts, column)]
+
+
+def _job_starts(jobid: int, layer: str) -> tuple:
+    """The starts of a job's five count lines of a layer (PER_PROCESS order)."""
+    labels = _labels(job=jobid, layer=layer)
+    return tuple(f"{metric.replace('iolens_', 'iolens_job_')}_total{labels} "
+                 for _, metric, _ in PER_PROCESS)
 
 
 def _sums(s) -> Dict[str, np.ndarray]:
@@ -157,8 +151,9 @@ class Metrics:
         # figures per layer as vectors in FIGURES order (never changed in place)
         self.ended_job: Dict[Tuple[int, int], Dict[str, np.ndarray]] = {}
         self.node: Dict[str, np.ndarray] = {}
-        self.node_seen: Dict[str, Dict[str, np.ndarray]] = {}
-        self.lines = _LineCache()
+        self.node_seen: Dict[str, dict] = {}      # path -> its layers (LayerRecords) as last read
+        self.prefixes = _Prefixes()
+        self.job_starts: Dict[Tuple[int, str], tuple] = {}   # this scrape's jobs only
         self.lock = threading.Lock()
 
     @staticmethod
@@ -182,7 +177,7 @@ class Metrics:
             if key not in live_jobs:
                 del self.ended_job[key]      # the job is gone: its series end
         for s in self.view.now.values():
-            self.node_seen[s.path] = _sums(s)
+            self.node_seen[s.path] = s.layers       # (never changed in place)
 
     def render(self, openmetrics: bool) -> str:
         with self.lock:
@@ -207,35 +202,57 @@ class Metrics:
         def who(s):
             return str(s.rank) if s.nprocs > 1 else str(s.pid)
 
-        per_process = [self.lines.lines(s, who(s)) for s in shown]
-        self.lines.keep_only({s.path for s in shown})
-        for j, (name, kind, help_) in enumerate(PROCESS_FAMILIES):
-            head(name, kind, help_)
-            for lines in per_process:
-                out.extend(lines[j])
+        # Family by family over every process (a list comprehension per
+        # family, not a dozen calls per process): a row per (process, layer).
+        prefixes = [self.prefixes.of(s, who(s)) for s in shown]
+        self.prefixes.keep_only({s.path for s in shown})
+        starts = [p for pre in prefixes for p in pre[0]]
+        cols = _columns([r.sums for s in shown for r in s.layers.values()])
+        for j, k in enumerate(COUNT_FIGURES):
+            head(*PROCESS_FAMILIES[j])
+            out.extend(_count_lines(starts, cols[k], j))
+        head(*PROCESS_FAMILIES[len(PER_PROCESS)])
+        seconds = [cols[k] for k in SECOND_FIGURES]
+        out.extend([f"{p[len(PER_PROCESS) + o]}{seconds[o][i]:.17g}"
+                    for i, p in enumerate(starts) for o in range(len(SECONDS))])
+        head(*PROCESS_FAMILIES[-2])
+        out.extend([f"{pre[1]}{1 if s.alive else 0}" for s, pre in zip(shown, prefixes)])
+        head(*PROCESS_FAMILIES[-1])
+        out.extend([f"{pre[2]}{s.last_io:.17g}" for s, pre in zip(shown, prefixes)
+                    if s.last_io is not None])
 
         jobs: Dict[Tuple[int, int], Dict[str, np.ndarray]] = {}
         count: Dict[Tuple[int, int], int] = {}
         for s in procs:
             key = (s.uid, s.jobid)
-            self._add(jobs.setdefault(key, {}), _sums(s))
+            acc = jobs.get(key)
+            if acc is None:
+                acc = jobs[key] = {}
+            for layer, r in s.layers.items():     # Metrics._add, inline: once a process
+                v = acc.get(layer)
+                acc[layer] = r.sums if v is None else v + r.sums
             count[key] = count.get(key, 0) + 1
         for key, ended in self.ended_job.items():
             if key in jobs:
                 self._add(jobs[key], ended)
-        jobrows = [(key, _figures(layers)) for key, layers in sorted(jobs.items())]
-        for key, metric, help_ in PER_PROCESS:
-            name = metric.replace("iolens_", "iolens_job_")
-            family(name, "counter", help_ + " by a job's processes",
-                   [(_labels(job=j, layer=layer), figs[key])
-                    for (_, j), layers in jobrows for layer, figs in layers])
+        jobrows = sorted(jobs.items())
+        self.job_starts = {(j, layer): self.job_starts.get((j, layer)) or _job_starts(j, layer)
+                           for (_, j), layers in jobrows for layer in layers}
+        starts = [self.job_starts[(j, layer)] for (_, j), layers in jobrows for layer in layers]
+        cols = _columns([v for _, layers in jobrows for v in layers.values()])
+        for j, (k, (_, metric, help_)) in enumerate(zip(COUNT_FIGURES, PER_PROCESS)):
+            head(metric.replace("iolens_", "iolens_job_"), "counter",
+                 help_ + " by a job's processes")
+            out.extend(_count_lines(starts, cols[k], j))
         family("iolens_job_processes", "gauge", "processes of the job with a copy here",
                [(_labels(job=j), count[(u, j)]) for (u, j), _ in jobrows])
 
         node: Dict[str, np.ndarray] = {}
         self._add(node, self.node)
-        for t in self.node_seen.values():
-            self._add(node, t)
+        for layers in self.node_seen.values():
+            for layer, r in layers.items():
+                v = node.get(layer)
+                node[layer] = r.sums if v is None else v + r.sums
         node_rows = _figures(dict(sorted(node.items())))
         for key, metric, help_ in PER_PROCESS:
             name = metric.replace("iolens_", "iolens_node_")

@@ -7,15 +7,16 @@ its seq word is even and the same before and after the copy; a record caught
 mid-update is read again (a few times), else its previous reading is kept and
 counted in ``busy``.  Only records whose word changed since the last snapshot are
 read again, so a snapshot of an idle process costs the seq words alone.  A
-region's round is one call of the C extension (iolens._core.live_read_region,
-include/iolens/live_read.h): the records are read with pread, not through the
-map, so none of the process's pages enter the reader's resident size and no
-page is faulted in or dropped each round.
+copy's round is one call of the C extension (iolens._core.live_read_copy,
+include/iolens/live_read.h): the header and the job record's fixed fields (one
+pread), then every layer's region.  The records are read with pread, not
+through the map, so none of the process's pages enter the reader's resident
+size and no page is faulted in or dropped each round.  A process whose
+records did not change keeps its layers' objects from the round before.
 
 The file is opened read-only: no lock, no signal, nothing the process can
-see.  The header, the job record and the trailer are read with pread too (one
-call a round for the header and the job record's fixed fields): a copy cut
-under the reader is an error (TruncatedLogError), never a SIGBUS.  The map
+see.  The trailer is read with pread too: a copy cut under the reader is an
+error (TruncatedLogError), never a SIGBUS.  The map
 (read-only) serves only the lookups of names and record ids on demand.  A copy
 being created (too short, no magic yet) reads as not ready; a copy removed
 under the reader stays open until :meth:`CopyReader.close` and is reported
@@ -80,6 +81,7 @@ LAYERS = {
 FIGURES = ("reads", "writes", "bytes_read", "bytes_written", "meta_ops",
            "read_seconds", "write_seconds", "meta_seconds")
 BYTES_READ, BYTES_WRITTEN = FIGURES.index("bytes_read"), FIGURES.index("bytes_written")
+MOVED_FIGURES = 1 << BYTES_READ | 1 << BYTES_WRITTEN     # bytes moved per record
 
 
 def _columns(module: str, names: List[str]):
@@ -92,7 +94,7 @@ def _columns(module: str, names: List[str]):
 
 
 class _Terms:
-    """The figures of a layer's records for live_read_region: per counter used,
+    """The figures of a layer's records for live_read_copy: per counter used,
     (record word, figure, is float) as packed uint32 triples; and the float
     words of the end timestamps whose maximum is `last`."""
 
@@ -162,6 +164,7 @@ class ProcessSnapshot:
 
     _totals: Optional[Dict[str, Dict[str, float]]] = field(default=None, repr=False,
                                                            compare=False)
+    _last_io: Optional[tuple] = field(default=None, repr=False, compare=False)
 
     def totals(self) -> Dict[str, Dict[str, float]]:
         """Per layer, the figures summed (made once: the exporter and the view
@@ -172,9 +175,12 @@ class ProcessSnapshot:
 
     @property
     def last_io(self) -> Optional[float]:
-        """Seconds since the epoch of the last recorded operation, or None."""
-        last = max((r.last for r in self.layers.values()), default=0.0)
-        return self.start + last if last > 0 else None
+        """Seconds since the epoch of the last recorded operation, or None
+        (made once: the exporter asks twice a scrape)."""
+        if self._last_io is None:
+            last = max((r.last for r in self.layers.values()), default=0.0)
+            self._last_io = (self.start + last if last > 0 else None,)
+        return self._last_io[0]
 
 
 class NotReady(Exception):
@@ -188,7 +194,7 @@ class _RecordCache:
     """Previous reading of one module region: per record its seq word (UNREAD
     until read) and figures; the latest end timestamp of them all.  Only these
     are kept (not the records: 68 bytes a record instead of up to 704), updated
-    in place by live_read_region.  The latest timestamp is a running maximum: a
+    in place by live_read_copy.  The latest timestamp is a running maximum: a
     record's end timestamps only grow while the process runs.  The figures'
     sums are kept up to date by the changes of the records read again (delta,
     not summed over every record each round); a record's figures only grow, so
@@ -200,7 +206,6 @@ class _RecordCache:
         self.last = 0.0
         self.sums = np.zeros(len(FIGURES))    # replaced, never changed in place:
         self.moved = None                     # snapshots share them
-        self.delta = np.zeros(len(FIGURES))   # live_read_region's change of the sums
         self.words = None          # the whole records, when the reader keeps them
 
     def grow(self, n: int):
@@ -209,14 +214,17 @@ class _RecordCache:
             return
         self.seq = np.concatenate([self.seq, np.full(n - old, UNREAD, np.uint32)])
         self.figs = np.concatenate([self.figs, np.zeros((n - old, len(FIGURES)))])
+        if self.moved is not None:
+            self.moved = np.concatenate([self.moved, np.zeros(n - old)])
         if self.words is not None:
             self.words = np.concatenate([self.words, np.zeros((n - old, self.words.shape[1]),
                                                               np.int64)])
 
-    def changed(self, last: float):
-        """Records were read again: the sums moved by delta."""
-        self.sums = self.sums + self.delta
-        self.moved = None
+    def changed(self, last: float, delta: np.ndarray, moved: Optional[np.ndarray]):
+        """Records were read again: the sums moved by delta; the bytes moved
+        per record are those live_read_copy updated (a new array)."""
+        self.sums = self.sums + delta
+        self.moved = moved
         self.last = max(self.last, last)
 
 
@@ -230,7 +238,8 @@ class CopyReader:
         self.name = name
         self.keep_records = keep_records
         self.want_moved = moved
-        # The fd stays open: the records are read with pread (live_read_region).
+        self.jobid = name.jobid             # the job record's, from the first round
+        # The fd stays open: the records are read with pread (live_read_copy).
         self.fd = open_copy(name.path)
         try:
             st = os.fstat(self.fd)
@@ -259,12 +268,25 @@ class CopyReader:
         # Pages read through the map (names, record ids, on demand) are
         # dropped at the end of the round.
         self._paged = False
-        self.cache: Dict[str, _RecordCache] = {}
-        self._job_head, self._exe = b"", ""
+        self._layout = list(_layout().layers.values())       # (modid, words, terms), LAYERS order
+        self.cache: Dict[str, _RecordCache] = {layer: _RecordCache() for layer in LAYERS}
+        self._caches = list(self.cache.values())
+        for c, (_, words, _) in zip(self._caches, self._layout):
+            if keep_records:
+                c.words = np.zeros((0, words), np.int64)
+            if moved:
+                c.moved = np.zeros(0)
+        self._call = None                   # live_read_copy's layers (made again on growth)
+        self._moved: List[np.ndarray] = []  # the bytes moved per record being updated
+        self._head = bytearray(HDR + JOB_HEAD)           # as live_read_copy read it
+        self._out = np.zeros((len(LAYERS), 12))          # its per-layer results
+        self._records: tuple = ()           # records per layer at the last round
+        self._last_layers: Dict[str, LayerRecords] = {}
+        self._partial = (0, [])             # (partial bits, module names)
+        self._job_head, self._exe, self._job_fields = b"", "", ()
         self.names: Dict[int, str] = {}     # the names looked up (at most NAMES_KEPT)
         self._alive, self._alive_at = True, float("-inf")
-        self._id_readers = {modid: self._id_reader(modid, words)
-                            for modid, words, _ in _layout().layers.values()}
+        self._id_readers = [self._id_reader(modid, words) for modid, words, _ in self._layout]
 
     @property
     def checked(self) -> bool:
@@ -291,28 +313,28 @@ class CopyReader:
     def _u64(self, off):
         return struct.unpack_from("<Q", self.map, off)[0]
 
-    def _header(self) -> bytes:
-        """The log header and the job record's fixed fields (HDR + JOB_HEAD
-        bytes), read with one pread; the fixed fields read again until stable
-        when they changed since the last round (an MPI process rewrites the
-        record once, after MPI_Init; fields equal to a stable reading are that
-        reading, not a torn one)."""
-        head = _pread(self.fd, HDR + JOB_HEAD, 0, self.name.path)
+    def _job(self, head) -> tuple:
+        """(uid, start, end_sec, nprocs, jobid, exe) of the job record's fixed
+        fields in head (read by live_read_copy), parsed again only when they
+        changed since the last round; then read again until stable (an MPI
+        process rewrites the record once, after MPI_Init; fields equal to a
+        stable reading are that reading, not a torn one)."""
+        fixed = bytes(head[HDR:])
+        if fixed == self._job_head:
+            return self._job_fields
         for _ in range(RETRIES):
-            if head[HDR:] == self._job_head:
-                break
             again = _pread(self.fd, JOB_HEAD, HDR, self.name.path)
-            if again == head[HDR:]:
+            if again == fixed:
                 self._job_head = again
                 self._exe = _pread(self.fd, EXE_LEN, HDR + JOB_REC, self.name.path).split(
                     b"\0", 1)[0].split(b"\n", 1)[0].decode("utf-8", "replace")
-                break
-            head = head[:HDR] + again
-        return head
+                self._job_fields = self._parse_job(again)
+                return self._job_fields
+            fixed = again
+        return self._parse_job(fixed)
 
-    def _job(self, head: bytes):
-        """(uid, start, end_sec, nprocs, jobid, exe) from _header's bytes."""
-        uid, ssec, snsec, esec, _ensec, nprocs, jobid = struct.unpack_from("<7q", head, HDR)
+    def _parse_job(self, fixed: bytes) -> tuple:
+        uid, ssec, snsec, esec, _ensec, nprocs, jobid = struct.unpack_from("<7q", fixed)
         return uid, ssec + snsec * 1e-9, esec, nprocs, jobid, self._exe
 
     def name_of(self, rid: int) -> str:
@@ -341,25 +363,50 @@ class CopyReader:
             self.names[rid] = name
         return name
 
-    def _region(self, head, layer, modid, words, terms) -> Tuple[_RecordCache, int, int]:
-        """The layer's records, read consistently: (cache, records, busy)."""
-        off, length = struct.unpack_from("<QQ", head, OFF_MODS + 16 * modid)
-        rs = words * 8
-        n = length // rs
-        cache = self.cache.get(layer)
-        if cache is None:
-            cache = self.cache[layer] = _RecordCache()
-            if self.keep_records:
-                cache.words = np.zeros((0, words), np.int64)
-        if n == 0 or off + n * rs > self.size:
-            return cache, 0, 0
-        cache.grow(n)
-        changed, busy, last = _core.live_read_region(
-            self.fd, off, n, words, terms.terms, terms.last, *self.seq_table, RETRIES,
-            cache.seq, cache.figs, cache.words, cache.delta)
-        if changed:
-            cache.changed(last)
-        return cache, n, busy
+    def _read(self) -> Tuple[int, int, tuple]:
+        """One live_read_copy round: (mask of the layers read again, busy
+        records, records per layer); the states grown first when a layer has
+        more records than they hold (then read again).  With bytes moved per
+        record, each layer's are updated in a copy (self._moved): the last
+        snapshot's stay as they were, for the differences over the interval."""
+        for _ in range(RETRIES):
+            if self._call is None:
+                self._call = tuple(
+                    (modid, words, MOVED_FIGURES, terms.terms, terms.last, c.seq, c.figs, c.words,
+                     None) for (modid, words, terms), c in zip(self._layout, self._caches))
+            call = self._call
+            if self.want_moved:
+                self._moved = [c.moved.copy() if len(c.moved) else c.moved for c in self._caches]
+                call = tuple([base[:-1] + (m,) for base, m in zip(call, self._moved)])
+            mask, busy, records = _core.live_read_copy(
+                self.fd, self.size, call, *self.seq_table, RETRIES, self._head, self._out)
+            if mask >= 0:
+                return mask, busy, records
+            for c, n in zip(self._caches, records):
+                c.grow(n)
+            self._call = None                  # the arrays were replaced
+        raise NotReady(self.name.path)         # growing faster than it is read
+
+    def _layers(self, mask: int, records: tuple) -> Dict[str, LayerRecords]:
+        """The snapshot's layers: those read again anew, the others as before."""
+        if mask == 0 and records == self._records:
+            return self._last_layers
+        old, layers = self._last_layers, {}
+        for j, (layer, cache) in enumerate(zip(LAYERS, self._caches)):
+            n = records[j]
+            if mask >> j & 1:
+                cache.changed(float(self._out[j, 3]), self._out[j, 4:],
+                              self._moved[j] if self.want_moved else None)
+            elif n and layer in old and n == self._records[j]:
+                layers[layer] = old[layer]
+                continue
+            if n:
+                moved = cache.moved if cache.moved is None or len(cache.moved) == n else \
+                    cache.moved[:n]
+                layers[layer] = LayerRecords(moved, cache.sums, cache.last,
+                                             self._id_readers[j])
+        self._last_layers, self._records = layers, records
+        return layers
 
     def _id_reader(self, modid: int, words: int) -> Callable[[int], int]:
         """record_id for LayerRecords: record i's id, from the region as it is
@@ -369,25 +416,26 @@ class CopyReader:
             return self._u64(self._u64(OFF_MODS + 16 * modid) + i * words * 8)
         return record_id
 
+    def keep_moved(self, on: bool):
+        """Keep (and update) the bytes moved per record from now on, or stop
+        and drop them.  Started from the figures kept (the records read so far)."""
+        if on == self.want_moved:
+            return
+        self.want_moved = on
+        for c in self._caches:
+            c.moved = c.figs[:, BYTES_READ] + c.figs[:, BYTES_WRITTEN] if on else None
+        self._records, self._last_layers = (), {}     # the next snapshot's layers are new
+
     def records(self, layer: str) -> np.ndarray:
         """The layer's records as last read (int64 words; keep_records only)."""
         cache = self.cache.get(layer)
         return cache.words.copy() if cache is not None and cache.words is not None else None
 
     def snapshot(self, now: float) -> ProcessSnapshot:
-        head = self._header()
-        uid, start, end_sec, nprocs, jobid, exe = self._job(head)
-        partial_bits = struct.unpack_from("<Q", head, OFF_PARTIAL)[0]
-        layers, busy = {}, 0
-        for layer, (modid, words, cols) in _layout().layers.items():
-            cache, n, b = self._region(head, layer, modid, words, cols)
-            busy += b
-            if n:
-                if self.want_moved and (cache.moved is None or len(cache.moved) != n):
-                    figs = cache.figs[:n]
-                    cache.moved = figs[:, BYTES_READ] + figs[:, BYTES_WRITTEN]
-                layers[layer] = LayerRecords(cache.moved, cache.sums, cache.last,
-                                             self._id_readers[modid])
+        mask, busy, records = self._read()
+        uid, start, end_sec, nprocs, jobid, exe = self._job(self._head)
+        self.jobid = jobid
+        layers = self._layers(mask, records)
         # Pages read through the map (names, record ids) are the process's
         # (tmpfs): drop them from this process's page tables so that its
         # resident size stays its own.
@@ -396,13 +444,15 @@ class CopyReader:
             self._paged = False
         if now - self._alive_at >= ALIVE_EVERY:
             self._alive, self._alive_at = process_alive(self.name.pid, start), now
-        partial = [module_info(m).name for m in range(64)
-                   if partial_bits >> m & 1 and _known(m)] if partial_bits else []
+        partial_bits = struct.unpack_from("<Q", self._head, OFF_PARTIAL)[0]
+        if partial_bits != self._partial[0]:
+            self._partial = (partial_bits, [module_info(m).name for m in range(64)
+                                            if partial_bits >> m & 1 and _known(m)])
         return ProcessSnapshot(
             path=self.name.path, jobid=jobid, pid=self.name.pid, rank=self.name.rank,
             nprocs=nprocs, uid=uid, exe=exe, start=start,
             alive=self._alive, finished=end_sec != 0,
-            partial=partial, layers=layers, busy=busy, checked=self.checked,
+            partial=self._partial[1], layers=layers, busy=busy, checked=self.checked,
             taken=now)
 
 

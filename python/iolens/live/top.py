@@ -47,12 +47,14 @@ def _ago(s) -> str:
     return "-" if s is None else f"{s:.1f} s"
 
 
-def render(jobs, chosen, sort="bytes_per_s", filt="") -> list:
-    """The screen as lines: the job table, then the chosen job's detail."""
+def render(jobs, chosen, sort="bytes_per_s", filt="", limit=None) -> list:
+    """The screen as lines: the job table, then the chosen job's detail.
+    limit: at most that many lines, the others not made (a terminal shows a
+    screenful; a node may run hundreds of jobs)."""
     lines = [f"{'JOB':>10} {'USER':<10} {'PROCS':>5} {'DEAD':>4} {'RUNNING':>9} "
              f"{'BYTES/S':>11} {'OPS/S':>9} {'META/S':>8}  EXE   (sort: {sort}"
              f"{', filter: ' + filt if filt else ''})"]
-    for j in jobs:
+    for j in jobs[:limit]:
         mark = ">" if chosen and j["jobid"] == chosen["jobid"] else " "
         lines.append(f"{mark}{j['jobid']:>9} {j['user'][:10]:<10} {j['processes']:>5} "
                      f"{j['dead']:>4} {j['running_seconds']:>8.0f}s "
@@ -61,6 +63,8 @@ def render(jobs, chosen, sort="bytes_per_s", filt="") -> list:
     if not chosen:
         lines.append("(no job: no copy readable here)")
         return lines
+    if limit is not None and len(lines) >= limit:
+        return lines[:limit]
     j = chosen
     lines += ["", f"job {j['jobid']}  {j['exe'][:100]}",
               f"{'LAYER':<6} {'READ/S':>11} {'WRITE/S':>11} {'OPS/S':>9} {'META/S':>8} "
@@ -114,9 +118,11 @@ def _interactive(args) -> int:
                 if chosen:               # the details of the chosen job only
                     ids = {chosen["jobid"]}
                     chosen = job_of(view.jobs(detail=ids, only=ids), chosen["jobid"])
+                    # its files' bytes only, from the next round
+                    view.moved_jobs = ids
                 scr.erase()
                 h, w = scr.getmaxyx()
-                lines = render(jobs, chosen, sort, filt)
+                lines = render(jobs, chosen, sort, filt, limit=max(h - 1, 0))
                 lines.append("keys: up/down choose job, s sort, / filter, q quit")
                 for y, line in enumerate(lines[:h - 1]):
                     scr.addnstr(y, 0, line, w - 1)

@@ -14,12 +14,16 @@ from typing import Dict, Iterable, List, Optional, Tuple
 
 import numpy as np
 
-from .copies import copy_dirs, find_copies
+from .copies import Listings, copy_dirs, find_copies
 from .._core import LogError
 from .._meta import layered_seconds
 from .snapshot import FIGURES, LAYERS, CopyReader, NotReady, ProcessSnapshot
 
 BUSIEST = 5
+READS, WRITES, BYTES_READ, BYTES_WRITTEN, META_OPS = (
+    FIGURES.index(k) for k in ("reads", "writes", "bytes_read", "bytes_written", "meta_ops"))
+ZEROS = np.zeros(len(FIGURES))
+ZEROS.flags.writeable = False
 
 
 _USERS: Dict[int, str] = {}
@@ -32,10 +36,6 @@ def _user(uid: int) -> str:
         except KeyError:
             _USERS[uid] = str(uid)
     return _USERS[uid]
-
-
-def _ops(fig: Dict[str, float]) -> float:
-    return fig["reads"] + fig["writes"]
 
 
 def io_seconds(totals: Dict[str, Dict[str, float]]) -> float:
@@ -60,10 +60,15 @@ def _allow_open_copies():
 
 class LiveView:
     def __init__(self, dirs: Iterable[str] = (), moved: bool = True):
-        """moved: the snapshots give bytes moved per record (CopyReader)."""
+        """moved: the snapshots give bytes moved per record (CopyReader), for
+        the busiest files; moved_jobs (None: all) narrows them to the
+        processes of those job ids (`top` shows one job's files: the others'
+        bytes per record are neither kept nor updated)."""
         _allow_open_copies()
         self.dirs = list(dirs)
         self.moved = moved
+        self.moved_jobs: Optional[set] = None
+        self.listings = Listings()
         self.readers: Dict[str, CopyReader] = {}
         self.prev: Dict[str, ProcessSnapshot] = {}
         self.now: Dict[str, ProcessSnapshot] = {}
@@ -78,7 +83,9 @@ class LiveView:
     def poll(self) -> Dict[str, ProcessSnapshot]:
         """Read every copy once; returns path -> snapshot (also in self.now)."""
         t = time.time()
-        seen = {c.path: c for c in find_copies(copy_dirs(self.dirs), self.readers)}
+        dirs = copy_dirs(self.dirs, self.listings)
+        seen = {c.path: c for c in find_copies(dirs, self.readers, self.listings)}
+        self.listings.round_done()
         self.removed = []
         for path in list(self.readers):
             # gone, or another file now at its name
@@ -96,6 +103,8 @@ class LiveView:
         self.now = {}
         for path, r in self.readers.items():
             try:
+                r.keep_moved(self.moved and (self.moved_jobs is None or
+                                             r.jobid in self.moved_jobs))
                 self.now[path] = r.snapshot(t)
             except (ValueError, IndexError, OSError, LogError):
                 continue                  # a copy torn down under us: next round
@@ -104,14 +113,27 @@ class LiveView:
         return self.now
 
     # ----------------------------------------------------------- summaries
-    def _rate_vectors(self, s: ProcessSnapshot) -> Dict[str, np.ndarray]:
-        """Per layer, the figures' rates over the interval (FIGURES order)."""
-        p = self.prev.get(s.path)
-        if p is None or s.taken <= p.taken:
-            return {layer: np.zeros(len(FIGURES)) for layer in s.layers}
-        dt = s.taken - p.taken
-        return {layer: np.maximum(r.sums - (p.layers[layer].sums if layer in p.layers else 0.0),
-                                  0.0) / dt for layer, r in s.layers.items()}
+    def _vectors(self, procs: List[ProcessSnapshot]) -> Dict[Tuple[str, str], tuple]:
+        """(path, layer) -> (figures, rates over the interval), lists in
+        FIGURES order, for every layer of procs: made with one array operation
+        for them all, not a few per process (the job summaries of a node of
+        single-process jobs were as long as reading their copies)."""
+        keys, cur, old, dt = [], [], [], []
+        for s in procs:
+            p = self.prev.get(s.path)
+            fresh = p is None or s.taken <= p.taken          # no rate yet: 0
+            for layer, r in s.layers.items():
+                keys.append((s.path, layer))
+                cur.append(r.sums)
+                was = r.sums if fresh else \
+                    p.layers[layer].sums if layer in p.layers else ZEROS
+                old.append(was)
+                dt.append(1.0 if fresh else s.taken - p.taken)
+        if not keys:
+            return {}
+        now = np.array(cur)
+        rates = np.maximum(now - np.array(old), 0.0) / np.array(dt)[:, None]
+        return dict(zip(keys, zip(now.tolist(), rates.tolist())))
 
     def _rates(self, s: ProcessSnapshot) -> Dict[str, Dict[str, float]]:
         p = self.prev.get(s.path)
@@ -147,12 +169,18 @@ class LiveView:
             reader = self.readers.get(s.path)
             for layer, recs in s.layers.items():
                 moved = recs.moved
+                if moved is None:              # not kept for this job (moved_jobs)
+                    continue
+                # an earlier reading to take the interval's bytes from: none
+                # when its bytes per record were not kept (the job was not asked)
+                had = p is not None and (layer not in p.layers or
+                                         p.layers[layer].moved is not None)
                 delta = moved.copy()
-                if p is not None and layer in p.layers:
+                if had and layer in p.layers:
                     old = p.layers[layer].moved
                     delta[:len(old)] -= old
                 k = min(BUSIEST, len(moved))
-                pick = np.argsort(-(delta if p is not None else moved), kind="stable")[:k]
+                pick = np.argsort(-(delta if had else moved), kind="stable")[:k]
                 for i in pick:
                     if moved[i] <= 0:
                         continue
@@ -160,12 +188,45 @@ class LiveView:
                     name = reader.name_of(rid) if reader else hex(rid)
                     acc = by_name.setdefault((name, layer), [0.0, 0.0])
                     acc[0] += float(moved[i])
-                    acc[1] += float(delta[i]) if p is not None else 0.0
+                    acc[1] += float(delta[i]) if had else 0.0
         dt = self.interval or 1.0
         rows = [{"file": n, "layer": layer, "bytes": v[0], "bytes_per_s": v[1] / dt}
                 for (n, layer), v in by_name.items()]
         rows.sort(key=lambda r: (-r["bytes_per_s"], -r["bytes"], r["file"]))
         return rows[:BUSIEST]
+
+    @staticmethod
+    def _summary(uid: int, jobid: int, procs: List[ProcessSnapshot], vectors, t: float) -> dict:
+        """A job's summary: its processes' figures and rates (from _vectors)
+        summed per layer, in the processes' order; its processes' states."""
+        tot_v: Dict[str, list] = {}
+        rate_v: Dict[str, list] = {}
+        nprocs, alive, dead, start, partial = 0, 0, 0, procs[0].start, set()
+        for s in procs:
+            for layer in s.layers:
+                tot, rate = vectors[(s.path, layer)]
+                if layer in tot_v:
+                    tot = [a + b for a, b in zip(tot_v[layer], tot)]
+                    rate = [a + b for a, b in zip(rate_v[layer], rate)]
+                tot_v[layer], rate_v[layer] = tot, rate
+            nprocs, start = max(nprocs, s.nprocs), min(start, s.start)
+            alive += s.alive
+            dead += not s.alive and not s.finished
+            if s.partial:
+                partial.update(s.partial)
+        layers = sorted(tot_v)
+        rates = [rate_v[layer] for layer in layers]
+        return {
+            "jobid": jobid, "uid": uid, "user": _user(uid), "exe": procs[0].exe,
+            "processes": len(procs), "nprocs": nprocs, "alive": alive, "dead": dead,
+            "running_seconds": max(0.0, t - start),
+            "totals": {layer: dict(zip(FIGURES, tot_v[layer])) for layer in layers},
+            "rates": {layer: dict(zip(FIGURES, r)) for layer, r in zip(layers, rates)},
+            "bytes_per_s": sum([r[BYTES_READ] + r[BYTES_WRITTEN] for r in rates]),
+            "ops_per_s": sum([r[READS] + r[WRITES] for r in rates]),
+            "meta_ops_per_s": sum([r[META_OPS] for r in rates]),
+            "partial": sorted(partial),
+        }
 
     def jobs(self, detail=None, only=None) -> List[dict]:
         """One summary per job, busiest first.  The jobs whose id is in
@@ -175,33 +236,14 @@ class LiveView:
         t = time.time()
         groups: Dict[Tuple[int, int], List[ProcessSnapshot]] = {}
         for s in self.now.values():
-            groups.setdefault((s.uid, s.jobid), []).append(s)
+            if only is None or s.jobid in only:
+                groups.setdefault((s.uid, s.jobid), []).append(s)
+        vectors = self._vectors([s for procs in groups.values() for s in procs])
         out = []
         for (uid, jobid), procs in groups.items():
-            if only is not None and jobid not in only:
-                continue
-            procs.sort(key=lambda s: (s.rank, s.pid))
-            tot_v: Dict[str, np.ndarray] = {}
-            rate_v: Dict[str, np.ndarray] = {}
-            for s in procs:
-                for layer, r in s.layers.items():
-                    tot_v[layer] = tot_v.get(layer, 0.0) + r.sums
-                for layer, v in self._rate_vectors(s).items():
-                    rate_v[layer] = rate_v.get(layer, 0.0) + v
-            totals = {layer: dict(zip(FIGURES, v.tolist())) for layer, v in sorted(tot_v.items())}
-            rates = {layer: dict(zip(FIGURES, v.tolist())) for layer, v in sorted(rate_v.items())}
-            job = {
-                "jobid": jobid, "uid": uid, "user": _user(uid), "exe": procs[0].exe,
-                "processes": len(procs), "nprocs": max(s.nprocs for s in procs),
-                "alive": sum(1 for s in procs if s.alive),
-                "dead": sum(1 for s in procs if not s.alive and not s.finished),
-                "running_seconds": max(0.0, t - min(s.start for s in procs)),
-                "totals": totals, "rates": rates,
-                "bytes_per_s": sum(v["bytes_read"] + v["bytes_written"] for v in rates.values()),
-                "ops_per_s": sum(_ops(v) for v in rates.values()),
-                "meta_ops_per_s": sum(v["meta_ops"] for v in rates.values()),
-                "partial": sorted({m for s in procs for m in s.partial}),
-            }
+            if len(procs) > 1:
+                procs.sort(key=lambda s: (s.rank, s.pid))
+            job = self._summary(uid, jobid, procs, vectors, t)
             if detail is True or (detail and jobid in detail):
                 rows = [self._process(s, t) for s in procs]
                 slowest = max(rows, key=lambda r: r["io_seconds"])
