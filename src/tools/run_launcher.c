@@ -197,13 +197,41 @@ int iol_run_lib_candidates(const char *var, const char *name, const char *build_
 #define IOLENS_MPI_RUNTIME_BUILD_PATH NULL    /* built without MPI */
 #endif
 
+/* The places of one MPI's own runtime, beside the default one: an install (or
+ * wheel) with both MPIs keeps each MPI's runtime in <libdir>/iolens/<mpi>/, and a
+ * tree built with IOLENS_MPI_EXTRA a further MPI's in <runtime dir>/<mpi>/
+ * (docs/install.md, "One build"; the static link files sit there too, mpi_link.c).
+ * Both relative to the running iolens, so a moved install still finds them.
+ * Appends to CAND from index N; returns the new count. */
+static int flavour_candidates(iol_mpi_flavour want, char cand[][4096], int n)
+{
+#if defined(IOLENS_REL_LIBDIR) || defined(IOLENS_REL_BUILD_RUNTIME)
+    const char *dir = want == IOL_MPI_MPICH ? "mpich" : "openmpi";
+    char self[3800];
+    ssize_t got = readlink("/proc/self/exe", self, sizeof self - 1);
+    char *slash = got > 0 ? (self[got] = '\0', strrchr(self, '/')) : NULL;
+    if (!slash)
+        return n;
+    *slash = '\0';
+#ifdef IOLENS_REL_LIBDIR
+    snprintf(cand[n++], 4096, "%s/%s/iolens/%s/libiolens-mpi.so", self, IOLENS_REL_LIBDIR, dir);
+#endif
+#ifdef IOLENS_REL_BUILD_RUNTIME
+    snprintf(cand[n++], 4096, "%s/%s/%s/libiolens-mpi.so", self, IOLENS_REL_BUILD_RUNTIME, dir);
+#endif
+#endif
+    return n;
+}
+
 int iol_mpi_runtime_find(iol_mpi_flavour want, char *out, size_t len)
 {
     const char *var = want == IOL_MPI_MPICH ? "IOLENS_MPI_RUNTIME_MPICH"
                                             : "IOLENS_MPI_RUNTIME_OPENMPI";
     const char *env = getenv(var);
-    char cand[3][4096];
+    char cand[5][4096];
     int n = iol_run_lib_candidates(var, "libiolens-mpi.so", IOLENS_MPI_RUNTIME_BUILD_PATH, cand);
+    if (!(env && *env))              /* the variable, when set, is the only place */
+        n = flavour_candidates(want, cand, n);
     int rc = -1;
     for (int i = 0; i < n; i++) {
         if (access(cand[i], R_OK) != 0)

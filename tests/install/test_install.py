@@ -267,6 +267,36 @@ def test_pre_ld_flags_find_the_installed_static_runtime(prefix, libdir):
     run([iolens, "config", "--post-ld-flags"])
 
 
+LAUNCHERS = {"openmpi": ["mpiexec.openmpi", "--oversubscribe"], "mpich": ["mpiexec.mpich"]}
+MPI_SONAMES = {"openmpi": "libmpi.so", "mpich": "libmpich.so"}
+
+
+def test_installed_run_takes_the_runtime_of_its_one_mpi(prefix, libdir, tmp_path):
+    """This install holds one MPI's runtime (no IOLENS_MPI_EXTRA): `iolens run` with
+    that MPI's launcher runs, with the other MPI's it refuses (status 2) and says
+    why, from the install alone (the build tree is gone)."""
+    runtime = libdir / "libiolens-mpi.so"
+    if not runtime.exists():
+        pytest.skip("this build has no MPI runtime")
+    needed = " ".join(needed_libs(runtime))
+    own = next((m for m, so in MPI_SONAMES.items() if so in needed), None)
+    if own is None or not all(shutil.which(cmd[0]) for cmd in LAUNCHERS.values()):
+        pytest.skip("needs mpiexec.openmpi and mpiexec.mpich, and a runtime of one of them")
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("IOLENS_MPI_RUNTIME_", "DARSHAN_", "LD_PRELOAD"))}
+    env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", TMPDIR=str(tmp_path))
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    for mpi, launcher in LAUNCHERS.items():
+        res = subprocess.run([str(prefix / "bin" / "iolens"), "run", "--logpath", str(logs), "--",
+                              *launcher, "-n", "1", "true"], capture_output=True, text=True,
+                             env=env, timeout=300)
+        if mpi == own:
+            assert res.returncode == 0, (mpi, res.stderr)
+        else:
+            assert res.returncode == 2 and "is built for" in res.stderr, (mpi, res.stderr)
+
+
 # ---------------------------------------------------------------- the wheel
 def test_wheel_data_dir(tmp_path):
     """The Python package (pip install .) installs the same files into its
