@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "self_dir.h"
 
 int iol_cli_wants_version(int argc, char **argv, int stop_at_operand)
 {
@@ -72,17 +73,11 @@ int iol_cli_exec_external(char **argv)
      * `iolens` and `iolens-report`, and need not be on PATH.  /proc/self/exe has
      * symlinks resolved, so a link to .venv/bin/iolens finds its siblings too. */
     char self[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     int saved = ENOENT;
-    if (n > 0) {
-        self[n] = '\0';
-        char *slash = strrchr(self, '/');
-        if (slash) {
-            *slash = '\0';
-            exec_in(*self ? self : "/", prog, argv);
-            if (errno != ENOENT)
-                saved = errno;
-        }
+    if (iol_self_dir(self, sizeof self) == 0) {
+        exec_in(*self ? self : "/", prog, argv);
+        if (errno != ENOENT)
+            saved = errno;
     }
     execvp(prog, argv);
     if (errno == ENOENT)

@@ -13,19 +13,6 @@
 
 #define IOL_BUILD_TOOLS_SUBDIR "/src/tools"
 
-int iol_self_dir(char *out, size_t len)
-{
-    ssize_t n = readlink("/proc/self/exe", out, len - 1);
-    if (n <= 0)
-        return -1;
-    out[n] = '\0';
-    char *slash = strrchr(out, '/');
-    if (!slash)
-        return -1;
-    *slash = '\0';
-    return 0;
-}
-
 /* OUT = the canonical DIR/REL when it exists, else "" (-1). */
 static int existing(char *out, const char *dir, const char *rel)
 {

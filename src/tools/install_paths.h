@@ -14,6 +14,8 @@
 #include <limits.h>
 #include <stddef.h>
 
+#include "self_dir.h"
+
 typedef struct {
     int build_tree;              /* 1: this iolens runs from its build tree */
     char root[PATH_MAX];         /* the install prefix, or the build tree's top */
@@ -25,10 +27,6 @@ typedef struct {
     char pkgconfig[PATH_MAX];    /* the directory of iolens-log.pc; "" when absent */
     char cmake[PATH_MAX];        /* the directory of iolensConfig.cmake; "" when absent */
 } iol_install_paths;
-
-/* The directory of the running executable (symbolic links resolved) into OUT
- * (LEN bytes).  Returns 0, or -1 when /proc/self/exe cannot be read. */
-int iol_self_dir(char *out, size_t len);
 
 /* Fills P for the running iolens.  Returns 0, or -1 when its own place is unknown. */
 int iol_install_paths_get(iol_install_paths *p);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "run_launcher.h"
+#include "self_dir.h"
 
 const char *iol_mpi_flavour_name(iol_mpi_flavour f)
 {
@@ -176,15 +177,8 @@ int iol_run_lib_candidates(const char *var, const char *name, const char *build_
     }
     int n = 0;
     char self[3800];
-    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (len > 0) {
-        self[len] = '\0';
-        char *slash = strrchr(self, '/');
-        if (slash) {
-            *slash = '\0';
-            snprintf(cand[n++], 4096, "%s/../lib/%s", self, name);
-        }
-    }
+    if (iol_self_dir(self, sizeof self) == 0)
+        snprintf(cand[n++], 4096, "%s/../lib/%s", self, name);
     if (build_path)
         snprintf(cand[n++], 4096, "%s", build_path);
 #ifdef IOLENS_INSTALL_LIBDIR
@@ -208,11 +202,8 @@ static int flavour_candidates(iol_mpi_flavour want, char cand[][4096], int n)
 #if defined(IOLENS_REL_LIBDIR) || defined(IOLENS_REL_BUILD_RUNTIME)
     const char *dir = want == IOL_MPI_MPICH ? "mpich" : "openmpi";
     char self[3800];
-    ssize_t got = readlink("/proc/self/exe", self, sizeof self - 1);
-    char *slash = got > 0 ? (self[got] = '\0', strrchr(self, '/')) : NULL;
-    if (!slash)
+    if (iol_self_dir(self, sizeof self) != 0)
         return n;
-    *slash = '\0';
 #ifdef IOLENS_REL_LIBDIR
     snprintf(cand[n++], 4096, "%s/%s/iolens/%s/libiolens-mpi.so", self, IOLENS_REL_LIBDIR, dir);
 #endif
