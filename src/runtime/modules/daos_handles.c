@@ -25,13 +25,14 @@ static size_t slot_of(uint64_t key)
     return (size_t)(key >> 40) & (IOL_DAOS_HANDLES - 1);
 }
 
+static size_t next_slot(size_t s) { return (s + 1) & (IOL_DAOS_HANDLES - 1); }
+
 iol_daos_handle *iol_daos_handle_find(iol_daos_handles *t, uint64_t key)
 {
-    for (size_t s = slot_of(key), k = 0; t->e && k < IOL_DAOS_HANDLES;
-         s = (s + 1) & (IOL_DAOS_HANDLES - 1), k++) {
-        if (t->e[s].state == 0)
+    for (size_t s = slot_of(key), k = 0; t->e && k < IOL_DAOS_HANDLES; s = next_slot(s), k++) {
+        if (!t->e[s].used)
             return NULL;
-        if (t->e[s].state == 1 && t->e[s].key == key)
+        if (t->e[s].key == key)
             return &t->e[s];
     }
     return NULL;
@@ -40,9 +41,8 @@ iol_daos_handle *iol_daos_handle_find(iol_daos_handles *t, uint64_t key)
 void iol_daos_handle_put(iol_daos_handles *t, uint64_t key, uint32_t index)
 {
     iol_daos_handle *e = iol_daos_handle_find(t, key);
-    for (size_t s = slot_of(key), k = 0; !e && t->e && k < IOL_DAOS_HANDLES;
-         s = (s + 1) & (IOL_DAOS_HANDLES - 1), k++)
-        if (t->e[s].state != 1)
+    for (size_t s = slot_of(key), k = 0; !e && t->e && k < IOL_DAOS_HANDLES; s = next_slot(s), k++)
+        if (!t->e[s].used)
             e = &t->e[s];
     if (!e) {
         iol_fail(IOL_FAIL_HANDLES);
@@ -51,11 +51,27 @@ void iol_daos_handle_put(iol_daos_handles *t, uint64_t key, uint32_t index)
     *e = (iol_daos_handle){key, index, 1};
 }
 
+/* Linear probing with backward-shift deletion: the entries after the freed slot
+ * that probed past it move back, so no "removed" marker is left behind.  With
+ * markers, a long run that opens and closes many objects (DAOS never reuses a
+ * handle's cookie) would fill the table with them, and every miss -- each open,
+ * each call on an untracked handle -- would then scan all slots under the lock. */
 void iol_daos_handle_drop(iol_daos_handles *t, uint64_t key)
 {
     iol_daos_handle *e = iol_daos_handle_find(t, key);
-    if (e)
-        e->state = 2;
+    if (!e)
+        return;
+    size_t hole = (size_t)(e - t->e);
+    for (size_t s = next_slot(hole); t->e[s].used; s = next_slot(s)) {
+        /* the entry at s may fill the hole when its home is not cyclically in (hole, s] */
+        size_t home = slot_of(t->e[s].key);
+        int home_after_hole = hole <= s ? (home > hole && home <= s) : (home > hole || home <= s);
+        if (!home_after_hole) {
+            t->e[hole] = t->e[s];
+            hole = s;
+        }
+    }
+    t->e[hole] = (iol_daos_handle){0};
 }
 
 static const iol_daos_container *container_of(const iol_daos_container *t, uint64_t key)

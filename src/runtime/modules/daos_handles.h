@@ -15,7 +15,7 @@
 typedef struct iol_daos_handle {
     uint64_t key;
     uint32_t index;                    /* the record's */
-    uint32_t state;                    /* 0 free, 1 live, 2 released */
+    uint32_t used;                     /* 0: a free slot (all zero) */
 } iol_daos_handle;
 
 /* IOL_DAOS_HANDLES entries, iol_map'd at the module's activation (NULL: none). */
@@ -25,7 +25,8 @@ typedef struct iol_daos_handles {
 
 int iol_daos_handles_open(iol_daos_handles *t);
 void iol_daos_handles_close(iol_daos_handles *t);
-/* The live entry of key, or NULL. */
+/* The entry of key, or NULL (valid until the next put or drop: a drop moves
+ * entries). */
 iol_daos_handle *iol_daos_handle_find(iol_daos_handles *t, uint64_t key);
 /* key -> record index (the newest mapping of a key wins). */
 void iol_daos_handle_put(iol_daos_handles *t, uint64_t key, uint32_t index);
