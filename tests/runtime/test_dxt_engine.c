@@ -2470,6 +2470,30 @@ static void test_regions(void)
     iol_cfg.mod_disabled |= 1ull << IOL_MOD_REGION;
 }
 
+/* Past the region table's end, a region's segments are "unknown" (255), and the
+ * answer is kept in the region's index slot: its later segments take no lock. */
+static void test_regions_table_full(void)
+{
+    SETCTX("regions: table full");
+    iol_cfg.mod_disabled &= ~(1ull << IOL_MOD_REGION);
+    start_store(64);
+    iol_region_used = 1;
+    for (int s = 0; s <= IOLENS_DXT_MAX_REGIONS; s++) {
+        region_slot = s;
+        region_id = 0x1000 + (uint64_t)s;
+        CHECK(iol_dxt_region(S.x) == (s < IOLENS_DXT_MAX_REGIONS ? (uint32_t)s + 1
+                                                                  : IOLENS_DXT_MAX_REGIONS + 1),
+              "region slot %d", s);
+    }
+    CHECK(HDR()->nregions == IOLENS_DXT_MAX_REGIONS, "table: %u entries", HDR()->nregions);
+    CHECK(S.x->region_index[IOLENS_DXT_MAX_REGIONS] == IOLENS_DXT_MAX_REGIONS + 1,
+          "the full table's answer is kept: %u", S.x->region_index[IOLENS_DXT_MAX_REGIONS]);
+    iol_region_used = 0;
+    region_slot = -1;
+    end_store();
+    iol_cfg.mod_disabled |= 1ull << IOL_MOD_REGION;
+}
+
 int main(void)
 {
     struct timespec t0, t1;
@@ -2497,6 +2521,7 @@ int main(void)
     test_store_bound();
     test_hostile();
     test_regions();
+    test_regions_table_full();
     SETCTX("end");
     CHECK(nlive == 0, "%d mapping(s) left", nlive);
     for (int i = 0; i < S.nf; i++)

@@ -223,9 +223,14 @@ uint32_t iol_dxt_region_new(iol_dxt *x, int s)
         __atomic_signal_fence(__ATOMIC_RELEASE);
         k = ++h->nregions;
         __atomic_store_n(&x->region_index[s], (uint8_t)k, __ATOMIC_RELAXED);
+    } else if (k == 0) {
+        /* The table is full for good: remember "unknown" so that this region's
+         * later segments stay on the lock-free path (dxt.h). */
+        k = IOLENS_DXT_MAX_REGIONS + 1;
+        __atomic_store_n(&x->region_index[s], (uint8_t)k, __ATOMIC_RELAXED);
     }
     iol_unlock(&x->lock);
-    return k ? k : IOLENS_DXT_MAX_REGIONS + 1;
+    return k;
 }
 
 static int grow_locked(iol_dxt *x, iol_dxt_lane *l);
