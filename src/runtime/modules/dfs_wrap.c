@@ -169,10 +169,12 @@ int dfs_osetattr(dfs_t *dfs, dfs_obj_t *obj, struct stat *stbuf, int flags)
 }
 
 /* The removed object's id is asked for when the caller does not ask: the record
- * id is made from it (as upstream). */
+ * id is made from it (as upstream).  `own` starts zeroed: should recording turn
+ * on between the call's argument and TIMED_BODY's own test (at init or shutdown),
+ * the id recorded is 0, never stack garbage. */
 int dfs_remove(dfs_t *dfs, dfs_obj_t *parent, const char *name, bool force, daos_obj_id_t *oid)
 {
-    daos_obj_id_t own;
+    daos_obj_id_t own = {0};
     daos_obj_id_t *want = oid ? oid : &own;
     TIMED_BODY(int, IOL_DAOS_REAL(dfs_remove)(dfs, parent, name, force, iol_on() ? want : oid),
                ret == 0, KEEP_ERRNO(iol_dfs_removed(dfs, parent, name, *want, &sp)));
