@@ -5,6 +5,7 @@
 #ifndef IOLENS_RUNTIME_STATS_H
 #define IOLENS_RUNTIME_STATS_H
 
+#include <errno.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -88,6 +89,17 @@ static inline __attribute__((always_inline)) void iol_span_sec_hot(const iol_spa
     if (ok)                                                         \
         rec;                                                        \
     return ret
+
+/* Runs a wrapper's record step with errno kept: the application sees the real
+ * call's errno whatever the step does.  No comma in the expansion: the DAOS
+ * wrappers pass it through a second macro level into TIMED_BODY's arguments
+ * (glibc's __errno_location is const, so errno's address is still taken once). */
+#define KEEP_ERRNO(stmt)                   \
+    do {                                   \
+        int e_ = errno;                    \
+        stmt;                              \
+        errno = e_;                        \
+    } while (0)
 
 /* TIMED_BODY for a function of IOL_ALWAYS_REAL (real.h), given as its name and
  * argument list: once iol_on() holds, the timed call goes straight through the

@@ -110,15 +110,6 @@ void *iol_daos_real(const char *name, void **slot);
          ? iol_daos.name                                                             \
          : (__typeof__(iol_daos.name))iol_daos_real(#name, (void **)&iol_daos.name))
 
-/* For the wrappers: run a record step with errno saved (the application sees the
- * real call's errno). */
-#define KEEP_ERRNO(rec)                                                              \
-    do {                                                                             \
-        int e_ = errno;                                                              \
-        rec;                                                                         \
-        errno = e_;                                                                  \
-    } while (0)
-
 /* The pool and container uuids of a container handle pair (32 bytes: pool then
  * container), by the two queries; 0 on success, -1 (out untouched) otherwise.
  * Call with no module lock held (the queries are library calls). */

@@ -10,13 +10,6 @@
 #include "../mpi/mpi_int.h"
 #include "mpiio.h"
 
-#define KEEP_ERRNO(stmt)                   \
-    do {                                   \
-        int *ep_ = &errno, e_ = *ep_;      \
-        stmt;                              \
-        *ep_ = e_;                         \
-    } while (0)
-
 /* Requested bytes: type size x count in C int arithmetic, as upstream (it wraps
  * above 2 GiB, also for the _c large-count calls). */
 static int req_bytes(long long count, MPI_Datatype dt)

@@ -6,13 +6,6 @@
 
 #include "stdio.h"
 
-#define KEEP_ERRNO(stmt)                   \
-    do {                                   \
-        int *ep_ = &errno, e_ = *ep_;      \
-        stmt;                              \
-        *ep_ = e_;                         \
-    } while (0)
-
 /* ------------------------------------------------------------ open, close */
 #define FOPEN_BODY(call, path) TIMED_BODY(FILE *, call, ret, iol_stdio_open(ret, path, &sp))
 
