@@ -211,10 +211,13 @@ def random_shares(seg: pd.DataFrame) -> pd.DataFrame:
     ``later`` (accesses after the first of their process, file and direction) and
     ``random`` (those starting before the end of the access before them)."""
     seg = seg.sort_values(["rank", "id", "op", "start"], kind="stable")
-    key = seg[["rank", "id", "op"]].astype(str).agg("/".join, axis=1).to_numpy()
+    same = np.ones(max(len(seg) - 1, 0), dtype=bool)    # row i+1 continues row i's stream
+    for col in ("rank", "id", "op"):
+        v = seg[col].to_numpy()
+        same &= v[1:] == v[:-1]
     offset = seg["offset"].to_numpy(dtype=np.float64)
     end = offset + seg["length"].to_numpy(dtype=np.float64)
-    later = np.r_[False, key[1:] == key[:-1]]
+    later = np.r_[False, same] if len(seg) else np.zeros(0, dtype=bool)
     rand = later & (offset < np.r_[0.0, end[:-1]])
     named = seg["region"].astype(object).to_numpy()
     region = np.where(pd.isna(named), "", named.astype(str))     # no region: ""
