@@ -105,3 +105,15 @@ def test_index_keeps_each_segments_region_in_small_chunks(tmp_path):
     want = sorted(zip(df["start"].tolist(), df["offset"].tolist(),
                       [None if pd.isna(r) else r for r in df["region"]]))
     assert got == want and set(names) == set(PHASES)
+
+
+def test_region_codes_past_int16():
+    """A large job's ranks can name more than 32,767 regions between them: each
+    keeps its own code in the index's int32 region column (a 16-bit remap table
+    wrapped them onto other regions' codes)."""
+    from iolens.explore.regions import NO_REGION, final_codes
+    names = {f"r{k:06d}": k for k in range(40000)}
+    remap, order = final_codes(names)
+    assert remap[0] == NO_REGION
+    assert remap[names["r039999"] + 1] == order.index("r039999") == 39999
+    assert len(set(remap[1:].tolist())) == 40000

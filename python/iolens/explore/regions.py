@@ -66,7 +66,7 @@ class SegmentRegions:
 def final_codes(names: Dict[str, int]):
     """(provisional -> final code array, sorted names); NO_REGION stays itself."""
     order = sorted(names)
-    remap = np.zeros(len(names) + 1, np.int16)      # index k + 1 for provisional k
+    remap = np.zeros(len(names) + 1, np.int32)      # index k + 1 for provisional k (the column's type)
     remap[0] = NO_REGION
     for final, name in enumerate(order):
         remap[names[name] + 1] = final
