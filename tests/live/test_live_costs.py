@@ -232,6 +232,12 @@ def test_listings_see_every_change(tmp_path):
     (tmp_path / "c").write_bytes(b"")        # the same old time: a racy clock
     os.utime(tmp_path, ns=(10**9, 10**9))
     assert names() == ["b"]                  # (kept: the time says unchanged)
+    now = time.time_ns()                     # a change in the listing's own tick:
+    os.utime(tmp_path, ns=(now, now))
+    assert names() == ["b", "c"]
+    (tmp_path / "d").write_bytes(b"")        # ... then another in that same tick
+    os.utime(tmp_path, ns=(now, now))
+    assert names() == ["b", "c", "d"]        # listed again: the time was too recent to trust
     listing.round_done()
     listing.round_done()
     assert listing.kept == {}                # not listed in the last round: forgotten
