@@ -7,6 +7,7 @@ import pandas as pd
 from .checks_mounts import off_node_local
 from .context import col
 from .measure import (file_lines, ops, pct, per_process, rate, seconds_above_rate, size,
+                      small_share_seconds,
                       small_bins, top, total)
 from .model import Hit
 
@@ -36,14 +37,11 @@ def _small(ctx, module: str, shared_only: bool):
         count = total(frame, ops(module, op)) * mask
         n_small, n_all = small.sum(), count.sum()
         what = f"{module} {'shared-file ' if shared_only else ''}{word}"
-        many = ctx.gate(f"small {what}", n_small, ">=", "small_io.min_count")
-        most = ctx.gate(f"small {what} / {what}", n_small / n_all if n_all else 0.0, ">",
-                        "small_io.fraction")
-        if not (many and most):
+        seconds = small_share_seconds(ctx, small, count, col(frame, f"{p}_F_{op}_TIME") * mask,
+                                      what)
+        if seconds is None:
             continue
-        op_time = col(frame, f"{p}_F_{op}_TIME") * mask
-        share = np.divide(small, count, out=np.zeros_like(small), where=count > 0)
-        time_lost += per_process(float((op_time * share).sum()), ctx.nprocs)
+        time_lost += per_process(seconds, ctx.nprocs)
         numbers[f"small_{word}"] = n_small
         numbers[f"{word}"] = n_all
         where = "shared files" if shared_only else "all files"

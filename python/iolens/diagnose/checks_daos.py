@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 from .context import col
-from .measure import PREFIX, file_lines, pct, per_process, size, size_bins, small_bins, top, total
+from .measure import (PREFIX, file_lines, pct, per_process, size, size_bins, small_bins,
+                      small_share_seconds, top, total)
 from .model import Hit
 
 # Calls that make a handle for an object, per module: each one a lookup in the
@@ -24,16 +25,13 @@ def _small_op(ctx, module, frame, op, word, limit):
     small = total(frame, small_bins(module, op, limit))
     count = total(frame, size_bins(module, op))
     n_small, n_all = float(small.sum()), float(count.sum())
-    what = f"{module} {word}"
-    many = ctx.gate(f"small {what}", n_small, ">=", "small_io.min_count")
-    most = ctx.gate(f"small {what} / {what}", n_small / n_all if n_all else 0.0, ">",
-                    "small_io.fraction")
-    if not (many and most):
+    seconds = small_share_seconds(ctx, small, count, col(frame, f"{PREFIX[module]}_F_{op}_TIME"),
+                                  f"{module} {word}")
+    if seconds is None:
         return [], 0.0, []
     moved = col(frame, f"{PREFIX[module]}_BYTES_{'READ' if op == 'READ' else 'WRITTEN'}")
     mean = float(moved.sum()) / n_all if n_all else 0.0
-    share = np.divide(small, count, out=np.zeros_like(small), where=count > 0)
-    seconds = float((col(frame, f"{PREFIX[module]}_F_{op}_TIME") * share).sum())
+    what = f"{module} {word}"
     lines = [f"{int(n_small):,} of {int(n_all):,} {what} ({pct(n_small, n_all)}) are smaller "
              f"than {size(limit)}; {size(mean)} per call on average"]
     worst = top(frame, small, ctx, 3, small > 0)

@@ -99,6 +99,22 @@ def _kept_seconds(ctx, module, mask, meta):
     return frame["rank"].to_numpy()[own], values[own], shared
 
 
+def small_share_seconds(ctx, small: np.ndarray, count: np.ndarray, op_time: np.ndarray,
+                        what: str) -> float | None:
+    """The small-transfer rule of every layer: None when the per-record `small`
+    calls (of `count`) are too few or too small a share (the `small_io` gates,
+    reported under `what`), else the seconds they cost, summed over records: each
+    record's op time times its small share."""
+    n_small, n_all = float(small.sum()), float(count.sum())
+    many = ctx.gate(f"small {what}", n_small, ">=", "small_io.min_count")
+    most = ctx.gate(f"small {what} / {what}", n_small / n_all if n_all else 0.0, ">",
+                    "small_io.fraction")
+    if not (many and most):
+        return None
+    share = np.divide(small, count, out=np.zeros_like(small, dtype=float), where=count > 0)
+    return float((op_time * share).sum())
+
+
 def rate(nbytes: np.ndarray, seconds: np.ndarray, mask) -> float | None:
     """Bytes per second of the records in mask (their bytes over their seconds);
     None when they moved nothing or took no measurable time: no reference."""
