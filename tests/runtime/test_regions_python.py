@@ -96,7 +96,7 @@ def check_epochs(data, log):
     # Reads of files outside the excluded directories that the job makes besides its
     # data (a spawned worker's interpreter start-up, inside the epoch it was spawned in,
     # can read a file the host keeps elsewhere): they count in some epoch, never outside.
-    others = everything[~everything.name.str.startswith(str(data))]
+    others = everything[~everything.name.str.startswith(str(data), na=False)]
     other_reads = dict(zip(others.name, others.POSIX_BYTES_READ))
     extra = 0
     for e in range(EPOCHS):
