@@ -15,9 +15,10 @@ from typing import Dict, List, Optional
 
 from .diff import TIME_NOISE, _human, ratio_size
 from .log import Log
+from .region_frame import LAYER_SUMS, region_layer_sums, region_runs
 
 TIME_FLOOR = 0.1                # seconds apart at least, besides diff.TIME_NOISE
-LAYER_FIGURES = ("bytes_read", "bytes_written", "data_ops", "meta_ops", "io_time")
+LAYER_FIGURES = LAYER_SUMS
 RUN_FIGURES = ("count", "total_time")
 
 
@@ -73,13 +74,12 @@ def region_summary(log: Log) -> Optional[Dict[str, dict]]:
     if not len(frame):
         return None
     out: Dict[str, dict] = {}
-    runs = frame.drop_duplicates(["region", "rank"]).groupby("region", sort=False)
-    for name, rows in runs:
-        out[str(name)] = {k: float(rows[k].sum()) for k in RUN_FIGURES} | {"layers": {}}
-    for (name, layer), rows in frame.groupby(["region", "layer"], sort=False):
-        sums = {k: float(rows[k].sum()) for k in LAYER_FIGURES}
-        if any(sums.values()):
-            out[str(name)]["layers"][str(layer)] = sums
+    for name, run in region_runs(frame).iterrows():
+        out[str(name)] = {k: float(run[k]) for k in RUN_FIGURES} | {"layers": {}}
+    for (name, layer), sums in region_layer_sums(frame).iterrows():
+        figures = {k: float(sums[k]) for k in LAYER_FIGURES}
+        if any(figures.values()):
+            out[str(name)]["layers"][str(layer)] = figures
     return out
 
 

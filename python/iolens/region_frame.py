@@ -47,3 +47,26 @@ def region_spans(frame: pd.DataFrame, run_time: float) -> pd.DataFrame:
     end = runs["end"].where(runs["end"] >= runs["start"], max(run_time, 0.0))
     return runs.assign(end=end.clip(lower=runs["start"]))[
         ["region", "rank", "start", "end", "total_time"]].reset_index(drop=True)
+
+
+# The I/O figures a region holds per layer, summed over ranks by region_layer_sums.
+LAYER_SUMS = ("bytes_read", "bytes_written", "data_ops", "meta_ops", "io_time")
+
+
+def region_runs(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per region (index, in first-seen order): how often it ran (`count`), its
+    time (`total_time`), both summed over ranks, and its longest run on any rank
+    (`max_time`).  A regions_frame repeats those on each of a record's layer rows,
+    so one layer's rows are taken: one row per record, even where two records share
+    a region and a rank (logs merged from processes that each were rank 0).  The
+    report's phases and the diff read the same figures from here."""
+    one_layer = frame[frame["layer"] == frame["layer"].iloc[0]] if len(frame) else frame
+    runs = one_layer.groupby("region", sort=False)
+    return pd.DataFrame({"count": runs["count"].sum(), "total_time": runs["total_time"].sum(),
+                         "max_time": runs["max_time"].max()})
+
+
+def region_layer_sums(frame: pd.DataFrame) -> pd.DataFrame:
+    """The I/O made inside each region, per layer, summed over ranks: indexed by
+    (region, layer) in first-seen order, columns LAYER_SUMS."""
+    return frame.groupby(["region", "layer"], sort=False)[list(LAYER_SUMS)].sum()

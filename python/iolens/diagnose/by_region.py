@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from .. import _meta
+from ..region_frame import region_layer_sums
 from .checks_access import SMALL_IO_MODULES
 from .measure import pct, size
 
@@ -125,8 +126,7 @@ def _table(ctx) -> Optional[pd.DataFrame]:
         if frame is None or not len(frame):
             ctx._frames[key] = None
         else:
-            sums = ["bytes_read", "bytes_written", "data_ops", "meta_ops", "io_time"]
-            ctx._frames[key] = frame.groupby(["region", "layer"], sort=False)[sums].sum()
+            ctx._frames[key] = region_layer_sums(frame)
     return ctx._frames[key]
 
 

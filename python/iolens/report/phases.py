@@ -2,9 +2,8 @@
 per region and layer, summed over the processes."""
 from __future__ import annotations
 
+from ..region_frame import region_layer_sums, region_runs
 from .tables import Table, seconds
-
-SUMS = ["count", "open_at_end", "bytes_read", "bytes_written", "data_ops", "meta_ops", "io_time"]
 
 
 def breakdown(data):
@@ -13,16 +12,14 @@ def breakdown(data):
     frame = data.log.regions()
     if not len(frame):
         return None
-    runs = frame.drop_duplicates(["region", "rank"]).groupby("region", sort=False)
-    time = runs["total_time"].sum()
-    longest = runs["max_time"].max()
-    per_layer = frame.groupby(["region", "layer"], sort=False)[SUMS].sum()
+    runs = region_runs(frame)
+    per_layer = region_layer_sums(frame)
     rows = []
-    for region in time.sort_values(ascending=False).index:
+    for region in runs["total_time"].sort_values(ascending=False).index:
         layers = per_layer.loc[region]
         busy = layers[(layers.data_ops > 0) | (layers.meta_ops > 0)]
-        head = [region, int(layers["count"].iloc[0]), seconds(time[region]),
-                seconds(longest[region])]
+        run = runs.loc[region]
+        head = [region, int(run["count"]), seconds(run["total_time"]), seconds(run["max_time"])]
         if not len(busy):
             rows.append(head + ["-", 0, 0, 0, 0, seconds(0)])
         for layer, r in busy.iterrows():
