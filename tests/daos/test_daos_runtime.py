@@ -181,6 +181,20 @@ def test_daos_counters(calls, tmp_path):
     assert hm["read_bytes"].sum() == 64 + 16 * 8 + 64
 
 
+def test_call_refused_at_launch_is_not_recorded(calls, tmp_path):
+    """A call given an event that DAOS refuses at launch (it returns an error and
+    never completes the event) is not recorded, not even when the event completes
+    for the next call the program gives it: DAOS keeps the refused call's completion
+    callback on the event, and before it was voided that callback counted the
+    refused update as a second one."""
+    rt, _ = emulation()
+    root, logs = emu_root(tmp_path), tmp_path / "logs"
+    r = run_under(rt, [calls, root, "refused"], logs, {"IOLENS_DAOS_EMU_REFUSE_LAUNCH": "1"})
+    obj = {lo: r for (hi, lo), r in records(one_log(logs), "DAOS").items()}[7]
+    assert (obj["DAOS_OBJ_UPDATES"], obj["DAOS_NB_OPS"], obj["DAOS_BYTES_WRITTEN"]) == (1, 1, 64)
+    assert "could not be tracked" not in r.stderr, r.stderr
+
+
 def test_async_calls_recorded_at_completion(calls, tmp_path):
     """Calls given an event count when they complete, in the NB counters too."""
     rt, _ = emulation()

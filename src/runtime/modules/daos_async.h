@@ -5,7 +5,17 @@
  *
  * The pending calls live in a fixed pool (no allocation on the call path): a call
  * that finds the pool used up, or whose event refuses the callback, is not recorded
- * (a counted failure). */
+ * (a counted failure).
+ *
+ * A call refused at launch (it returns an error without starting) never completes
+ * its event, but DAOS keeps the callback registered on it: the callback runs when
+ * the event next completes, for whatever call the program then makes with it.  So
+ * the wrapper settles every call after it returns (iol_daos_pending_settle): a
+ * refused call's slot is voided, and its late callback gives the slot back without
+ * recording anything.  A voided slot whose event is never used again stays taken.
+ *
+ * Each slot's state word holds a generation above its two state bits, so a void
+ * that comes after the slot was completed and taken again changes nothing. */
 #ifndef IOLENS_RUNTIME_DAOS_ASYNC_H
 #define IOLENS_RUNTIME_DAOS_ASYNC_H
 
@@ -21,8 +31,8 @@ typedef void (*iol_daos_done_fn)(const iol_daos_pending *p, const iol_span *sp);
 /* What the record step needs, set by the wrapper before the call; pointers are
  * read at completion (sizes and handles the call fills in). */
 struct iol_daos_pending {
-    int taken;                       /* 0 free, 1 in use (atomic) */
-    iol_daos_done_fn done;
+    uint32_t state;                  /* generation << 2 | IOL_DAOS_SLOT_* (atomic) */
+    iol_daos_done_fn done;           /* the call's fields start here */
     uint64_t start;                  /* tick at registration */
     daos_handle_t h;                 /* object or pool handle */
     daos_handle_t coh;
@@ -34,10 +44,27 @@ struct iol_daos_pending {
     int64_t amount, amount2;
 };
 
-/* A free pending call with `done` set, or NULL (pool used up: a counted failure).
- * The caller fills it in and arms it. */
-iol_daos_pending *iol_daos_pending_take(iol_daos_done_fn done);
-/* Register p's completion on ev, its start read now; on failure p is given back. */
-void iol_daos_pending_arm(iol_daos_pending *p, daos_event_t *ev);
+/* A started call: its slot (NULL when not recorded) and the slot's state then. */
+typedef struct iol_daos_ticket {
+    iol_daos_pending *p;
+    uint32_t state;
+} iol_daos_ticket;
+
+/* Takes a free slot, copies the call's fields from `call` (all but its state) and
+ * registers the completion on ev, the start read now.  A ticket without a slot
+ * when the pool is used up or ev refuses the callback (a counted failure). */
+iol_daos_ticket iol_daos_pending_start(daos_event_t *ev, const iol_daos_pending *call);
+/* The call refused at launch: its callback, if it ever runs, records nothing. */
+void iol_daos_pending_void(iol_daos_ticket t);
+
+/* After the call returned ret: nonzero means it did not start (DAOS's calls that
+ * take an event report their operation's own errors through the event).  Returns
+ * ret; errno is not touched. */
+static inline int iol_daos_pending_settle(iol_daos_ticket t, int ret)
+{
+    if (__builtin_expect(ret != 0, 0) && t.p)
+        iol_daos_pending_void(t);
+    return ret;
+}
 
 #endif

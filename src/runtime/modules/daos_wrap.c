@@ -66,29 +66,30 @@ static void meta_done(const iol_daos_pending *p, const iol_span *sp)
     iol_daos_obj_meta(p->h, p->counter, 1, sp);
 }
 
-/* Given an event (`ev` of the wrapper), record the call at its completion with
- * `done_` and the fields given (designated initializers of iol_daos_pending). */
-#define PENDING(done_, ...)                                                          \
-    do {                                                                             \
-        iol_daos_pending *p_ = ev && iol_on() ? iol_daos_pending_take(done_) : NULL; \
-        if (p_) {                                                                    \
-            *p_ = (iol_daos_pending){.taken = 1, .done = done_, __VA_ARGS__};        \
-            iol_daos_pending_arm(p_, ev);                                            \
-        }                                                                            \
-    } while (0)
+/* Given an event (`ev` of the wrapper) and `cond`, record the call at its
+ * completion with `done_` and the fields given (designated initializers of
+ * iol_daos_pending).  Declares the wrapper's `pending_`, which TIMED_INT (or the
+ * wrapper) settles once the real call has returned. */
+#define PENDING_IF(cond, done_, ...)                                                       \
+    const iol_daos_ticket pending_ =                                                       \
+        ev && (cond) && iol_on()                                                           \
+            ? iol_daos_pending_start(ev, &(const iol_daos_pending){.done = done_, __VA_ARGS__}) \
+            : (iol_daos_ticket){0}
+#define PENDING(done_, ...) PENDING_IF(1, done_, __VA_ARGS__)
 
-/* TIMED_BODY of an int call; `rec` is "condition, record step" (the macros below
- * give both, so the expansion reaches TIMED_BODY as its two last arguments). */
-#define TIMED_INT(call, rec) TIMED_BODY(int, call, rec)
+/* TIMED_BODY of an int call that follows a PENDING, settled when it returns; `rec`
+ * is "condition, record step" (the macros below give both, so the expansion reaches
+ * TIMED_BODY as its two last arguments). */
+#define TIMED_INT(call, rec) TIMED_BODY(int, iol_daos_pending_settle(pending_, call), rec)
 
 /* ------------------------------------------------------------ containers */
 /* daos_cont_open as DAOS 2.x programs call it (wrappers/daos_fns.def). */
 int daos_cont_open2(daos_handle_t poh, const char *cont, unsigned int flags, daos_handle_t *coh,
                     daos_cont_info_t *info, daos_event_t *ev)
 {
-    if (coh)
-        PENDING(cont_done, .h = poh, .out_h = coh);
+    PENDING_IF(coh, cont_done, .h = poh, .out_h = coh);
     int ret = IOL_DAOS_REAL(daos_cont_open2)(poh, cont, flags, coh, info, ev);
+    iol_daos_pending_settle(pending_, ret);
     if (ret == 0 && !ev && coh && iol_on())
         KEEP_ERRNO(iol_daos_cont_opened(poh, *coh));
     return ret;
@@ -228,8 +229,7 @@ int daos_array_write(daos_handle_t oh, daos_handle_t th, daos_array_iod_t *iod, 
 int daos_kv_get(daos_handle_t oh, daos_handle_t th, uint64_t flags, const char *key,
                 daos_size_t *size, void *buf, daos_event_t *ev)
 {
-    if (size)
-        PENDING(read_done, .h = oh, .counter = DAOS_KV_GETS, .size = size);
+    PENDING_IF(size, read_done, .h = oh, .counter = DAOS_KV_GETS, .size = size);
     TIMED_INT( IOL_DAOS_REAL(daos_kv_get)(oh, th, flags, key, size, buf, ev),
                MOVED(oh, DAOS_KV_GETS, size ? (int64_t)*size : 0, 0));
 }

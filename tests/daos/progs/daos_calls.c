@@ -14,6 +14,9 @@
  *         async    calls given an event: DFS /adata 2 writes of 200, 1 read of 100;
  *                  KV object 4 opened, 2 puts of 32, 1 get, closed; array object 5
  *                  (cell 8) 1 write and 1 read of 16 cells, 1 get_size
+ *         refused  under IOLENS_DAOS_EMU_REFUSE_LAUNCH=1: object 7 (64-byte values),
+ *                  an update of 32 given an event is refused at launch; the same
+ *                  event then takes an update of 64 that completes
  *         mpi      (built with -DDAOS_CALLS_MPI, under mpiexec) every rank writes
  *                  4 x 1000 bytes to /shared at its own offsets and 100 bytes to
  *                  /r<rank>
@@ -294,6 +297,39 @@ static void async_mode(void)
     EXPECT(daos_eq_destroy(eqh, 0) == 0, "eq_destroy");
 }
 
+/* A call refused at launch leaves its event as it was: the program may give that
+ * event to its next call at once, and only that call completes it. */
+static void refused_mode(void)
+{
+    daos_handle_t oh;
+    daos_key_t dkey;
+    daos_iod_t iod;
+    d_sg_list_t sgl;
+    d_iov_t iov;
+    daos_event_t *done[1];
+    EXPECT(daos_eq_create(&eqh) == 0 && daos_event_init(&ev, eqh, NULL) == 0, "event setup");
+    EXPECT(daos_obj_open(coh, new_oid(7, DAOS_OT_MULTI_HASHED), DAOS_OO_RW, &oh, NULL) == 0,
+           "obj_open");
+    d_iov_set(&dkey, "dk", 2);
+    memset(&iod, 0, sizeof iod);
+    d_iov_set(&iod.iod_name, "ak", 2);
+    iod.iod_type = DAOS_IOD_SINGLE;
+    iod.iod_nr = 1;
+    iod.iod_size = 32;
+    sgl_of(&sgl, &iov, 32);
+    EXPECT(daos_obj_update(oh, DAOS_TX_NONE, 0, &dkey, 1, &iod, &sgl, &ev) == -DER_NOMEM,
+           "the first launch is refused");
+    EXPECT(daos_eq_poll(eqh, 0, DAOS_EQ_NOWAIT, 1, done) == 0, "a refused call completes nothing");
+    iod.iod_size = 64;
+    sgl_of(&sgl, &iov, 64);
+    EXPECT(daos_obj_update(oh, DAOS_TX_NONE, 0, &dkey, 1, &iod, &sgl, &ev) == 0, "update ev");
+    EXPECT(daos_eq_poll(eqh, 0, DAOS_EQ_NOWAIT, 1, done) == 1 && ev.ev_error == 0,
+           "the update completed");
+    daos_event_fini(&ev);
+    EXPECT(daos_obj_close(oh, NULL) == 0, "obj_close");
+    EXPECT(daos_eq_destroy(eqh, 0) == 0, "eq_destroy");
+}
+
 static void *thread_main(void *arg)
 {
     char name[16];
@@ -375,6 +411,8 @@ int main(int argc, char **argv)
         fork_mode();
     else if (!strcmp(argv[2], "async"))
         async_mode();
+    else if (!strcmp(argv[2], "refused"))
+        refused_mode();
     else if (!strcmp(argv[2], "kill")) {
         dfs_mode();
         raise(SIGKILL);

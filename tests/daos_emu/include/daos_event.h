@@ -1,7 +1,13 @@
 /* DAOS emulation (iolens tests): events and event queues.  The emulation completes every
  * operation before the call returns: an operation given an event runs synchronously, stores its
  * result in ev->ev_error, runs the event's completion callback, marks the event completed, queues
- * it on its event queue (if any) for daos_eq_poll, and the call returns 0. */
+ * it on its event queue (if any) for daos_eq_poll, and the call returns 0.
+ *
+ * Completion callbacks accumulate as in DAOS (each daos_event_register_comp_cb adds one; a
+ * completion runs and clears them all).  For tests of a launch that fails, the environment
+ * variable IOLENS_DAOS_EMU_REFUSE_LAUNCH=N makes the N-th call given an event (counted from 1,
+ * per process; daos_obj_fetch and daos_obj_update) return -DER_NOMEM without running or
+ * completing its event, as DAOS does when it cannot create the call's task. */
 #ifndef __DAOS_EVENT_H__
 #define __DAOS_EVENT_H__
 #include <daos_types.h>

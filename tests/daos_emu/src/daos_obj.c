@@ -252,7 +252,9 @@ static int obj_update(daos_handle_t oh, daos_key_t *dkey, unsigned int nr, daos_
 int daos_obj_update(daos_handle_t oh, daos_handle_t th, uint64_t flags, daos_key_t *dkey,
 		    unsigned int nr, daos_iod_t *iods, d_sg_list_t *sgls, daos_event_t *ev)
 {
-	return iol_emu_finish(ev, obj_update(oh, dkey, nr, iods, sgls));
+	int rc = iol_emu_launch(ev);
+
+	return rc ? rc : iol_emu_finish(ev, obj_update(oh, dkey, nr, iods, sgls));
 }
 
 /* ---------------------------------------------------------------- fetch */
@@ -348,7 +350,9 @@ int daos_obj_fetch(daos_handle_t oh, daos_handle_t th, uint64_t flags, daos_key_
 		   unsigned int nr, daos_iod_t *iods, d_sg_list_t *sgls, daos_iom_t *ioms,
 		   daos_event_t *ev)
 {
-	return iol_emu_finish(ev, obj_fetch(oh, dkey, nr, iods, sgls));
+	int rc = iol_emu_launch(ev);
+
+	return rc ? rc : iol_emu_finish(ev, obj_fetch(oh, dkey, nr, iods, sgls));
 }
 
 /* ---------------------------------------------------------------- punch */

@@ -94,6 +94,11 @@ int iol_emu_obj_handle(enum iol_emu_kind kind, const char *dir, daos_obj_id_t oi
 /* Finishes a call: without an event, returns rc; with one, completes it with rc (callback,
  * queue) and returns 0, as DAOS's asynchronous calls do. */
 int iol_emu_finish(daos_event_t *ev, int rc);
+/* Called first by a call that takes an event: 0 to go on, or the error of a launch that
+ * fails before the operation starts (DAOS's task creation out of memory): the call returns
+ * it, nothing runs, and the event is neither completed nor queued.  Only refused on
+ * request (IOLENS_DAOS_EMU_REFUSE_LAUNCH, daos_event.h). */
+int iol_emu_launch(daos_event_t *ev);
 
 #endif
 

@@ -1,13 +1,20 @@
 /* Events and event queues of the DAOS emulation.  Every operation completes inside its call
  * (see daos_event.h), so an event is "completed" as soon as the call that took it returns.  The
- * event's private space holds: a magic word, the completion callback and its argument, the
- * queue's cookie, the status, and the link to the next completed event of its queue. */
+ * event's private space holds: a magic word, how many completion callbacks are registered, the
+ * queue's cookie, the status, the link to the next completed event of its queue, and the
+ * callbacks with their arguments.  As in DAOS, callbacks accumulate: each registration adds
+ * one, and a completion runs all of them in order and clears the list; a registration made
+ * before a call that was refused at launch therefore stays until the event next completes. */
 #include <stdlib.h>
+#include <string.h>
 #include "emu.h"
 
 #define EV_MAGIC 0x696f6c656e734556ULL
-enum { EV_SLOT_MAGIC, EV_SLOT_CB, EV_SLOT_ARG, EV_SLOT_EQ, EV_SLOT_STATUS, EV_SLOT_NEXT,
-       EV_SLOT_QUEUED };
+enum { EV_SLOT_MAGIC, EV_SLOT_NCB, EV_SLOT_EQ, EV_SLOT_STATUS, EV_SLOT_NEXT, EV_SLOT_QUEUED,
+       EV_SLOT_CBS };
+/* Callback and argument pairs that fit in the private space after the fixed slots. */
+#define EV_MAX_CBS ((sizeof(((daos_event_t *)0)->ev_private.space) / sizeof(uint64_t) - \
+                     EV_SLOT_CBS) / 2)
 
 struct event_queue {
 	pthread_mutex_t lock;
@@ -138,9 +145,25 @@ int daos_event_register_comp_cb(struct daos_event *ev, daos_event_comp_cb_t cb, 
 {
 	if (!ev || !cb || ev_slots(ev)[EV_SLOT_MAGIC] != EV_MAGIC)
 		return -DER_INVAL;
-	ev_slots(ev)[EV_SLOT_CB] = (uint64_t)(uintptr_t)cb;
-	ev_slots(ev)[EV_SLOT_ARG] = (uint64_t)(uintptr_t)arg;
+	uint64_t n = ev_slots(ev)[EV_SLOT_NCB];
+	if (n >= EV_MAX_CBS)
+		return -DER_NOMEM;   /* DAOS allocates each entry; the emulation has room for a few */
+	ev_slots(ev)[EV_SLOT_CBS + 2 * n] = (uint64_t)(uintptr_t)cb;
+	ev_slots(ev)[EV_SLOT_CBS + 2 * n + 1] = (uint64_t)(uintptr_t)arg;
+	ev_slots(ev)[EV_SLOT_NCB] = n + 1;
 	return 0;
+}
+
+/* IOLENS_DAOS_EMU_REFUSE_LAUNCH=N: the N-th launch of the process (1-based) is refused. */
+int iol_emu_launch(daos_event_t *ev)
+{
+	static int64_t launches;
+	const char *refuse = getenv("IOLENS_DAOS_EMU_REFUSE_LAUNCH");
+
+	if (!ev)
+		return 0;
+	int64_t n = __atomic_add_fetch(&launches, 1, __ATOMIC_RELAXED);
+	return refuse && atoll(refuse) == n ? -DER_NOMEM : 0;
 }
 
 static void queue_completed(daos_event_t *ev)
@@ -167,14 +190,15 @@ int iol_emu_finish(daos_event_t *ev, int rc)
 		return rc;
 	if (ev_slots(ev)[EV_SLOT_MAGIC] != EV_MAGIC)
 		return -DER_INVAL;   /* an event must be initialized before use */
-	daos_event_comp_cb_t cb = (daos_event_comp_cb_t)(uintptr_t)ev_slots(ev)[EV_SLOT_CB];
-	void *arg = (void *)(uintptr_t)ev_slots(ev)[EV_SLOT_ARG];
+	uint64_t cbs[2 * EV_MAX_CBS], n = ev_slots(ev)[EV_SLOT_NCB];
 
+	memcpy(cbs, &ev_slots(ev)[EV_SLOT_CBS], sizeof(cbs));
 	ev->ev_error = rc;
 	ev_slots(ev)[EV_SLOT_STATUS] = DAOS_EVS_COMPLETED;
-	ev_slots(ev)[EV_SLOT_CB] = 0;
-	if (cb)
-		cb(arg, ev, rc);
+	ev_slots(ev)[EV_SLOT_NCB] = 0;
+	for (uint64_t i = 0; i < n; i++)
+		((daos_event_comp_cb_t)(uintptr_t)cbs[2 * i])((void *)(uintptr_t)cbs[2 * i + 1], ev,
+							     rc);
 	queue_completed(ev);
 	return 0;
 }
