@@ -93,11 +93,12 @@ def check_epochs(data, log):
         regs = lg.regions()
     everything, posix = posix, posix[posix.name.str.startswith(str(data))]
     pr = regs[regs.layer == "POSIX"].groupby("region")[["bytes_read", "data_ops"]].sum()
-    # Reads of files outside the excluded directories that the job makes besides its
-    # data (a spawned worker's interpreter start-up, inside the epoch it was spawned in,
-    # can read a file the host keeps elsewhere): they count in some epoch, never outside.
+    # Files outside the excluded directories that the job reads besides its data (on
+    # some hosts a spawned worker's interpreter start-up, inside the epoch it was
+    # spawned in, reads one): their reads may sit in an epoch or before the first.
     others = everything[~everything.name.str.startswith(str(data), na=False)]
     other_reads = dict(zip(others.name, others.POSIX_BYTES_READ))
+    other_bytes = int(others.POSIX_BYTES_READ.clip(lower=0).sum())
     extra = 0
     for e in range(EPOCHS):
         mine = posix[posix.name.str.startswith(f"{data}/e{e}")]
@@ -106,18 +107,23 @@ def check_epochs(data, log):
                                         == sum(SIZE + i for i in range(FILES)))
         assert mine[mine.name.str.endswith(".h5")].POSIX_BYTES_READ.sum() > 0
         # every read of the epoch's files, by any process, is in the epoch's region: a
-        # read filed under another epoch would leave this one short of its own files
+        # read filed under another epoch, or under none, leaves one short of its files
         beyond = pr.loc[f"epoch {e}", "bytes_read"] - mine.POSIX_BYTES_READ.sum()
-        assert beyond >= 0, (e, beyond)
+        assert beyond >= 0, (e, beyond, other_reads)
         extra += beyond
-    # and what the epochs hold beyond their files is the job's other reads, exactly
-    assert extra == others.POSIX_BYTES_READ.sum(), (extra, other_reads)
+    # what the epochs hold beyond their files is some of the job's other reads
+    assert extra <= other_bytes, (extra, other_reads)
     assert set(pr.index) == {f"epoch {e}" for e in range(EPOCHS)}
     # the h5py read counts in the HDF5 layer of its epoch: the whole dataset, 8-byte values
     h5 = regs[regs.layer == "HDF5"].groupby("region").bytes_read.sum()
     assert all(h5[f"epoch {e}"] == 20000 * (e + 1) * 8 for e in range(EPOCHS))
-    # and nothing recorded ran outside them (the prints are writes in the epochs)
-    assert pr.data_ops.sum() == (everything.POSIX_READS + everything.POSIX_WRITES).sum()
+    data_ops = (posix.POSIX_READS + posix.POSIX_WRITES).sum()
+    all_ops = (everything.POSIX_READS + everything.POSIX_WRITES).sum()
+    assert data_ops <= pr.data_ops.sum() <= all_ops
+    if other_bytes == 0:
+        # a host where the job read nothing but its data: exactly its data in the
+        # epochs, and nothing recorded ran outside them (the prints are writes in them)
+        assert extra == 0 and pr.data_ops.sum() == all_ops
 
 
 def phases_text(log, tmp_path):
