@@ -72,13 +72,23 @@ def wait_for(path, timeout=30):
         time.sleep(0.02)
 
 
+def signals_at_default():
+    """Before run starts: the signals the tests send at their default, as a batch
+    system or a workflow engine starts a job, even when the tests themselves run
+    with one ignored (`&` in a script ignores SIGINT, nohup SIGHUP).  run leaves a
+    signal it was started ignoring ignored, and does not pass it on."""
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)
+
+
 def start_run(tool, runtime, tmp_path, argv, logs, **env):
     """`iolens run` in a session of its own; its stderr goes to a file (a pipe
     would stay open as long as any process of the program does)."""
     cmd = [str(tool), "run", "--logpath", str(logs), "--"] + [str(a) for a in argv]
     with open(tmp_path / "run.err", "w") as err:
         return subprocess.Popen(cmd, env=clean_env(runtime, tmp_path, **env), text=True,
-                                stdout=subprocess.DEVNULL, stderr=err, start_new_session=True)
+                                stdout=subprocess.DEVNULL, stderr=err, start_new_session=True,
+                                preexec_fn=signals_at_default)
 
 
 def ended(run, tmp_path, timeout):
