@@ -67,4 +67,17 @@ static inline int iol_daos_pending_settle(iol_daos_ticket t, int ret)
     return ret;
 }
 
+/* For a wrapper whose event is `ev`: when `cond` holds, record the call at its
+ * completion with `done_` and the fields given (designated initializers of
+ * iol_daos_pending).  Declares the wrapper's `pending_`, which SETTLED(call)
+ * settles with the real call's result. */
+#define PENDING_IF(cond, done_, ...)                                                \
+    const iol_daos_ticket pending_ =                                                \
+        ev && (cond) && iol_on()                                                    \
+            ? iol_daos_pending_start(ev, &(const iol_daos_pending){.done = done_,   \
+                                                                   __VA_ARGS__})   \
+            : (iol_daos_ticket){0}
+#define PENDING(done_, ...) PENDING_IF(1, done_, __VA_ARGS__)
+#define SETTLED(call) iol_daos_pending_settle(pending_, call)
+
 #endif

@@ -66,21 +66,10 @@ static void meta_done(const iol_daos_pending *p, const iol_span *sp)
     iol_daos_obj_meta(p->h, p->counter, 1, sp);
 }
 
-/* Given an event (`ev` of the wrapper) and `cond`, record the call at its
- * completion with `done_` and the fields given (designated initializers of
- * iol_daos_pending).  Declares the wrapper's `pending_`, which TIMED_INT (or the
- * wrapper) settles once the real call has returned. */
-#define PENDING_IF(cond, done_, ...)                                                       \
-    const iol_daos_ticket pending_ =                                                       \
-        ev && (cond) && iol_on()                                                           \
-            ? iol_daos_pending_start(ev, &(const iol_daos_pending){.done = done_, __VA_ARGS__}) \
-            : (iol_daos_ticket){0}
-#define PENDING(done_, ...) PENDING_IF(1, done_, __VA_ARGS__)
-
 /* TIMED_BODY of an int call that follows a PENDING, settled when it returns; `rec`
  * is "condition, record step" (the macros below give both, so the expansion reaches
  * TIMED_BODY as its two last arguments). */
-#define TIMED_INT(call, rec) TIMED_BODY(int, iol_daos_pending_settle(pending_, call), rec)
+#define TIMED_INT(call, rec) TIMED_BODY(int, SETTLED(call), rec)
 
 /* ------------------------------------------------------------ containers */
 /* daos_cont_open as DAOS 2.x programs call it (wrappers/daos_fns.def). */
@@ -88,8 +77,7 @@ int daos_cont_open2(daos_handle_t poh, const char *cont, unsigned int flags, dao
                     daos_cont_info_t *info, daos_event_t *ev)
 {
     PENDING_IF(coh, cont_done, .h = poh, .out_h = coh);
-    int ret = IOL_DAOS_REAL(daos_cont_open2)(poh, cont, flags, coh, info, ev);
-    iol_daos_pending_settle(pending_, ret);
+    int ret = SETTLED(IOL_DAOS_REAL(daos_cont_open2)(poh, cont, flags, coh, info, ev));
     if (ret == 0 && !ev && coh && iol_on())
         KEEP_ERRNO(iol_daos_cont_opened(poh, *coh));
     return ret;

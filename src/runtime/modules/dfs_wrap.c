@@ -25,20 +25,6 @@ static void write_done(const iol_daos_pending *p, const iol_span *sp)
     iol_dfs_moved(p->obj, p->counter, p->amount, 1, 1, sp);
 }
 
-/* A read (size: where the call stores the bytes read) or write (bytes) given an
- * event: recorded at its completion.  The ticket is settled when the call returns. */
-static iol_daos_ticket pending_io(dfs_obj_t *obj, int counter, daos_size_t *size, int64_t bytes,
-                                  daos_event_t *ev, int is_write)
-{
-    if (!ev || (!is_write && !size) || !iol_on())
-        return (iol_daos_ticket){0};
-    return iol_daos_pending_start(ev, &(const iol_daos_pending){
-        .done = is_write ? write_done : read_done, .obj = obj, .counter = counter,
-        .size = size, .amount = bytes});
-}
-/* The real call's result, the wrapper's pending_ settled by it. */
-#define SETTLED(call) iol_daos_pending_settle(pending_, call)
-
 int dfs_mount(daos_handle_t poh, daos_handle_t coh, int flags, dfs_t **dfs)
 {
     int ret = IOL_DAOS_REAL(dfs_mount)(poh, coh, flags, dfs);
@@ -109,7 +95,7 @@ int dfs_release(dfs_obj_t *obj)
 int dfs_read(dfs_t *dfs, dfs_obj_t *obj, d_sg_list_t *sgl, daos_off_t off, daos_size_t *read_size,
              daos_event_t *ev)
 {
-    const iol_daos_ticket pending_ = pending_io(obj, DFS_READS, read_size, 0, ev, 0);
+    PENDING_IF(read_size, read_done, .obj = obj, .counter = DFS_READS, .size = read_size);
     TIMED_BODY(int, SETTLED(IOL_DAOS_REAL(dfs_read)(dfs, obj, sgl, off, read_size, ev)),
                ret == 0 && !ev && read_size,
                KEEP_ERRNO(iol_dfs_moved(obj, DFS_READS, (int64_t)*read_size, 0, 0, &sp)));
@@ -118,7 +104,7 @@ int dfs_read(dfs_t *dfs, dfs_obj_t *obj, d_sg_list_t *sgl, daos_off_t off, daos_
 int dfs_readx(dfs_t *dfs, dfs_obj_t *obj, dfs_iod_t *iod, d_sg_list_t *sgl, daos_size_t *read_size,
               daos_event_t *ev)
 {
-    const iol_daos_ticket pending_ = pending_io(obj, DFS_READXS, read_size, 0, ev, 0);
+    PENDING_IF(read_size, read_done, .obj = obj, .counter = DFS_READXS, .size = read_size);
     TIMED_BODY(int, SETTLED(IOL_DAOS_REAL(dfs_readx)(dfs, obj, iod, sgl, read_size, ev)),
                ret == 0 && !ev && read_size,
                KEEP_ERRNO(iol_dfs_moved(obj, DFS_READXS, (int64_t)*read_size, 0, 0, &sp)));
@@ -128,7 +114,7 @@ int dfs_readx(dfs_t *dfs, dfs_obj_t *obj, dfs_iod_t *iod, d_sg_list_t *sgl, daos
 int dfs_write(dfs_t *dfs, dfs_obj_t *obj, d_sg_list_t *sgl, daos_off_t off, daos_event_t *ev)
 {
     int64_t bytes = sgl_bytes(sgl);
-    const iol_daos_ticket pending_ = pending_io(obj, DFS_WRITES, NULL, bytes, ev, 1);
+    PENDING(write_done, .obj = obj, .counter = DFS_WRITES, .amount = bytes);
     TIMED_BODY(int, SETTLED(IOL_DAOS_REAL(dfs_write)(dfs, obj, sgl, off, ev)), ret == 0 && !ev,
                KEEP_ERRNO(iol_dfs_moved(obj, DFS_WRITES, bytes, 1, 0, &sp)));
 }
@@ -136,7 +122,7 @@ int dfs_write(dfs_t *dfs, dfs_obj_t *obj, d_sg_list_t *sgl, daos_off_t off, daos
 int dfs_writex(dfs_t *dfs, dfs_obj_t *obj, dfs_iod_t *iod, d_sg_list_t *sgl, daos_event_t *ev)
 {
     int64_t bytes = sgl_bytes(sgl);
-    const iol_daos_ticket pending_ = pending_io(obj, DFS_WRITEXS, NULL, bytes, ev, 1);
+    PENDING(write_done, .obj = obj, .counter = DFS_WRITEXS, .amount = bytes);
     TIMED_BODY(int, SETTLED(IOL_DAOS_REAL(dfs_writex)(dfs, obj, iod, sgl, ev)), ret == 0 && !ev,
                KEEP_ERRNO(iol_dfs_moved(obj, DFS_WRITEXS, bytes, 1, 0, &sp)));
 }
