@@ -18,7 +18,6 @@ from .log import Log
 from .region_frame import LAYER_SUMS, region_layer_sums, region_runs
 
 TIME_FLOOR = 0.1                # seconds apart at least, besides diff.TIME_NOISE
-LAYER_FIGURES = LAYER_SUMS
 RUN_FIGURES = ("count", "total_time")
 
 
@@ -77,7 +76,7 @@ def region_summary(log: Log) -> Optional[Dict[str, dict]]:
     for name, run in region_runs(frame).iterrows():
         out[str(name)] = {k: float(run[k]) for k in RUN_FIGURES} | {"layers": {}}
     for (name, layer), sums in region_layer_sums(frame).iterrows():
-        figures = {k: float(sums[k]) for k in LAYER_FIGURES}
+        figures = {k: float(sums[k]) for k in LAYER_SUMS}
         if any(figures.values()):
             out[str(name)]["layers"][str(layer)] = figures
     return out
@@ -100,7 +99,7 @@ def compare_regions(a: Optional[Dict[str, dict]], b: Optional[Dict[str, dict]]
         for layer in layers:
             la = (ra or {}).get("layers", {}).get(layer, {} if ra else None)
             lb = (rb or {}).get("layers", {}).get(layer, {} if rb else None)
-            diff.layers[layer] = [Figure(k, _get(la, k), _get(lb, k)) for k in LAYER_FIGURES]
+            diff.layers[layer] = [Figure(k, _get(la, k), _get(lb, k)) for k in LAYER_SUMS]
         out.append(diff)
     out.sort(key=lambda d: not d.changed)       # stable: by name within each kind
     return out
