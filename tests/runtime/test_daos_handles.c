@@ -1,10 +1,12 @@
 /* Unit test of the DFS/DAOS handle table (src/runtime/modules/daos_handles.c)
- * against a plain reference: random puts and drops of keys that crowd a few home
- * slots (so probe runs wrap and overlap), every live key found with its newest
- * index, every dropped one gone; and, after a long run of open-then-close of
- * fresh keys (DAOS never reuses a cookie), the table is all zero again: a drop
- * leaves no marker behind, so misses never scan a table full of them.  The table
- * is compiled in with stand-ins for the three core functions it uses. */
+ * against a plain reference: random puts and drops at up to 3/4 load (so probe
+ * runs wrap and overlap), every live key found with its newest index, every
+ * dropped one gone; a table filled to its last slot, where a drop must still end
+ * (its scan for an empty slot found none); and, after a long run of
+ * open-then-close of fresh keys (DAOS never reuses a cookie), the table is all
+ * zero again: a drop leaves no marker behind, so misses never scan a table full of
+ * them.  The table is compiled in with stand-ins for the three core functions it
+ * uses. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,7 +56,7 @@ static void test_random_against_reference(void)
 {
     iol_daos_handles t;
     CHECK(iol_daos_handles_open(&t) == 0, "open");
-    /* Keys that differ only in high bits share few home slots: long, wrapping runs. */
+    /* 6,000 keys, at most 3/4 of the slots live: long, wrapping probe runs. */
     for (int i = 0; i < NKEYS; i++)
         keys[i] = ((uint64_t)(i % 97) << 3) | ((uint64_t)i << 44);
     memset(want, 0, sizeof want);
@@ -84,6 +86,31 @@ static void test_random_against_reference(void)
     iol_daos_handles_close(&t);
 }
 
+/* Every slot used: a drop must end (it ran forever while its own slot still
+ * counted as used), the others stay found, and dropping them all empties it. */
+static void test_full_table(void)
+{
+    iol_daos_handles t;
+    CHECK(iol_daos_handles_open(&t) == 0, "open");
+    for (int i = 0; i < IOL_DAOS_HANDLES; i++)
+        iol_daos_handle_put(&t, (uint64_t)(i + 1) * 0x9e3779b97f4a7c15ull, (uint32_t)i);
+    int before = failures;
+    iol_daos_handle_put(&t, 0xfeedull, 1);
+    CHECK(failures == before + 1, "a put into the full table is a counted failure");
+    failures = before;
+    iol_daos_handle_drop(&t, 1 * 0x9e3779b97f4a7c15ull);
+    int bad = iol_daos_handle_find(&t, 1 * 0x9e3779b97f4a7c15ull) != NULL;
+    for (int i = 1; i < IOL_DAOS_HANDLES; i++) {
+        iol_daos_handle *h = iol_daos_handle_find(&t, (uint64_t)(i + 1) * 0x9e3779b97f4a7c15ull);
+        bad += !h || h->index != (uint32_t)i;
+    }
+    CHECK(bad == 0, "after a drop from the full table: %d keys wrong", bad);
+    for (int i = 1; i < IOL_DAOS_HANDLES; i++)
+        iol_daos_handle_drop(&t, (uint64_t)(i + 1) * 0x9e3779b97f4a7c15ull);
+    CHECK(table_is_zero(&t), "every key dropped from the full table: all zero");
+    iol_daos_handles_close(&t);
+}
+
 static void test_open_close_leaves_no_trace(void)
 {
     iol_daos_handles t;
@@ -100,6 +127,7 @@ static void test_open_close_leaves_no_trace(void)
 int main(void)
 {
     test_random_against_reference();
+    test_full_table();
     test_open_close_leaves_no_trace();
     return check_result("test_daos_handles");
 }

@@ -61,17 +61,21 @@ void iol_daos_handle_drop(iol_daos_handles *t, uint64_t key)
     iol_daos_handle *e = iol_daos_handle_find(t, key);
     if (!e)
         return;
+    /* The hole is emptied first and each moved entry's old slot at once: the scan
+     * stops at the first empty slot, and in a table that was full the hole is the
+     * only one (left marked used, the scan would never end). */
     size_t hole = (size_t)(e - t->e);
+    t->e[hole] = (iol_daos_handle){0};
     for (size_t s = next_slot(hole); t->e[s].used; s = next_slot(s)) {
         /* the entry at s may fill the hole when its home is not cyclically in (hole, s] */
         size_t home = slot_of(t->e[s].key);
         int home_after_hole = hole <= s ? (home > hole && home <= s) : (home > hole || home <= s);
         if (!home_after_hole) {
             t->e[hole] = t->e[s];
+            t->e[s] = (iol_daos_handle){0};
             hole = s;
         }
     }
-    t->e[hole] = (iol_daos_handle){0};
 }
 
 static const iol_daos_container *container_of(const iol_daos_container *t, uint64_t key)
