@@ -220,6 +220,15 @@ class _RecordCache:
             self.words = np.concatenate([self.words, np.zeros((n - old, self.words.shape[1]),
                                                               np.int64)])
 
+    def forget(self):
+        """Every record unread, nothing summed: the next reading rebuilds it all
+        (the latest timestamp, a running maximum, stays)."""
+        self.seq[:] = UNREAD
+        self.figs[:] = 0.0
+        self.sums = np.zeros(len(FIGURES))
+        if self.moved is not None:
+            self.moved = np.zeros(len(self.moved))
+
     def changed(self, last: float, delta: np.ndarray, moved: Optional[np.ndarray]):
         """Records were read again: the sums moved by delta; the bytes moved
         per record are those live_read_copy updated (a new array)."""
@@ -378,14 +387,27 @@ class CopyReader:
             if self.want_moved:
                 self._moved = [c.moved.copy() if len(c.moved) else c.moved for c in self._caches]
                 call = tuple([base[:-1] + (m,) for base, m in zip(call, self._moved)])
-            mask, busy, records = _core.live_read_copy(
-                self.fd, self.size, call, *self.seq_table, RETRIES, self._head, self._out)
+            try:
+                mask, busy, records = _core.live_read_copy(
+                    self.fd, self.size, call, *self.seq_table, RETRIES, self._head, self._out)
+            except Exception:
+                self._forget_readings()
+                raise
             if mask >= 0:
                 return mask, busy, records
             for c, n in zip(self._caches, records):
                 c.grow(n)
             self._call = None                  # the arrays were replaced
         raise NotReady(self.name.path)         # growing faster than it is read
+
+    def _forget_readings(self):
+        """After a round that failed part way: the layers read before the failure
+        have their seq words and figures updated, but their changes never reached
+        the sums.  Every record counts as unread again, so the next round reads
+        them all and rebuilds the sums (else those changes were lost for good)."""
+        for c in self._caches:
+            c.forget()
+        self._records, self._last_layers = (), {}
 
     def _layers(self, mask: int, records: tuple) -> Dict[str, LayerRecords]:
         """The snapshot's layers: those read again anew, the others as before."""
