@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "scratch_file.h"
 #include "iolens/live_read.h"
 #include "iolens/log.h"
 
@@ -39,12 +40,7 @@ static uint64_t seq_at(const copy *c, size_t i)
     return c->seq_off + ((rec_at(i) - POOL_OFF) >> 7) * 4;
 }
 
-static void put(const copy *c, uint64_t off, const void *v, size_t len)
-{
-    CHECK(pwrite(c->fd, v, len, (off_t)off) == (ssize_t)len, "pwrite");
-}
-
-static void set_seq(const copy *c, size_t i, uint32_t s) { put(c, seq_at(c, i), &s, 4); }
+static void set_seq(const copy *c, size_t i, uint32_t s) { scratch_put(c->fd, seq_at(c, i), &s, 4); }
 
 /* Record i with counters a, b, seconds f and end time t, its seq word s. */
 static void set_rec(const copy *c, size_t i, int64_t a, int64_t b, double f, double t,
@@ -53,7 +49,7 @@ static void set_rec(const copy *c, size_t i, int64_t a, int64_t b, double f, dou
     int64_t w[WORDS] = {(int64_t)i + 100, 0, a, b};
     memcpy(&w[4], &f, 8);
     memcpy(&w[5], &t, 8);
-    put(c, rec_at(i), w, sizeof w);
+    scratch_put(c->fd, rec_at(i), w, sizeof w);
     set_seq(c, i, s);
 }
 
@@ -69,12 +65,6 @@ static copy make(size_t n)
     for (size_t i = 0; i < n; i++)
         set_rec(&c, i, (int64_t)i, 1, 0.5, 10.0 + (double)i, 2);
     return c;
-}
-
-static void drop(copy *c)
-{
-    close(c->fd);
-    unlink(c->path);
 }
 
 typedef struct kept {
@@ -134,7 +124,7 @@ static void test_rounds(void)
     CHECK(round_of(&c, &k, &r) == IOLENS_OK && r.changed == 1 && r.busy == 0, "read after");
     CHECK(k.sums[0] == 45 + 1000 + 9992, "sum %g", k.sums[0]);
     release(&k);
-    drop(&c);
+    scratch_drop(c.fd, c.path);
 }
 
 /* 1,000 records of 704 bytes (3 batches), changed in runs and with gaps. */
@@ -151,7 +141,7 @@ static void test_batches(void)
     CHECK(round_of(&c, &k, &r) == IOLENS_OK && r.changed == n, "%zu of %zu", r.changed, n);
     CHECK(k.sums[0] == 999.0 * 1000 / 2 + (double)n, "sum after: %g", k.sums[0]);
     release(&k);
-    drop(&c);
+    scratch_drop(c.fd, c.path);
 }
 
 static void test_no_seq_words(void)
@@ -164,7 +154,7 @@ static void test_no_seq_words(void)
     CHECK(round_of(&c, &k, &r) == IOLENS_OK && r.changed == 5 && r.delta[0] == 0,
           "old copy: all again, sums unchanged");
     release(&k);
-    drop(&c);
+    scratch_drop(c.fd, c.path);
 }
 
 static void test_hostile(void)
@@ -212,7 +202,7 @@ static void test_hostile(void)
     for (uint64_t off = 0; off < c.seq_off + c.seqs.len; off += sizeof junk) {
         for (size_t j = 0; j < sizeof junk; j++)
             junk[j] = (unsigned char)rand();
-        put(&c, off, junk, sizeof junk);
+        scratch_put(c.fd, off, junk, sizeof junk);
     }
     int rc = iolens_live_read_region(c.fd, REC_OFF, 10, &layout, &c.seqs, 8, &k.st, &r);
     CHECK(rc == IOLENS_OK && r.changed + r.busy <= 10, "garbage: %d", rc);
@@ -221,7 +211,7 @@ static void test_hostile(void)
     CHECK(iolens_live_read_region(c.fd, REC_OFF, 10, &layout, &(iolens_live_seqs){0}, 8,
                                   &k.st, &r) == IOLENS_E_TRUNCATED, "cut under the reader");
     release(&k);
-    drop(&c);
+    scratch_drop(c.fd, c.path);
 }
 
 int main(void)
