@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "install_paths.h"
+#include "self_dir.h"
 #include "mpi_link.h"
 
 const char *iol_mpi_link_default(void)

@@ -177,8 +177,12 @@ int iol_run_lib_candidates(const char *var, const char *name, const char *build_
     }
     int n = 0;
     char self[3800];
-    if (iol_self_dir(self, sizeof self) == 0)
+    if (iol_self_dir(self, sizeof self) == 0)      /* an install, moved or not */
+#ifdef IOLENS_REL_LIBDIR
+        snprintf(cand[n++], 4096, "%s/%s/%s", self, IOLENS_REL_LIBDIR, name);
+#else
         snprintf(cand[n++], 4096, "%s/../lib/%s", self, name);
+#endif
     if (build_path)
         snprintf(cand[n++], 4096, "%s", build_path);
 #ifdef IOLENS_INSTALL_LIBDIR

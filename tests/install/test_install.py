@@ -227,6 +227,47 @@ def test_config_of_a_moved_install(prefix, libdir, tmp_path):
     check_paths_of(moved, moved / libdir.relative_to(prefix))
 
 
+@pytest.fixture(scope="module")
+def lib64_prefix(install, tmp_path_factory):
+    """A second install, without MPI, its libraries in lib64 (as RHEL-like HPC
+    systems have them), its build tree deleted."""
+    base = tmp_path_factory.mktemp("install-lib64")
+    build, prefix = base / "build", base / "prefix"
+    gen = ["-G", "Ninja"] if shutil.which("ninja") else []
+    run(["cmake", "-S", str(REPO), "-B", str(build), *gen, "-DBUILD_TESTING=OFF",
+         "-DIOLENS_WITH_RUNTIME=ON", "-DIOLENS_WITH_MPI=OFF", f"-DCMAKE_INSTALL_PREFIX={prefix}",
+         "-DCMAKE_INSTALL_LIBDIR=lib64"])
+    run(["cmake", "--build", str(build), "-j2"])
+    run(["cmake", "--install", str(build)])
+    shutil.rmtree(build)
+    return prefix
+
+
+@pytest.mark.parametrize("which", ["lib", "lib64"])
+def test_run_of_a_moved_install_takes_its_own_runtime(which, prefix, request, tmp_path):
+    """A copy of the install, the original moved away meanwhile: its `iolens run`
+    preloads the runtime beside it (<bindir>/../<libdir>: lib64 too, where it
+    looked in ../lib only; not the original prefix) and writes the program's log."""
+    if which == "lib64":
+        prefix = request.getfixturevalue("lib64_prefix")
+    moved, away = tmp_path / "moved", prefix.with_name(prefix.name + "-away")
+    shutil.copytree(prefix, moved, symlinks=True)
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("IOLENS_", "DARSHAN_", "LD_PRELOAD"))}
+    logs, data = tmp_path / "logs", tmp_path / "data"
+    logs.mkdir()
+    prefix.rename(away)
+    try:
+        res = subprocess.run([str(moved / "bin" / "iolens"), "run", "--logpath", str(logs), "--",
+                              "sh", "-c", f"echo moved > {data}"], capture_output=True,
+                             text=True, env=env, timeout=300)
+    finally:
+        away.rename(prefix)
+    assert res.returncode == 0, res.stderr
+    [log] = list(logs.glob("*.darshan"))
+    assert str(data) in run([str(moved / "bin" / "iolens"), "parse", str(log)])
+
+
 def test_config_says_when_it_runs_from_a_build_tree(install):
     first = install[1].splitlines()[0]
     assert first.startswith("# running from the build tree ") and "not installed" in first
